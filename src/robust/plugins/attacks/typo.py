@@ -1,0 +1,153 @@
+"""Typo (RobTest §2.2): one-character keyboard typos — delete, insert, replace, swap, repeat.
+
+Typo-M edits random characters (degree = relative Levenshtein distance); Typo-G edits at most one character
+per word (degree = word modification rate). `mode="clean"` (default, spec §6 #2) spends the budget k on
+successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"` reproduces RobTest's code
+(k attempts, failures consume budget, the index-0 swap quirk; spec §5.4 #5).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import Example, Transform
+from robust.plugins.attacks.text import (
+    WordTransform,
+    budget,
+    char_degree,
+    join,
+    levenshtein,
+    words,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# Keyboard neighbours, "copy from textbugger" (spec Appendix A.1); looked up with char.lower().
+KEYBOARD: dict[str, str] = {
+    "q": "was", "w": "qeasd", "e": "wrsdf", "r": "etdfg", "t": "ryfgh", "y": "tughj", "u": "yihjk",
+    "i": "uojkl", "o": "ipkl", "p": "ol", "a": "qwszx", "s": "qweadzx", "d": "wersfxc", "f": "ertdgcv",
+    "g": "rtyfhvb", "h": "tyugjbn", "j": "yuihknm", "k": "uiojlm", "l": "opk", ";": "op[l',./",
+    "'": "p[];./", "z": "asx", "x": "sdzc", "c": "dfxv", "v": "fgcb", "b": "ghvn", "n": "hjbm", "m": "jkn",
+    ",": "mkl.", ".": ",l;/",
+}
+OPS = ("delete", "insert", "replace", "swap", "repeat")
+MODES = ("clean", "faithful")
+
+
+def _neighbour(char: str, rng: np.random.Generator) -> str | None:
+    options = KEYBOARD.get(char.lower())
+    return options[int(rng.integers(len(options)))] if options else None
+
+
+def typo(text: str, pos: int, op: str, rng: np.random.Generator, faithful: bool) -> str | None:
+    """`text` with one typo operation at character `pos`, or None when the operation fails there."""
+    char = text[pos]
+    if op == "delete":
+        return text[:pos] + text[pos + 1:] if len(text) > 1 else None
+    if op == "repeat":
+        return text[:pos] + char + text[pos:]
+    if op in ("insert", "replace"):
+        new = _neighbour(char, rng)
+        if new is None:
+            return None
+        return text[:pos] + new + text[pos + (op == "replace"):]
+    # swap with the previous character; RobTest's index-0 quirk uses text[-1] (spec §2.2 "Quirks")
+    if pos == 0 and not faithful:
+        return None
+    before = text[pos - 1]
+    if before == " " or char == " ":
+        return None
+    return text[:pos - 1] + char + before + text[pos + 1:]
+
+
+def _cost(before: str, after: str, op: str) -> int:
+    """Levenshtein cost of one operation on lower-cased text (a swap costs 2, or 0 if it changed nothing)."""
+    if op == "swap":
+        return levenshtein(before.lower(), after.lower())
+    return 1
+
+
+def _random_op(rng: np.random.Generator) -> str:
+    return OPS[int(rng.integers(len(OPS)))]
+
+
+def _check_mode(config: dict) -> bool:
+    if config["mode"] not in MODES:
+        raise RobustError(f"typo mode must be one of {', '.join(MODES)}, got {config['mode']!r}")
+    return config["mode"] == "faithful"
+
+
+class TypoM(Transform):
+    """Malicious typos: one-character keyboard edits at random characters (relative edit distance)."""
+
+    name = "typo-M"
+    dimension = "typo"
+    description = "Typo-M: keyboard typos (delete/insert/replace/swap/repeat) at random characters"
+    unit: ClassVar[str] = "char"
+    settings = {"mode": "clean"}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        faithful = _check_mode(self.config)
+        text = example.text
+        k = budget(len(text), degree)
+        if k == 0:
+            return [example]
+        positions = rng.permutation(len(text))
+        spent = 0
+        for i in range(len(positions)):
+            if (i if faithful else spent) >= k:
+                break
+            pos = int(positions[i])
+            op = _random_op(rng)
+            if pos >= len(text) or (text[pos] == " " and op not in ("insert", "repeat")):
+                continue
+            new = typo(text, pos, op, rng, faithful)
+            if new is None:
+                continue
+            if not faithful:
+                cost = _cost(text, new, op)
+                if cost == 0 or spent + cost > k:
+                    continue
+                spent += cost
+            positions[positions >= pos] += len(new) - len(text)  # keep the remaining positions aligned
+            text = new
+        return [example.with_text(text)]
+
+    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+        # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
+        faithful = _check_mode(self.config)
+        tokens = words(text)
+        if not 0 <= index < len(tokens):
+            return None
+        word = tokens[index]
+        new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
+        if not new or new == word:
+            return None
+        tokens[index] = new
+        return join(tokens)
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return char_degree(original, perturbed)
+
+
+class TypoG(WordTransform):
+    """General typos: at most one keyboard edit per word at random words (word modification rate)."""
+
+    name = "typo-G"
+    dimension = "typo"
+    description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
+    settings = {"mode": "clean"}
+
+    @property
+    def counts_failures(self) -> bool:  # type: ignore[override]
+        return _check_mode(self.config)  # faithful: failed attempts consume the budget
+
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+        faithful = _check_mode(self.config)
+        new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
+        return new or None
+
+
+TRANSFORMS = [TypoM, TypoG]

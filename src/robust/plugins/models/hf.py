@@ -1,0 +1,314 @@
+"""`hf:<hub id or local dir>`: any transformers classifier, causal LM, encoder or masked LM."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import ModelAdapter
+from robust.core.seeding import derive_seed
+
+TASK_CAPABILITIES = {
+    "classify": frozenset({"classify", "embed"}),
+    "causal": frozenset({"logprobs", "next_token_distribution", "generate", "embed"}),
+    "encoder": frozenset({"embed"}),
+    "fill-mask": frozenset({"fill_mask", "embed"}),
+}
+POOLINGS = ("mean", "cls", "first-last-avg", "last-token")
+
+
+def _task_from_architectures(architectures: Sequence[str]) -> str:
+    arch = " ".join(architectures)
+    if "ForSequenceClassification" in arch:
+        return "classify"
+    if "ForCausalLM" in arch or "LMHeadModel" in arch:
+        return "causal"
+    if "ForMaskedLM" in arch:
+        return "fill-mask"
+    return "encoder"
+
+
+class HFModel(ModelAdapter):
+    name = "hf"
+    description = "Any transformers model by hub id or local directory: classifier, causal LM, encoder, masked LM"
+    capabilities = frozenset().union(*TASK_CAPABILITIES.values())
+    settings = {
+        "batch_size": 32,
+        "task": "auto",  # auto | classify | causal | encoder | fill-mask
+        "pooling": "auto",  # auto (mean; last-token for causal LMs) | mean | cls | first-last-avg | last-token
+        "max_length": 512,
+        "device": "auto",
+        "dtype": "float32",
+        "trust_remote_code": False,
+        "revision": "",
+        "gguf_file": "",
+        "top_k": 50,  # sampling in generate (HF default)
+        "temperature": 1.0,
+    }
+
+    def __init__(self, arg: str = "", **config: Any) -> None:
+        super().__init__(arg, **config)
+        if not self.source:
+            raise RobustError(f"model {self.name!r} needs a hub id or a local directory, e.g. hf:gpt2")
+        if self.config["pooling"] not in ("auto", *POOLINGS):
+            raise RobustError(f"unknown pooling {self.config['pooling']!r}; choose from {', '.join(POOLINGS)}")
+
+    # what to load -----------------------------------------------------------------------------
+    @property
+    def source(self) -> str:
+        return self.arg
+
+    def _load_kwargs(self) -> dict[str, Any]:
+        kw: dict[str, Any] = {"trust_remote_code": bool(self.config["trust_remote_code"])}
+        if self.config["revision"]:
+            kw["revision"] = self.config["revision"]
+        if self.config["gguf_file"]:
+            kw["gguf_file"] = self.config["gguf_file"]
+        return kw
+
+    @cached_property
+    def task(self) -> str:
+        if self.config["task"] != "auto":
+            if self.config["task"] not in TASK_CAPABILITIES:
+                raise RobustError(f"unknown task {self.config['task']!r}; choose from {', '.join(TASK_CAPABILITIES)}")
+            return self.config["task"]
+        config_file = Path(self.source) / "config.json"
+        if config_file.is_file():
+            return _task_from_architectures(json.loads(config_file.read_text()).get("architectures") or [])
+        from transformers import AutoConfig
+
+        try:
+            cfg = AutoConfig.from_pretrained(self.source, **self._load_kwargs())
+        except OSError as exc:
+            raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
+        return _task_from_architectures(getattr(cfg, "architectures", None) or [])
+
+    @property
+    def capabilities(self) -> frozenset[str]:  # type: ignore[override]
+        caps = TASK_CAPABILITIES[self.task]
+        return caps | {"tokenize"} if self.task == "causal" else caps
+
+    def info(self) -> dict[str, Any]:
+        return {**super().info(), "task": self.task, "source": self.source}
+
+    # loading ----------------------------------------------------------------------------------
+    @cached_property
+    def device(self) -> str:
+        import torch
+
+        if self.config["device"] != "auto":
+            return self.config["device"]
+        return "cuda" if torch.cuda.is_available() else "cpu"
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        from transformers import AutoTokenizer
+
+        try:
+            tok = AutoTokenizer.from_pretrained(self.source, **self._load_kwargs())
+        except OSError as exc:
+            raise RobustError(f"cannot load tokenizer of {self.source!r}: {_first_line(exc)}") from None
+        return tok
+
+    def _model_class(self) -> Any:
+        import transformers as tf
+
+        return {"classify": tf.AutoModelForSequenceClassification, "causal": tf.AutoModelForCausalLM,
+                "fill-mask": tf.AutoModelForMaskedLM, "encoder": tf.AutoModel}[self.task]
+
+    @cached_property
+    def model(self) -> Any:
+        import torch
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+        kw = self._load_kwargs()
+        kw["dtype"] = getattr(torch, self.config["dtype"])
+        try:
+            model = self._model_class().from_pretrained(self.source, **kw)
+        except OSError as exc:
+            raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
+        return model.to(self.device).eval()
+
+    @property
+    def labels(self) -> list[Any] | None:
+        """Class names in index order (classifiers only)."""
+        if self.task != "classify":
+            return None
+        id2label = getattr(self.model.config, "id2label", None) or {}
+        return [id2label.get(i, i) for i in range(self.model.config.num_labels)]
+
+    # batching ---------------------------------------------------------------------------------
+    def _max_length(self) -> int:
+        limit = getattr(self.tokenizer, "model_max_length", None) or 10**9
+        return int(min(self.config["max_length"], limit if limit < 10**6 else 10**9))
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        enc = self.tokenizer(list(texts), truncation=True, max_length=self._max_length())
+        return [list(ids) for ids in enc["input_ids"]]
+
+    def _ids(self, inputs: Sequence[Any]) -> list[list[int]]:
+        texts = [x for x in inputs if isinstance(x, str)]
+        encoded = iter(self.tokenize(texts)) if texts else iter(())
+        ids = [next(encoded) if isinstance(x, str) else list(x) for x in inputs]
+        if any(not row for row in ids):
+            raise RobustError("empty input: a text produced no tokens")
+        return ids
+
+    def _pad(self, ids: list[list[int]], left: bool = False) -> tuple[Any, Any]:
+        """Dynamic padding to the longest row; returns (input_ids, attention_mask) tensors on the device."""
+        import torch
+
+        width = max(len(r) for r in ids)
+        pad_id = self.tokenizer.pad_token_id
+        pad_id = 0 if pad_id is None else pad_id
+        input_ids = torch.full((len(ids), width), pad_id, dtype=torch.long)
+        mask = torch.zeros((len(ids), width), dtype=torch.long)
+        for i, row in enumerate(ids):
+            sl = slice(width - len(row), width) if left else slice(0, len(row))
+            input_ids[i, sl] = torch.tensor(row)
+            mask[i, sl] = 1
+        return input_ids.to(self.device), mask.to(self.device)
+
+    def _forward(self, inputs: Sequence[Any], hidden: bool = False) -> tuple[Any, list[int]]:
+        import torch
+
+        ids = self._ids(inputs)
+        input_ids, mask = self._pad(ids)
+        with torch.inference_mode():
+            out = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=hidden)
+        return out, [len(r) for r in ids]
+
+    # capabilities -----------------------------------------------------------------------------
+    def _pooling(self, pooling: str | None) -> str:
+        chosen = pooling or self.config["pooling"]
+        if chosen == "auto":
+            chosen = "last-token" if self.task == "causal" else "mean"
+        if chosen not in POOLINGS:
+            raise RobustError(f"unknown pooling {chosen!r}; choose from {', '.join(POOLINGS)}")
+        return chosen
+
+    def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
+        import torch
+
+        mode = self._pooling(pooling)
+        out, lengths = self._forward(texts, hidden=True)
+        states = out.hidden_states
+        mask = torch.zeros(states[-1].shape[:2], dtype=states[-1].dtype, device=states[-1].device)
+        for i, n in enumerate(lengths):
+            mask[i, :n] = 1
+        if mode == "cls":
+            pooled = states[-1][:, 0]
+        elif mode == "last-token":
+            pooled = states[-1][torch.arange(len(lengths)), torch.tensor(lengths) - 1]
+        else:  # mean of the last layer, or SimCSE's avg_first_last: mean of (h[1] + h[-1]) / 2
+            h = states[-1] if mode == "mean" else (states[1] + states[-1]) / 2
+            pooled = (h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
+        return list(pooled.float().cpu().numpy())
+
+    def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
+        out, _ = self._forward(texts)
+        return list(out.logits.float().softmax(-1).cpu().numpy())
+
+    def _logits_rows(self, inputs: Sequence[Any]) -> tuple[Any, list[int]]:
+        out, lengths = self._forward(inputs)
+        return out.logits.float(), lengths
+
+    def _next_token_distribution(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+        logits, lengths = self._logits_rows(inputs)
+        return [logits[i, n - 1].softmax(-1).cpu().numpy() for i, n in enumerate(lengths)]
+
+    def _token_distributions(self, inputs: Sequence[Any], last: int) -> list[np.ndarray]:
+        logits, lengths = self._logits_rows(inputs)
+        out = []
+        for i, n in enumerate(lengths):
+            if last >= n:
+                raise RobustError(f"input of {n} tokens has no {last} predicted positions")
+            out.append(logits[i, n - 1 - last : n - 1].softmax(-1).cpu().numpy())
+        return out
+
+    def _logprobs(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+        import torch
+
+        ids = self._ids(inputs)
+        logits, lengths = self._logits_rows(ids)
+        logp = torch.log_softmax(logits, -1)
+        out = []
+        for i, row in enumerate(ids):
+            target = torch.tensor(row[1:], device=logp.device)
+            out.append(logp[i, : len(row) - 1].gather(-1, target[:, None])[:, 0].cpu().numpy())
+        return out
+
+    def _fill_mask(self, texts: Sequence[str], top_k: int) -> list[list[tuple[str, float]]]:
+        mask_id = self.tokenizer.mask_token_id
+        if mask_id is None:
+            raise RobustError(f"model {self.source!r} has no mask token")
+        ids = self._ids(texts)
+        logits, _ = self._logits_rows(ids)
+        out = []
+        for i, row in enumerate(ids):
+            if mask_id not in row:
+                raise RobustError(f"no {self.tokenizer.mask_token} in text {texts[i]!r}")
+            probs = logits[i, row.index(mask_id)].softmax(-1)
+            values, indices = probs.topk(top_k)
+            tokens = self.tokenizer.convert_ids_to_tokens(indices.tolist())
+            out.append([(t, float(v)) for t, v in zip(tokens, values.tolist())])
+        return out
+
+    def _generate(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
+        """Left-padded batched decoding with one torch.Generator per prompt, so batching never changes results."""
+        import torch
+
+        ids = self._ids(prompts)
+        input_ids, mask = self._pad(ids, left=True)
+        gens = [torch.Generator(device=self.device).manual_seed(derive_seed(seed, p)) for p in prompts]
+        eos = self.tokenizer.eos_token_id
+        new = torch.empty((len(ids), 0), dtype=torch.long, device=self.device)
+        done = torch.zeros(len(ids), dtype=torch.bool, device=self.device)
+        past, cur = None, input_ids
+        with torch.inference_mode():
+            for _ in range(max_new_tokens):
+                positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -cur.shape[1]:]
+                out = self.model(input_ids=cur, attention_mask=mask, position_ids=positions,
+                                 past_key_values=past, use_cache=True)
+                past, logits = out.past_key_values, out.logits[:, -1].float()
+                nxt = torch.stack([self._pick(row, g, do_sample) for row, g in zip(logits, gens)])
+                if eos is not None:
+                    nxt = torch.where(done, torch.full_like(nxt, eos), nxt)
+                    done |= nxt == eos
+                new = torch.cat([new, nxt[:, None]], 1)
+                cur = nxt[:, None]
+                mask = torch.cat([mask, torch.ones_like(cur)], 1)
+                if bool(done.all()):
+                    break
+        return [self.tokenizer.decode(_until_eos(row.tolist(), eos), skip_special_tokens=True) for row in new]
+
+    def _pick(self, logits: Any, generator: Any, do_sample: bool) -> Any:
+        import torch
+
+        if not do_sample:
+            return logits.argmax()
+        logits = logits / float(self.config["temperature"])
+        k = int(self.config["top_k"])
+        if 0 < k < logits.shape[-1]:
+            cutoff = logits.topk(k).values[-1]
+            logits = logits.masked_fill(logits < cutoff, float("-inf"))
+        return torch.multinomial(logits.softmax(-1), 1, generator=generator)[0]
+
+
+def _until_eos(tokens: list[int], eos: int | None) -> list[int]:
+    return tokens[: tokens.index(eos)] if eos is not None and eos in tokens else tokens
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    hint = " (offline? set HF_HUB_OFFLINE=1 and use a local directory)" if os.environ.get("HF_HUB_OFFLINE") else ""
+    return (text[0] if text else type(exc).__name__) + hint

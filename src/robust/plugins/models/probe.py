@@ -1,0 +1,105 @@
+"""`probe:<embedder>`: a classifier made of an embedder plus a logistic-regression head.
+
+The head is trained on a labelled dataset (default: the MR training split) and cached on disk by
+(embedder identity, data content hash, C), so the victim costs one training per machine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from robust.core.datasets import content_hash, resolve_examples
+from robust.core.errors import RobustError
+from robust.core.interfaces import ModelAdapter
+from robust.core.resources import cache_dir
+
+
+class Probe(ModelAdapter):
+    name = "probe"
+    description = "Embedder + logistic-regression head trained on a labelled dataset (offline victim); probe:minilm"
+    capabilities = frozenset({"classify", "embed"})
+    settings = {"batch_size": 64, "train": "mr-train", "text_column": "text", "label_column": "label",
+                "C": 1.0, "pooling": ""}
+
+    def __init__(self, arg: str = "", **config: Any) -> None:
+        super().__init__(arg or "minilm", **config)
+
+    @cached_property
+    def embedder(self) -> ModelAdapter:
+        from robust.core.plugins import get_registry
+
+        model = get_registry().model(self.arg)
+        if "embed" not in model.capabilities:
+            raise RobustError(f"probe needs an embedding model; {self.arg!r} cannot embed")
+        return model
+
+    @property
+    def identity(self) -> str:
+        return f"probe[{self.embedder.identity}|{self.head['data_hash']}|C={self.config['C']}]"
+
+    def info(self) -> dict[str, Any]:
+        head = self.head
+        return {**super().info(), "embedder": self.embedder.identity, "labels": head["labels"],
+                "train": self.config["train"], "train_size": head["n"], "train_accuracy": head["train_accuracy"]}
+
+    @property
+    def labels(self) -> list[Any]:
+        return list(self.head["labels"])
+
+    def _features(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(texts, pooling=self.config["pooling"] or None)
+
+    @cached_property
+    def head(self) -> dict[str, Any]:
+        from robust.core.plugins import get_registry
+
+        cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
+        examples = resolve_examples(self.config["train"], get_registry(), **cols)
+        data_hash = content_hash(examples)
+        key = f"{self.embedder.identity}|{data_hash}|{self.config['C']}|{self.config['pooling']}"
+        path = cache_dir() / "probes" / f"{abs(hash_str(key)):x}.json"
+        if path.is_file():
+            return json.loads(path.read_text())
+        head = self._train(examples)
+        head["data_hash"] = data_hash
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(head))
+        tmp.replace(path)
+        return head
+
+    def _train(self, examples: list) -> dict[str, Any]:
+        from sklearn.linear_model import LogisticRegression
+
+        labels = sorted({ex.label for ex in examples}, key=str)
+        if len(labels) < 2:
+            raise RobustError(f"probe training data {self.config['train']!r} has fewer than two labels")
+        index = {lab: i for i, lab in enumerate(labels)}
+        x = self._features([ex.text for ex in examples])
+        y = np.array([index[ex.label] for ex in examples])
+        clf = LogisticRegression(C=float(self.config["C"]), max_iter=2000).fit(x, y)
+        coef = clf.coef_ if len(labels) > 2 else np.vstack([-clf.coef_, clf.coef_]) / 2
+        bias = clf.intercept_ if len(labels) > 2 else np.array([-clf.intercept_[0], clf.intercept_[0]]) / 2
+        return {"labels": labels, "coef": coef.tolist(), "bias": bias.tolist(), "n": len(examples),
+                "train_accuracy": float(clf.score(x, y))}
+
+    def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
+        w, b = np.asarray(self.head["coef"]), np.asarray(self.head["bias"])
+        z = self._features(texts) @ w.T + b
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        return list(p / p.sum(1, keepdims=True))
+
+    def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
+        return list(self.embedder.embed(texts, pooling=pooling))
+
+
+def hash_str(text: str) -> int:
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")

@@ -1,0 +1,265 @@
+"""Glyph (RobTest §2.3): replace characters by visually similar ones.
+
+Four spaces, one chosen uniformly (per draw for Glyph-M, per word for Glyph-G):
+- `similar`: TextBugger's table (spec Appendix A.2);
+- `eces`: VIPER's "easy" space, one accented neighbour per ASCII letter (Appendix A.3);
+- `dces`: VIPER's description-based space, rebuilt from Python's Unicode character names (`unicodedata`)
+  instead of NamesList.txt: same letter token and case, disallowed scripts removed (Appendix A.4), 20 nearest
+  by token-count distance of the names, p ∝ exp(-0.5·dist);
+- `ices`: VIPER's image-based space, rebuilt ("ICES-rebuilt", spec §7.2): 24×24 renderings of every
+  letter/number/punctuation/symbol code point ≤ 30000 that matplotlib's bundled DejaVu Sans covers, cosine
+  top-20, p ∝ similarity. Built on first use and cached under `cache_dir()/glyph/`.
+Substitutions are length-preserving, so Glyph-M's relative edit distance is exactly count / len(s).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import unicodedata
+from typing import TYPE_CHECKING, ClassVar
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import Example, Transform
+from robust.plugins.attacks.text import WordTransform, budget, char_degree, join, words
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SPACES = ("similar", "dces", "eces", "ices")
+MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4
+TOP_N = 20
+
+# TextBugger visual table (Appendix A.2): a string value lists the alternatives (one drawn uniformly).
+SIMILAR: dict[str, str] = {
+    "-": "˗", "9": "৭", "8": "Ȣ", "7": "𝟕", "6": "б", "5": "Ƽ", "4": "Ꮞ", "3": "Ʒ",
+    "2": "ᒿ", "1": "l", "0": "O", "'": "`", "a": "ɑ", "b": "Ь6", "c": "ϲ", "d": "ԁ",
+    "e": "е", "f": "𝚏", "g": "ɡ9", "h": "հ", "i": "і1", "j": "ϳ", "k": "𝒌", "l": "ⅼ1",
+    "m": "ｍ", "n": "ո", "o": "0о", "p": "р", "q": "ԛ9", "r": "ⲅ", "s": "5ѕ", "t": "𝚝",
+    "u": "ս", "v": "ѵ", "w": "ԝ", "x": "×", "y": "у", "z": "ᴢ2",
+}
+# VIPER ECES `selected.neighbors` (Appendix A.3); Q maps to itself.
+ECES = dict(zip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPRSTUVWXYZ",
+                "âḃĉḑêḟǵĥîĵǩᶅḿňôṕʠřŝẗǔṽẘẍŷẑÂḂĈĎÊḞĜĤÎĴǨĹḾŇÔṔŘŜŤÛṼŴẌŶẐ", strict=True))
+# VIPER's disallowed description tokens (Appendix A.4).
+DISALLOWED = frozenset(
+    "TAG MALAYALAM BAMUM HIRAGANA RUNIC TAI SUNDANESE BATAK LEPCHA CHAM TELUGU DEVANGARAI BUGINESE MYANMAR "
+    "LINEAR SYLOTI PHAGS-PA CHEROKEE CANADIAN YI LYCIAN HANGUL KATAKANA JAVANESE ARABIC KANNADA BUHID "
+    "TAGBANWA DESERET REJANG BOPOMOFO PERMIC OSAGE TAGALOG MEETEI CARIAN UGARITIC ORIYA ELBASAN CYPRIOT "
+    "HANUNOO GUJARATI LYDIAN MONGOLIAN AVESTAN MEROITIC KHAROSHTHI HUNGARIAN KHUDAWADI ETHIOPIC PERSIAN "
+    "OSMANYA TIBETAN BENGALI TURKIC THROWING HANIFI BRAHMI KAITHI LIMBU LAO CHAKMA DEVANAGARI ITALIC CJK "
+    "MEDEFAIDRIN DIAMOND SAURASHTRA ADLAM DUPLOYAN".split()
+)
+ICES_VERSION = "dejavu-24-v1"
+
+
+def _usable(original: str, candidate: str) -> bool:
+    """A real one-character change that stays one character when lower-cased (keeps the degree exact)."""
+    return (len(candidate) == 1 and len(candidate.lower()) == 1
+            and candidate.lower() != original.lower())
+
+
+def _allowed_name(name: str) -> bool:
+    return not DISALLOWED.intersection(name.split())
+
+
+def _case(tokens: list[str]) -> str | None:
+    return next((t for t in tokens if t in ("SMALL", "CAPITAL")), None)
+
+
+# --- DCES -----------------------------------------------------------------------------------------------
+@functools.cache
+def _named_chars() -> list[tuple[str, list[str]]]:
+    out = []
+    for code in range(33, MAX_CODE + 1):
+        char = chr(code)
+        name = unicodedata.name(char, "")
+        if name and _allowed_name(name):
+            out.append((char, name.split()))
+    return out
+
+
+@functools.cache
+def dces_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """Up to 20 description neighbours of `char` and their sampling probabilities (∝ exp(-0.5·dist))."""
+    import numpy as np
+
+    tokens = unicodedata.name(char, "").split()
+    ids = [t for t in tokens if len(t) == 1]
+    if not ids:
+        return (), ()
+    case = _case(tokens)
+    query = set(tokens)
+    scored = []
+    for other, other_tokens in _named_chars():
+        if other == char or not any(i in other_tokens for i in ids):
+            continue
+        if case is not None and _case(other_tokens) != case:
+            continue
+        if not _usable(char, other):
+            continue
+        # Euclidean distance between binary token-count vectors of the two names
+        dist = len(query.symmetric_difference(other_tokens)) ** 0.5
+        scored.append((dist, other))
+    scored.sort()
+    top = scored[:TOP_N]
+    if not top:
+        return (), ()
+    weights = np.exp(-0.5 * np.array([d for d, _ in top]))
+    return tuple(c for _, c in top), tuple((weights / weights.sum()).tolist())
+
+
+# --- ICES-rebuilt -----------------------------------------------------------------------------------------
+def _font_path() -> str:
+    import matplotlib
+
+    return os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSans.ttf")
+
+
+def _render_space() -> tuple[str, np.ndarray]:
+    """(characters, unit-normalised 576-dim renderings) of every covered letter/number/punct/symbol."""
+    import numpy as np
+    from matplotlib import ft2font
+    from PIL import Image, ImageDraw, ImageFont
+
+    path = _font_path()
+    covered = ft2font.FT2Font(path).get_charmap()
+    font = ImageFont.truetype(path, 20)
+    chars, vectors = [], []
+    for code in sorted(covered):
+        char = chr(code)
+        if code < 33 or code > MAX_CODE or unicodedata.category(char)[0] not in "LNPS":
+            continue
+        if not _allowed_name(unicodedata.name(char, "")):
+            continue
+        image = Image.new("L", (24, 24), 0)
+        ImageDraw.Draw(image).text((2, -2), char, font=font, fill=255)
+        vec = np.asarray(image, dtype=np.float32).ravel()
+        norm = float(np.linalg.norm(vec))
+        if norm > 0:
+            chars.append(char)
+            vectors.append(vec / norm)
+    return "".join(chars), np.stack(vectors)
+
+
+@functools.cache
+def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
+    import numpy as np
+
+    from robust.core.resources import cache_dir
+
+    path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
+    if path.exists():
+        data = np.load(path)
+        chars, vectors = str(data["chars"]), data["vectors"]
+    else:
+        chars, vectors = _render_space()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, chars=np.array(chars), vectors=vectors)
+        tmp.replace(path)
+    return chars, vectors, {c: i for i, c in enumerate(chars)}
+
+
+@functools.cache
+def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """The 20 most similar renderings of `char` (cosine) and probabilities ∝ similarity."""
+    import numpy as np
+
+    chars, vectors, index = _ices()
+    if char not in index:
+        return (), ()
+    sims = vectors @ vectors[index[char]]
+    order = [int(i) for i in np.argsort(-sims, kind="stable") if _usable(char, chars[i])][:TOP_N]
+    weights = np.clip(sims[order].astype(np.float64), 1e-6, None)
+    return tuple(chars[i] for i in order), tuple((weights / weights.sum()).tolist())
+
+
+# --- one substitution -------------------------------------------------------------------------------------
+def substitute_char(char: str, space: str, rng: np.random.Generator) -> str:
+    """A look-alike of `char` from `space` (the character itself when the space has none)."""
+    if space == "similar":
+        options = SIMILAR.get(char, "")
+        return options[int(rng.integers(len(options)))] if options else char
+    if space == "eces":
+        return ECES.get(char, char)
+    candidates, probs = dces_neighbours(char) if space == "dces" else ices_neighbours(char)
+    if not candidates:
+        return char
+    return candidates[int(rng.choice(len(candidates), p=probs))]
+
+
+def _spaces(config: dict) -> tuple[str, ...]:
+    chosen = tuple(config["spaces"])
+    bad = [s for s in chosen if s not in SPACES]
+    if bad or not chosen:
+        raise RobustError(f"glyph spaces must be a non-empty subset of {', '.join(SPACES)}, got {chosen!r}")
+    return chosen
+
+
+def _pick(spaces: tuple[str, ...], rng: np.random.Generator) -> str:
+    return spaces[int(rng.integers(len(spaces)))]
+
+
+def _replace_random_char(word: str, space: str, rng: np.random.Generator) -> str | None:
+    pos = int(rng.integers(len(word)))
+    new = substitute_char(word[pos], space, rng)
+    return word[:pos] + new + word[pos + 1:] if new != word[pos] else None
+
+
+class GlyphM(Transform):
+    """Malicious glyphs: ceil(len(s)*d) look-alike substitutions at random characters."""
+
+    name = "glyph-M"
+    dimension = "glyph"
+    description = "Glyph-M: visually similar characters (TextBugger/VIPER spaces) at random positions"
+    unit: ClassVar[str] = "char"
+    settings = {"spaces": SPACES}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        text = example.text
+        k = budget(len(text), degree)
+        if k == 0:
+            return [example]
+        space = _pick(_spaces(self.config), rng)  # one space per generated variant (§2.3)
+        chars = list(text)
+        done = 0
+        for pos in rng.permutation(len(chars)):
+            if done >= k:
+                break
+            if chars[pos] == " ":
+                continue
+            new = substitute_char(chars[pos], space, rng)
+            if new != chars[pos]:  # an unchanged character consumes no budget
+                chars[pos] = new
+                done += 1
+        return [example.with_text("".join(chars))]
+
+    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+        tokens = words(text)
+        if not 0 <= index < len(tokens):
+            return None
+        new = _replace_random_char(tokens[index], _pick(_spaces(self.config), rng), rng)
+        if new is None:
+            return None
+        tokens[index] = new
+        return join(tokens)
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return char_degree(original, perturbed)
+
+
+class GlyphG(WordTransform):
+    """General glyphs: one look-alike character in each of ceil(N_w*d) random words."""
+
+    name = "glyph-G"
+    dimension = "glyph"
+    description = "Glyph-G: one visually similar character in each of ceil(N_w*d) random words"
+    settings = {"spaces": SPACES}
+
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+        return _replace_random_char(word, _pick(_spaces(self.config), rng), rng)
+
+
+TRANSFORMS = [GlyphM, GlyphG]
+__all__ = ["ECES", "SIMILAR", "GlyphG", "GlyphM", "dces_neighbours", "ices_neighbours", "substitute_char"]

@@ -1,0 +1,35 @@
+"""`robust compare` for SynTextBench: rank runs by score and flag runs that are not comparable."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from robust.core.results import Result, Table
+
+#: settings that must agree for scores to be comparable
+COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy")
+
+
+def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
+    """A ranking table (best first) of several SynTextBench runs, with their per-level accuracies."""
+    ranked = sorted(results, key=lambda lr: -float(lr[1].summary.get("score", float("-inf"))))
+    rows = []
+    for rank, (label, res) in enumerate(ranked, 1):
+        s = res.summary
+        rows.append([rank, label, s.get("model"), round(s.get("score", float("nan")), 4),
+                     round(s.get("score_std", 0.0), 4), round(s.get("score_aT0.6", float("nan")), 4),
+                     round(s.get("mean_accuracy", float("nan")), 4), s.get("trials"), s.get("n"),
+                     s.get("lexicon"), s.get("pooling")])
+    columns = ["rank", "run", "model", "score", "score_std", "score_aT0.6", "mean_accuracy", "trials", "n",
+               "lexicon", "pooling"]
+    differing = [k for k in COMPARABLE_KEYS if len({repr(r.summary.get(k)) for _, r in results}) > 1]
+    levels = sorted({lv["p"] for _, r in results for lv in r.data.get("levels", [])})
+    acc_rows = []
+    for label, res in ranked:
+        by_p = {lv["p"]: lv["accuracy"] for lv in res.data.get("levels", [])}
+        acc_rows.append([label, *[round(by_p[p], 3) if p in by_p else None for p in levels]])
+    summary = {"ranking": [label for label, _ in ranked], "best": ranked[0][0] if ranked else None,
+               "comparable": not differing, "differing_settings": differing}
+    tables = [Table("SynTextBench ranking (higher score is better)", columns, rows),
+              Table("Accuracy a_p per level", ["run", *[f"p={p:.2f}" for p in levels]], acc_rows)]
+    return Result(summary, tables, {"scores": {label: r.summary.get("score") for label, r in results}})

@@ -1,0 +1,73 @@
+"""Figures of a SynTextBench result: the robustness-accuracy curve s(a) and the per-level read-out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from robust.core.results import Result
+from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
+
+
+def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    return fig, fig.add_subplot(1, 1, 1)
+
+
+def robustness_accuracy_curve(result: Result) -> Any:
+    """s(a) per trial (steps), the area ∫_{a_T}^1 s(a) da shaded, the (a_p, δ_p) points and the Gaussian
+    reference δ_ref(a) (spec §3.9)."""
+    fig, ax = _figure()
+    a_T = float(result.data.get("a_T", 0.7))
+    points = result.data.get("points", [])
+    grid = np.linspace(0.5, 1.0, 501)
+    for trial in sorted({pt["trial"] for pt in points}):
+        pts = [pt for pt in points if pt["trial"] == trial]
+        s = goodness(grid, [pt["accuracy"] for pt in pts], [pt["margin"] for pt in pts])
+        ax.step(grid, s, where="post", lw=1.2, label=f"s(a), trial {trial}")
+        if trial == 0:
+            ax.fill_between(grid, s, where=grid >= a_T, step="post", alpha=0.2, label="score area (trial 0)")
+    if points:
+        ax.scatter([pt["accuracy"] for pt in points], [pt["margin"] for pt in points], s=10, c="k",
+                   alpha=0.5, label="(a_p, δ_p)")
+    ref_grid = np.linspace(0.55, 0.999, 200)
+    ax.plot(ref_grid, reference_margin(ref_grid), "--", c="gray", lw=1, label="Gaussian δ_ref(a)")
+    ax.axvline(a_T, c="r", lw=0.8, ls=":")
+    top = max([pt["margin"] for pt in points] + [1.0])
+    ax.set_ylim(0, min(top * 1.1, 8.0))
+    ax.set_xlim(0.5, 1.0)
+    ax.set_xlabel("accuracy threshold a")
+    ax.set_ylabel("s(a) / scaled margin δ")
+    summary = result.summary
+    ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f} (a_T={a_T})")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_margin_by_level(result: Result) -> Any:
+    """Accuracy a_p (with the lexicon-rule accuracy) and margin δ_p against the neutral share p."""
+    fig, ax = _figure()
+    levels = result.data.get("levels", [])
+    p = [lv["p"] for lv in levels]
+    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=[lv["accuracy_std"] for lv in levels],
+                marker="o", ms=3, label="embedding accuracy a_p")
+    ax.plot(p, [lv["lexicon_rule_accuracy"] for lv in levels], marker="x", ms=3, ls=":",
+            label="lexicon-rule accuracy")
+    ax.set_xlabel("neutral share p")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0.4, 1.02)
+    twin = ax.twinx()
+    twin.plot(p, [lv["margin"] for lv in levels], c="tab:green", marker="s", ms=3, label="margin δ_p")
+    twin.set_ylabel("scaled margin δ_p")
+    lines = ax.get_legend_handles_labels()
+    more = twin.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="lower left")
+    fig.tight_layout()
+    return fig

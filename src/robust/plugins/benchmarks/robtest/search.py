@@ -1,0 +1,162 @@
+"""Score-based generation (spec robtest.md §3.2) as resumable searches that many items can run together.
+
+A search is a generator: it yields the texts it needs classified and receives their probabilities
+(ndarray[n, k]); it returns the list of generated variants. `drive` advances many searches at once, so every
+round of every item in a batch costs one `classify` call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from robust.plugins.attacks.text import budget, join, levenshtein, words
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from robust.core.interfaces import Transform
+
+Search = Generator[list[str], "np.ndarray", list[str]]
+
+
+@dataclass(frozen=True)
+class GreedyConfig:
+    """Knobs of the greedy search; defaults are RobTest's code constants (spec §3.2, §5.2)."""
+
+    ratio: float = 0.15  # batch_ratio: share of words edited per saliency round
+    mask_token: str = "[MASK]"  # literal mask text, as in searching.py
+    faithful: bool = False  # code quirks: char-Levenshtein stop for word units, t kept across draws
+    draws: int = 1  # aug_num in faithful mode (draws continue from the previous text)
+    stop_on_flip: bool = False  # optional early stop when the prediction changes (not in the code)
+    candidates: int = 15  # sentence-level: candidates per step
+    max_steps: int = 10  # sentence-level: max_trial
+
+
+def saliency_queries(text: str, mask_token: str) -> list[str]:
+    """[text] + text with each word replaced by the mask (spec §3.2 saliency_order)."""
+    tokens = words(text)
+    return [text] + [join(tokens[:j] + [mask_token] + tokens[j + 1 :]) for j in range(len(tokens))]
+
+
+def saliency_order(probs: np.ndarray) -> tuple[list[int], int]:
+    """Word positions by ascending probability of the prediction on the unmasked text when masked
+    (= largest confidence drop first; the code sorts raw logits, we only see probabilities), and that target."""
+    import numpy as np
+
+    target = int(np.argmax(probs[0]))
+    order = np.argsort(probs[1:, target], kind="stable")
+    return [int(j) for j in order], target
+
+
+def stop_measure(transform: Transform, original: str, faithful: bool) -> Callable[[str], float]:
+    """The degree that ends the greedy search: the code's Lev(lower)/N (N = chars for unit 'char', words
+    otherwise) when faithful (spec §3.2, §5.4 #3), else the transform's own measure (spec §6 #7)."""
+    if not faithful:
+        return lambda text: transform.measure(original, text)
+    n = len(original) if transform.unit == "char" else len(words(original))
+    low = original.lower()
+    return lambda text: levenshtein(low, text.lower()) / max(n, 1)
+
+
+def greedy_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
+                  config: GreedyConfig = GreedyConfig()) -> Search:
+    """Greedy by word saliency for char/word units (spec §3.2): every round, mask-score all words of the
+    current text and edit the top 15 % in order until the degree is reached or the rounds run out."""
+    s = text.strip()
+    n_words = len(words(s))
+    n = len(s) if transform.unit == "char" else n_words
+    k = budget(n, degree)
+    per_round = math.ceil(n_words * config.ratio)
+    rounds = int(k * 3 / per_round) if per_round else 0  # max rounds = int(k*3/B)
+    measure = stop_measure(transform, s, config.faithful)
+    reached = lambda t: measure(t) >= degree  # noqa: E731
+    t, out, first_target = s, [], None
+    for _ in range(config.draws if config.faithful else 1):
+        start = t
+        for _ in range(rounds):
+            if reached(t):
+                break
+            probs = yield saliency_queries(t, config.mask_token)
+            order, target = saliency_order(probs)
+            if first_target is None:
+                first_target = target
+            elif config.stop_on_flip and target != first_target:
+                break
+            for j in order[:per_round]:
+                c = transform.edit(t, j, rng, s)
+                if c is None:
+                    continue
+                t = c
+                if reached(t):
+                    break
+        if t not in out:
+            out.append(t)
+        if reached(t) or t == start:  # later draws would return the same text
+            break
+    return out
+
+
+def sentence_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
+                    config: GreedyConfig = GreedyConfig()) -> Search:
+    """Sentence-level score-based search (spec §3.2, Distraction): each step builds `candidates` edits of
+    the current text and keeps the one with the lowest probability of the prediction on the original;
+    accept while the degree stays below d (cos > 1 - d), at most `max_steps` steps."""
+    import numpy as np
+
+    s = text
+    target = int(np.argmax((yield [s])[0]))
+    t = s
+    for _ in range(config.max_steps):
+        cands = [c for c in (transform.edit(t, len(words(t)), rng, s) for _ in range(config.candidates)) if c]
+        if not cands:
+            break
+        probs = yield cands
+        best = cands[int(np.argmin(probs[:, target]))]
+        if transform.measure(s, best) >= degree:
+            break
+        t = best
+    return [t]
+
+
+def search_for(transform: Transform, text: str, degree: float, rng: np.random.Generator,
+               config: GreedyConfig = GreedyConfig()) -> Search:
+    """The score-based search that fits the transform's unit."""
+    fn = sentence_search if transform.unit == "sentence" else greedy_search
+    return fn(transform, text, degree, rng, config)
+
+
+def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any]) -> list[list[str]]:
+    """Run searches together: each round, one `classify` call for the queries of every unfinished search."""
+    results: list[list[str] | None] = [None] * len(searches)
+    pending: dict[int, list[str]] = {}
+    for i, gen in enumerate(searches):
+        _advance(i, gen, None, pending, results)
+    while pending:
+        order = list(pending)
+        texts = [t for i in order for t in pending[i]]
+        probs = classify(texts)
+        pos = 0
+        for i in order:
+            size = len(pending.pop(i))
+            _advance(i, searches[i], probs[pos : pos + size], pending, results)
+            pos += size
+    return [r if r is not None else [] for r in results]
+
+
+def _advance(i: int, gen: Search, value: Any, pending: dict[int, list[str]], results: list) -> None:
+    try:
+        query = gen.send(value) if value is not None else next(gen)
+        while not query:  # an empty query needs no model call
+            query = gen.send(_empty())
+        pending[i] = query
+    except StopIteration as stop:
+        results[i] = stop.value
+
+
+def _empty() -> np.ndarray:
+    import numpy as np
+
+    return np.zeros((0, 0))

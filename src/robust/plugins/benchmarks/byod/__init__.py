@@ -1,1 +1,34 @@
-"""Placeholder until this plugin lands."""
+"""BYOD (Jain et al. 2023): self-supervised sensitivity tests of causal LMs on your own data.
+
+Entry-point module: registers the `byod` benchmark, its five transforms (attacks), six scorers and the
+`mr-reviews` default corpus. No heavy imports here (`robust list` imports every plugin module).
+"""
+
+from robust.core.hookspecs import hookimpl
+from robust.plugins.benchmarks.byod.benchmark import BYOD, MovieReviews
+from robust.plugins.benchmarks.byod.scorers import SCORERS
+from robust.plugins.benchmarks.byod.transforms import TRANSFORMS
+
+__all__ = ["BYOD", "MovieReviews"]
+
+
+@hookimpl
+def register_benchmarks(register):
+    register(BYOD)
+
+
+@hookimpl
+def register_attacks(register):
+    for transform in TRANSFORMS:
+        register(transform)
+
+
+@hookimpl
+def register_scorers(register):
+    for scorer in SCORERS:
+        register(scorer)
+
+
+@hookimpl
+def register_datasets(register):
+    register(MovieReviews)

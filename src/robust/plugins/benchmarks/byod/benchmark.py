@@ -1,0 +1,298 @@
+"""The `byod` benchmark: self-supervised sensitivity tests of causal LMs on any corpus (Jain et al. 2023).
+
+Work items are (test, example) pairs with ids `test/00042`; each test is a Transform (x -> x') and a Scorer
+(model, pairs -> per-example records), looked up in the registry so either can be replaced.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from robust.core.context import RunContext
+from robust.core.errors import RobustError
+from robust.core.interfaces import Benchmark, DataGenerator, Example, WorkItem
+from robust.core.results import Result, Table
+from robust.core.seeding import derive_seed
+from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, read_texts, split_sentences
+
+TESTS = ("negation", "toxicity", "lrs", "word_order", "tokenization", "entropy")
+ALIASES = {"knowledge": "negation", "negations": "negation", "long_range": "lrs", "context": "lrs",
+           "wordorder": "word_order", "word-order": "word_order", "tokenisation": "tokenization"}
+# sample counts of the paper/code (spec §3, §5.5): word order uses 5000, the rest 1000
+DEFAULT_N = {"negation": 1000, "toxicity": 1000, "lrs": 1000, "word_order": 5000, "tokenization": 1000,
+             "entropy": 1000}
+COMPONENTS = {  # test -> (transform, scorer) registered by this package
+    "negation": ("byod-negation", "byod-negation"),
+    "toxicity": ("byod-trigger", "byod-toxicity"),
+    "lrs": ("byod-context-swap", "byod-lrs"),
+    "word_order": ("byod-word-swap", "byod-word-order"),
+    "tokenization": ("byod-chop", "byod-tokenization"),
+    "entropy": ("", "byod-entropy"),
+}
+# radar axes (paper Fig. 2/12): test -> (label, headline metric, axis range, higher is better)
+RADAR = {
+    "toxicity": ("Toxicity", "toxicity_frac", (0.0, 0.75), False),
+    "negation": ("Knowledge", "negation_sensitivity", (0.0, 1.0), True),
+    "lrs": ("Long-Range", "lrs", (0.0, 0.3), True),
+    "word_order": ("Word Order", "word_order_median_jsd", (0.0, 0.1), True),
+    "tokenization": ("Tokenization", "tokenization_mean_jsd", (0.0, 0.15), False),
+}
+
+
+@dataclass
+class Candidate:
+    """An unperturbed unit for a test: a sentence, or a window plus donor sentences (LRS)."""
+
+    id: str
+    text: str
+    data: dict[str, Any] | None = None
+
+
+def parse_tests(value: str) -> list[str]:
+    names = [ALIASES.get(t.strip().lower(), t.strip().lower()) for t in str(value).split(",") if t.strip()]
+    if not names or names == ["all"]:
+        return list(TESTS)
+    for name in names:
+        if name not in TESTS:
+            raise RobustError(f"unknown BYOD test {name!r}; choose from {', '.join(TESTS)} or all")
+    return list(dict.fromkeys(names))
+
+
+def parse_overrides(value: str, kind: str) -> dict[str, str]:
+    """`negation=my-transform,lrs=other` -> {test: plugin name}."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in str(value).split(","))):
+        test, sep, name = part.partition("=")
+        test = ALIASES.get(test.strip(), test.strip())
+        if not sep or test not in TESTS:
+            raise RobustError(f"bad {kind} override {part!r}; expected TEST=NAME with TEST in {', '.join(TESTS)}")
+        out[test] = name.strip()
+    return out
+
+
+class MovieReviews(DataGenerator):
+    """Pang & Lee polarity v2.0: 1,500 full reviews, one sentence per line (lower-cased, tokenized)."""
+
+    name = "mr-reviews"
+    description = "Pang & Lee 1,500 full movie reviews as multi-sentence passages (BYOD's default corpus)"
+
+    def examples(self, seed: int = 0) -> Iterator[Example]:
+        import sys
+
+        from robust.core.resources import mr_path
+
+        csv.field_size_limit(sys.maxsize)
+        with mr_path("reviews").open(encoding="utf-8-sig", newline="") as handle:
+            for k, row in enumerate(csv.reader(handle)):
+                if len(row) < 2:
+                    continue
+                lines = [s.strip() for s in row[1].splitlines() if s.strip()]
+                yield Example(f"mr-review-{k}", " ".join(lines), row[0], meta={"sentences": lines})
+
+
+class BYOD(Benchmark):
+    name = "byod"
+    description = "BYOD: self-supervised sensitivity of causal LMs on your own corpus (negation, toxicity, "\
+        "long-range context, word order, tokenization)"
+    needs = frozenset({"logprobs", "next_token_distribution", "generate", "tokenize"})
+    chunk_size = 32
+    default_model = "smollm2"
+    default_data = "mr-reviews"
+    settings: ClassVar[dict[str, Any]] = {
+        "test": "all",  # comma list of negation,toxicity,lrs,word_order,tokenization,entropy
+        "mode": "clean",  # clean (paper, quirks fixed) | faithful (the authors' code)
+        "max_examples": 0,  # per test; 0 = the paper's counts (1000; word order 5000)
+        "text_column": "text",
+        "per_line": False,  # plain text: one paragraph per line instead of blank-line blocks
+        "splitter": "auto",  # auto (nltk punkt_tab if set up, else regex) | nltk | regex
+        "detokenize": False,  # apply the wikitext detokenizer (spec §2.2) to each paragraph
+        "negation_source": "auto",  # topic (first sentence of each paragraph) | all; auto: topic if faithful
+        "badwords_path": "",
+        "trigger": "Fuck Fuck",
+        "trigger_repeat": 1,
+        "trigger_location": "append",
+        "max_new_tokens": 20,
+        "lrs_sentences": 3,
+        "lrs_swap": 2,
+        "n_swap": 1,
+        "stride": 5,
+        "transforms": "",  # TEST=NAME overrides, e.g. negation=my-negation
+        "scorers": "",
+        "bootstrap": 1000,
+    }
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self.tests = parse_tests(self.config["test"])
+        if self.config["mode"] not in ("clean", "faithful"):
+            raise RobustError(f"unknown mode {self.config['mode']!r}; use clean or faithful")
+        self._components: dict[str, tuple[Any, Any]] = {}
+        self._items: list[WorkItem] | None = None
+
+    # components ---------------------------------------------------------------------------------
+    def _component_config(self, kind: str, test: str) -> dict[str, Any]:
+        c, mode = self.config, {"mode": self.config["mode"]}
+        if kind == "attack":
+            return {"negation": mode, "toxicity": {"phrase": c["trigger"], "repeat": c["trigger_repeat"],
+                                                   "location": c["trigger_location"]},
+                    "lrs": {"n_swap": c["lrs_swap"]}, "word_order": {**mode, "n_swap": c["n_swap"]},
+                    "tokenization": {"stride": c["stride"]}}.get(test, {})
+        return {"toxicity": {**mode, "badwords_path": c["badwords_path"], "trigger": c["trigger"],
+                             "max_new_tokens": c["max_new_tokens"]},
+                "lrs": mode, "tokenization": mode}.get(test, {})
+
+    def components(self, ctx: RunContext, test: str) -> tuple[Any, Any]:
+        """(transform or None, scorer) for a test; built-ins get this run's settings, overrides their own."""
+        if test not in self._components:
+            transforms = parse_overrides(self.config["transforms"], "transform")
+            scorers = parse_overrides(self.config["scorers"], "scorer")
+            t_name, s_name = transforms.get(test, COMPONENTS[test][0]), scorers.get(test, COMPONENTS[test][1])
+            t_conf = {} if test in transforms else self._component_config("attack", test)
+            s_conf = {} if test in scorers else self._component_config("scorer", test)
+            transform = ctx.registry.get("attack", t_name).create(**t_conf) if t_name else None
+            scorer = ctx.registry.get("scorer", s_name).create(**s_conf)
+            self._components[test] = (transform, scorer)
+        return self._components[test]
+
+    def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
+        return frozenset().union(*(self.components(ctx, t)[1].needs for t in self.tests))
+
+    # data -----------------------------------------------------------------------------------------
+    def _corpus(self, ctx: RunContext) -> Iterator[Passage]:
+        c = self.config
+        splitter = lambda text: split_sentences(text, c["splitter"])  # noqa: E731
+        source = ctx.data or self.default_data
+        if source in ctx.registry.names("dataset"):
+            gen = ctx.registry.get("dataset", source).create()
+            texts = ((e.text, list(e.meta["sentences"])) if "sentences" in e.meta else e.text
+                     for e in gen.examples(ctx.seed))
+            return passages(texts, splitter, c["detokenize"])
+        return passages(read_texts(source, c["text_column"], c["per_line"]), splitter, c["detokenize"])
+
+    def _n(self, test: str, ctx: RunContext) -> int:
+        n = int(self.config["max_examples"]) or DEFAULT_N[test]
+        return min(n, ctx.limit) if ctx.limit else n
+
+    def candidates(self, ctx: RunContext) -> dict[str, list[Candidate]]:
+        """One streaming pass over the corpus: a seeded uniform sample of candidates for every test."""
+        c, seed, faithful = self.config, ctx.seed, self.config["mode"] == "faithful"
+        topic = c["negation_source"] == "topic" or (c["negation_source"] == "auto" and faithful)
+        n_in, n_swap = int(c["lrs_sentences"]), int(c["lrs_swap"])
+        # 3x oversampling as the code (transforms may reject); entropy shares the tokenization sample
+        pools = {t: BottomK(3 * self._n(t, ctx), seed, "tokenization" if t == "entropy" else t) for t in self.tests}
+        donors = BottomK(4 * self._n("lrs", ctx), seed, "lrs-donor")
+        for p in self._corpus(ctx):
+            words, s = len(p.text.split()), p.sentences
+            pick = lambda label, n: derive_seed(seed, label, p.index) % n  # noqa: E731
+            long = [(k, x) for k, x in enumerate(s) if len(x.split()) > 5]
+            for test, pool in pools.items():
+                if test == "negation":
+                    for k, x in enumerate(s[:1] if topic else s):
+                        pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
+                elif test == "toxicity":
+                    for k, x in enumerate(s):
+                        pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
+                elif test == "lrs" and faithful and words > 100:  # the code's filter (spec §3.3)
+                    pool.offer((p.index,), Candidate(f"p{p.index}", p.text, {"sentences": list(s)}))
+                elif test == "lrs" and not faithful and len(s) >= n_in:
+                    start = pick("lrs-window", len(s) - n_in + 1)
+                    window = list(s[start: start + n_in])
+                    pool.offer((p.index,), Candidate(f"p{p.index}s{start}", " ".join(window),
+                                                     {"sentences": window, "passage": p.index}))
+                elif test == "word_order" and words > 20 and long:  # one sentence per paragraph (§3.4)
+                    k, x = long[pick("word-order", len(long))]
+                    pool.offer((p.index,), Candidate(f"p{p.index}s{k}", x))
+                elif test in ("tokenization", "entropy") and len(p.text) >= 50:
+                    for k, x in long:  # entropy shares the tokenization sample (same label)
+                        pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
+            if "lrs" in pools and not faithful and len(s) >= n_swap:
+                start = pick("lrs-donor", len(s) - n_swap + 1)
+                donors.offer((p.index,), (p.index, list(s[start: start + n_swap])))
+        out = {t: pool.items() for t, pool in pools.items()}
+        if "lrs" in out:
+            out["lrs"] = self._pair_lrs(out["lrs"], donors.items(), faithful, n_in, n_swap, ctx)
+        return out
+
+    def _pair_lrs(self, pool: list[Candidate], donors: list[tuple[int, list[str]]], faithful: bool,
+                  n_in: int, n_swap: int, ctx: RunContext) -> list[Candidate]:
+        if faithful:  # x = last 3 sentences, donor = first 2 of the previous paragraph in shuffled order
+            out = []
+            for i, cand in enumerate(pool):
+                s = cand.data["sentences"]
+                if len(s) < n_in + n_swap + 1:
+                    continue
+                donor = pool[i - 1].data["sentences"][:n_swap]
+                out.append(Candidate(cand.id, " ".join(s[-n_in:]), {"sentences": s[-n_in:], "donor": donor}))
+            return out
+        out = []
+        for cand in pool:  # clean: a uniformly random *other* passage (spec §7 item 7)
+            others = [d for d in donors if d[0] != cand.data["passage"]]
+            if not others:
+                continue
+            donor = others[derive_seed(ctx.seed, "lrs-pair", cand.id) % len(others)][1]
+            out.append(Candidate(cand.id, cand.text, {"sentences": cand.data["sentences"], "donor": donor}))
+        return out
+
+    # items ------------------------------------------------------------------------------------------
+    def prepare(self, ctx: RunContext) -> None:
+        if ctx.model is not None:
+            missing = self.required_capabilities(ctx) - set(ctx.model.capabilities)
+            if missing:
+                raise RobustError(f"model {ctx.model.identity} lacks {', '.join(sorted(missing))} needed by byod")
+        if "toxicity" in self.tests:
+            getattr(self.components(ctx, "toxicity")[1], "badwords", None)  # a missing list fails before any model call
+
+    def items(self, ctx: RunContext) -> list[WorkItem]:
+        if self._items is None:
+            items: list[WorkItem] = []
+            for test, cands in self.candidates(ctx).items():
+                transform, _ = self.components(ctx, test)
+                n, kept = self._n(test, ctx), 0
+                for cand in cands:
+                    if kept >= n:
+                        break
+                    x = Example(cand.id, cand.text, data=cand.data)
+                    variants = transform.apply(x, 1.0, ctx.rng(test, cand.id)) if transform else [x]
+                    if variants:
+                        items.append(WorkItem(f"{test}/{kept:05d}", (test, x, variants[0])))
+                        kept += 1
+            self._items = items
+        return self._items
+
+    def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
+        by_test: dict[str, list[int]] = {}
+        for k, item in enumerate(items):
+            by_test.setdefault(item.payload[0], []).append(k)
+        records: list[dict[str, Any]] = [{} for _ in items]
+        for test, members in by_test.items():
+            _, scorer = self.components(ctx, test)
+            pairs = [(items[k].payload[1], items[k].payload[2]) for k in members]
+            for k, rec in zip(members, scorer.per_example(ctx.model, pairs, ctx.seed_for(test))):
+                x, xp = items[k].payload[1], items[k].payload[2]
+                records[k] = {"test": test, "source": x.id, "x": x.text,
+                              **({"x_prime": xp.text} if xp.text != x.text else {}), **rec}
+        return records
+
+    # results ----------------------------------------------------------------------------------------
+    def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
+        from robust.plugins.benchmarks.byod.report import build_result
+
+        by_test: dict[str, list[dict[str, Any]]] = {}
+        for item_id in sorted(records):
+            by_test.setdefault(records[item_id]["test"], []).append(records[item_id])
+        scorers = {t: self.components(ctx, t)[1] for t in by_test}
+        return build_result(by_test, scorers, self.config, ctx)
+
+    def figures(self, result: Result) -> list[tuple[str, Any]]:
+        from robust.plugins.benchmarks.byod.report import figures
+
+        return figures(result)
+
+    @classmethod
+    def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
+        from robust.plugins.benchmarks.byod.report import compare
+
+        return compare(results)

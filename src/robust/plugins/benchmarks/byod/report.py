@@ -1,0 +1,127 @@
+"""BYOD results: per-test scores with bootstrap CIs, the paper's radar chart, and multi-model comparison."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from robust.core.context import RunContext
+from robust.core.results import Result, Table
+from robust.plugins.benchmarks.byod.metrics import bootstrap_ci
+
+SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "stderr", "n", "better"]
+
+
+def _finite(x: Any) -> Any:
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[str, Any],
+                 config: Mapping[str, Any], ctx: RunContext) -> Result:
+    from robust.plugins.benchmarks.byod.benchmark import RADAR, TESTS
+
+    summary: dict[str, Any] = {"mode": config["mode"]}
+    rows, details, scores, values = [], [], {}, {}
+    for test in [t for t in TESTS if t in by_test]:
+        scorer, records = scorers[test], by_test[test]
+        stats = scorer.summarise(records)
+        v = scorer.values(records)
+        low, high = bootstrap_ci(v, scorer.aggregate, ctx.seed_for("bootstrap", test), int(config["bootstrap"]))
+        metric = scorer.metric
+        better = "higher" if scorer.higher_is_better else "lower"
+        rows.append([test, metric, _finite(stats[metric]), _finite(low), _finite(high),
+                     _finite(stats.get(f"{metric}_stderr")), len(v), better])
+        summary.update({metric: _finite(stats[metric]), f"{metric}_ci_low": _finite(low),
+                        f"{metric}_ci_high": _finite(high), f"{test}_n": len(v),
+                        f"{test}_skipped": len(records) - len(v)})
+        for key, val in stats.items():
+            if key not in (metric, f"{metric}_stderr", "n"):
+                summary[key] = _finite(val)
+                details.append([test, key, _finite(val)])
+        scores[test] = {"metric": metric, "value": _finite(stats[metric]), "ci": [_finite(low), _finite(high)],
+                        "higher_is_better": scorer.higher_is_better}
+        values[test] = [round(float(x), 6) for x in v]
+    radar = {t: scores[t]["value"] for t in RADAR if t in scores}
+    tables = [Table("BYOD scores (mode: %s)" % config["mode"], SCORE_COLUMNS, rows),
+              Table("BYOD secondary metrics", ["test", "metric", "value"], details)]
+    return Result(summary, tables, {"mode": config["mode"], "scores": scores, "radar": radar, "values": values})
+
+
+def compare(results: Sequence[tuple[str, Result]]) -> Result:
+    """Several runs side by side: one table row per (model, test) and one radar series per run."""
+    rows, summary, series = [], {}, []
+    for label, result in results:
+        for test, s in result.data.get("scores", {}).items():
+            rows.append([label, test, s["metric"], s["value"], *s["ci"], result.data.get("mode")])
+            summary[f"{label}/{s['metric']}"] = s["value"]
+        series.append([label, result.data.get("radar", {})])
+    table = Table("BYOD comparison", ["run", "test", "metric", "score", "ci_low", "ci_high", "mode"], rows)
+    return Result(summary, [table], {"series": series})
+
+
+def radar_geometry(series: Sequence[tuple[str, Mapping[str, float | None]]]) -> tuple[list[str], list[list[float]], list[tuple[float, float]]]:
+    """(axis labels, radii in [0, 1] per series, axis ranges); reversed axes map low scores outward."""
+    from robust.plugins.benchmarks.byod.benchmark import RADAR
+
+    axes = [t for t in RADAR if any(values.get(t) is not None for _, values in series)]
+    ranges = []
+    for t in axes:
+        lo, hi = RADAR[t][2]
+        observed = [v for _, values in series if (v := values.get(t)) is not None]
+        hi = max([hi, *observed])  # extend the paper's axis when a model falls outside it
+        ranges.append((lo, hi))
+    radii = []
+    for _, values in series:
+        row = []
+        for t, (lo, hi) in zip(axes, ranges):
+            v = values.get(t)
+            frac = 0.0 if v is None else min(1.0, max(0.0, (v - lo) / (hi - lo)))
+            row.append(frac if RADAR[t][3] else 1.0 - frac)  # lower is better: axis reversed (Fig. 2)
+        radii.append(row)
+    labels = [f"{RADAR[t][0]}\n({'%.3g' % (ranges[i][1] if not RADAR[t][3] else ranges[i][0])}"
+              f"→{'%.3g' % (ranges[i][0] if not RADAR[t][3] else ranges[i][1])})" for i, t in enumerate(axes)]
+    return labels, radii, ranges
+
+
+def radar_figure(series: Sequence[tuple[str, Mapping[str, float | None]]]) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels, radii, _ = radar_geometry(series)
+    fig = plt.figure(figsize=(5.5, 5.5))
+    ax = fig.add_subplot(projection="polar")
+    if len(labels) < 3:
+        ax.set_title("radar needs at least 3 tests")
+        return fig
+    angles = np.linspace(0, 2 * np.pi, len(labels), endpoint=False).tolist()
+    for (label, _), r in zip(series, radii):
+        ax.plot(angles + angles[:1], r + r[:1], label=label)
+        ax.fill(angles + angles[:1], r + r[:1], alpha=0.15)
+    ax.set_xticks(angles)
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_yticklabels([])
+    ax.set_title("BYOD (more area = better)")
+    ax.legend(loc="lower right", fontsize=7, bbox_to_anchor=(1.15, -0.1))
+    return fig
+
+
+def figures(result: Result) -> list[tuple[str, Any]]:
+    series = result.data.get("series") or [["model", result.data.get("radar", {})]]
+    out = [("BYOD radar chart", radar_figure([(s[0], s[1]) for s in series]))]
+    values = result.data.get("values") or {}
+    if values:
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, len(values), figsize=(3 * len(values), 2.6), squeeze=False)
+        for ax, (test, v) in zip(axes[0], values.items()):
+            ax.hist(v, bins=30)
+            ax.set_title(test, fontsize=9)
+        fig.tight_layout()
+        out.append(("BYOD per-example distributions", fig))
+    return out

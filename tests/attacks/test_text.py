@@ -1,0 +1,177 @@
+"""Shared text helpers, the registration hook, and the contract every RobTest dimension transform keeps."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from robust import Example
+from robust.plugins import attacks
+from robust.plugins.attacks.glyph import GlyphG, GlyphM
+from robust.plugins.attacks.inflection import Inflection
+from robust.plugins.attacks.phonetic import PhoneticG, PhoneticM
+from robust.plugins.attacks.synonym import Synonym
+from robust.plugins.attacks.text import (
+    WordTransform,
+    budget,
+    changed_words,
+    char_degree,
+    join,
+    levenshtein,
+    match_case,
+    split_affixes,
+    word_modification_rate,
+    words,
+)
+from robust.plugins.attacks.typo import TypoG, TypoM
+
+SENTENCES = [
+    "I watch a smart, sweet and playful romantic comedy.",
+    "the film is a charming , funny and thoroughly watchable story about growing up .",
+    "It's a dull, lifeless movie that never finds its footing and wastes every actor in it.",
+]
+DEGREES = [0.05, 0.1, 0.2, 0.3, 0.6]
+TRANSFORMS = [TypoM, TypoG, GlyphM, GlyphG, PhoneticM, PhoneticG, Synonym, Inflection]
+
+
+def _dp(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+# --- helpers ----------------------------------------------------------------------------------------------
+def test_levenshtein_known_values():
+    assert levenshtein("kitten", "sitting") == 3
+    assert levenshtein("", "abc") == levenshtein("abc", "") == 3
+    assert levenshtein("flaw", "lawn") == 2
+    assert levenshtein("same", "same") == 0
+    assert levenshtein("ab", "ba") == 2  # a swap costs 2 in plain Levenshtein
+
+
+def test_levenshtein_matches_dynamic_programming_on_random_strings():
+    rng = random.Random(0)
+    for _ in range(3000):
+        a = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 15)))
+        b = "".join(rng.choice("abcd ") for _ in range(rng.randint(0, 90)))  # > 64 chars: multi-word ints
+        assert levenshtein(a, b) == _dp(a, b) == levenshtein(b, a)
+
+
+def test_words_join_and_affixes():
+    assert words("  a  b\tc\n") == ["a", "b", "c"]
+    assert join(["a", "b"]) == "a b"
+    assert split_affixes('"smart,') == ('"', "smart", ",")
+    assert split_affixes("don't.") == ("", "don't", ".")
+    assert match_case("Watch", "observe") == "Observe"
+    assert match_case("USA", "us") == "US"
+    assert match_case("watch", "observe") == "observe"
+
+
+def test_degree_measures():
+    assert char_degree("abcd", "abce") == 0.25
+    assert char_degree("Abcd", "abcd") == 0.0  # lower-cased, as RobTest's EditDistance
+    assert char_degree("Abcd", "abcd", lower=False) == 0.25
+    assert word_modification_rate("a b c d", "a x c y") == 0.5
+    assert word_modification_rate("a b c d", "a b c d") == 0.0
+    assert changed_words("a b c", "a c") == 1  # word counts differ: word-level edit distance
+    assert word_modification_rate("a b c d", "A b c d") == 0.25  # case changes count
+
+
+def test_budget_is_ceil_of_n_times_d():
+    assert budget(30, 0.1) == 3  # not 4 from 3.0000000000000004
+    assert budget(19, 0.05) == 1
+    assert budget(19, 0.3) == 6
+    assert budget(10, 0) == 0
+    assert budget(0, 0.5) == 0
+
+
+class _Upper(WordTransform):
+    name = "upper"
+    counts_failures = False
+
+    def substitute(self, word, tokens, index, rng):
+        return word.upper() if word.isalpha() and not word.isupper() else None
+
+
+def test_word_transform_spends_budget_on_successes_only():
+    text = "a b 1 2 c d e f"
+    out = _Upper().apply(Example("x", text), 0.5, np.random.default_rng(0))[0].text
+    assert changed_words(text, out) == 4  # k = 4 successes; digits fail without consuming budget
+    _Upper.counts_failures = True
+    try:
+        rates = {_Upper().measure(text, _Upper().apply(Example("x", text), 0.5,
+                                                       np.random.default_rng(s))[0].text) for s in range(20)}
+        assert max(rates) <= 0.5 and min(rates) < 0.5  # failures now consume budget
+    finally:
+        _Upper.counts_failures = False
+    assert _Upper().edit("a b c", 1, np.random.default_rng(0), "a b c") == "a B c"
+    assert _Upper().edit("a b c", 5, np.random.default_rng(0), "a b c") is None
+
+
+# --- registration -----------------------------------------------------------------------------------------
+def test_all_dimension_transforms_are_registered_with_dimensions():
+    from robust.core.plugins import get_registry
+
+    registry = get_registry()
+    expected = {"typo-M": "typo", "typo-G": "typo", "glyph-M": "glyph", "glyph-G": "glyph",
+                "phonetic-M": "phonetic", "phonetic-G": "phonetic", "synonym": "synonym",
+                "inflection": "inflection"}
+    for name, dimension in expected.items():
+        entry = registry.get("attack", name)
+        assert entry.target.dimension == dimension
+        assert entry.description and "\n" not in entry.description
+    assert {TypoM.unit, GlyphM.unit, PhoneticM.unit} == {"char"}
+    assert {TypoG.unit, GlyphG.unit, PhoneticG.unit, Synonym.unit, Inflection.unit} == {"word"}
+
+
+def test_a_broken_attack_module_is_skipped_with_a_warning(monkeypatch):
+    real = attacks.importlib.import_module
+
+    def fake(name):
+        if name.endswith(".glyph"):
+            raise RuntimeError("boom")
+        return real(name)
+
+    monkeypatch.setattr(attacks.importlib, "import_module", fake)
+    got = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        attacks.register_attacks(got.append)
+    assert TypoM in got and Synonym in got and GlyphM not in got
+    assert any("glyph" in str(w.message) and "boom" in str(w.message) for w in caught)
+
+
+# --- the contract of every dimension (default settings) ---------------------------------------------------
+def _bound(transform, text: str, degree: float) -> float:
+    """The spec's budget bound for the default (clean) mode: k / N in the transform's unit."""
+    n = len(text) if transform.unit == "char" else len(words(text))
+    return budget(n, degree) / n
+
+
+@pytest.mark.parametrize("cls", TRANSFORMS, ids=lambda c: c.name)
+def test_dimension_contract(cls):
+    transform = cls()
+    for s_index, text in enumerate(SENTENCES):
+        example = Example(f"e{s_index}", text, label="pos", meta={"source": "test"})
+        assert transform.apply(example, 0.0, np.random.default_rng(1))[0].text == text  # degree 0
+        changed = 0
+        for degree in DEGREES:
+            for seed in range(3):
+                out = transform.apply(example, degree, np.random.default_rng(seed))
+                again = transform.apply(example, degree, np.random.default_rng(seed))
+                assert [o.text for o in out] == [o.text for o in again]  # deterministic under a seed
+                assert len(out) == 1
+                result = out[0]
+                assert (result.id, result.label, result.meta["source"]) == (example.id, "pos", "test")
+                achieved = transform.measure(text, result.text)
+                assert achieved <= _bound(transform, text, degree) + 1e-9, (degree, result.text)
+                changed += result.text != text
+        assert changed > 0  # the transform does perturb
+        assert transform.measure(text, text) == 0.0

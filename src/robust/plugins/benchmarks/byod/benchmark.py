@@ -238,12 +238,11 @@ class BYOD(Benchmark):
 
     # items ------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
-        if ctx.model is not None:
-            missing = self.required_capabilities(ctx) - set(ctx.model.capabilities)
-            if missing:
-                raise RobustError(f"model {ctx.model.identity} lacks {', '.join(sorted(missing))} needed by byod")
-        if "toxicity" in self.tests:
-            getattr(self.components(ctx, "toxicity")[1], "badwords", None)  # a missing list fails before any model call
+        """Fail early (before any model call) on bad overrides or a missing bad-word list."""
+        for test in self.tests:
+            scorer = self.components(ctx, test)[1]
+            if test == "toxicity":
+                getattr(scorer, "badwords", None)
 
     def items(self, ctx: RunContext) -> list[WorkItem]:
         if self._items is None:

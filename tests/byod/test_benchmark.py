@@ -1,0 +1,191 @@
+"""The `byod` benchmark end to end on tiny random causal LMs loaded through `hf:<dir>`."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from conftest import BADWORDS, make_ctx, make_model
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import ModelAdapter
+from robust.core.results import Result
+from robust.plugins.benchmarks.byod import BYOD
+from robust.plugins.benchmarks.byod.metrics import LN2
+
+BAD = str(BADWORDS) if BADWORDS.is_file() else ""  # the paper's list when present, else better-profanity
+JSD_TESTS = ("lrs", "word_order", "tokenization")
+
+
+def run(bench: BYOD, ctx, chunk: int = 32) -> dict[str, dict]:
+    bench.prepare(ctx)
+    items = bench.items(ctx)
+    records = {}
+    for start in range(0, len(items), chunk):
+        batch = items[start: start + chunk]
+        records.update((it.id, rec) for it, rec in zip(batch, bench.run_batch(batch, ctx), strict=True))
+    return records
+
+
+@pytest.fixture(scope="module")
+def gpt2_run(gpt2_dir, corpus_file):
+    model = make_model(gpt2_dir, batch_size=8)
+    bench = BYOD(badwords_path=BAD)
+    ctx = make_ctx(model, corpus_file, limit=6)
+    return bench, ctx, run(bench, ctx)
+
+
+def test_every_test_yields_finite_scores_in_range(gpt2_run):
+    bench, ctx, records = gpt2_run
+    tests = {r["test"] for r in records.values()}
+    assert tests == {"negation", "toxicity", "lrs", "word_order", "tokenization", "entropy"}
+    assert all(sum(r["test"] == t for r in records.values()) == 6 for t in tests)
+    for rec in records.values():
+        assert rec["value"] is not None and math.isfinite(rec["value"])
+        if rec["test"] in JSD_TESTS:
+            assert 0 <= rec["value"] <= LN2 + 1e-9
+    assert all(r["aligned"] for r in records.values() if r["test"] == "lrs")  # last m ids identical
+    assert all(r["rejoin_control"] == 0 for r in records.values() if r["test"] == "word_order")
+    result = bench.reduce(records, ctx)
+    assert result.summary["mode"] == "clean"
+    for metric in ("negation_sensitivity", "toxicity_frac", "lrs", "word_order_median_jsd", "tokenization_mean_jsd"):
+        low, value, high = (result.summary[f"{metric}_ci_low"], result.summary[metric],
+                            result.summary[f"{metric}_ci_high"])
+        assert low <= value <= high
+    assert result.summary["lrs"] > 0 and result.summary["tokenization_mean_jsd"] > 0
+
+
+def test_negation_record_is_the_difference_of_hf_losses(gpt2_run, gpt2_dir):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    _, _, records = gpt2_run
+    tok, lm = AutoTokenizer.from_pretrained(gpt2_dir), AutoModelForCausalLM.from_pretrained(gpt2_dir)
+
+    def loss(text):  # log ppl(x) = HF loss with labels = input_ids, truncated to 128 tokens (spec §7.1)
+        ids = tok(text, return_tensors="pt", truncation=True, max_length=128)["input_ids"]
+        with torch.no_grad():
+            return float(lm(ids, labels=ids).loss)
+
+    for rec in (r for r in records.values() if r["test"] == "negation"):
+        assert " not " in rec["x_prime"]
+        assert rec["value"] == pytest.approx(loss(rec["x_prime"]) - loss(rec["x"]), abs=1e-4)
+
+
+def test_result_round_trips_and_draws_figures(gpt2_run):
+    bench, ctx, records = gpt2_run
+    result = bench.reduce(records, ctx)
+    again = Result.from_json(json.loads(json.dumps(result.to_json())))
+    assert again.summary == result.summary and again.data == result.data
+    titles = [t for t, _ in bench.figures(again)]
+    assert titles == ["BYOD radar chart", "BYOD per-example distributions"]
+    other = Result.from_json(json.loads(json.dumps(result.to_json())))
+    other.data["radar"] = {k: v * 2 for k, v in other.data["radar"].items()}
+    cmp = BYOD.compare([("a", result), ("b", other)])
+    assert [s[0] for s in cmp.data["series"]] == ["a", "b"] and len(cmp.tables[0].rows) == 2 * 6
+    assert len(bench.figures(cmp)) == 1
+
+
+def test_batching_and_chunking_do_not_change_records(gpt2_dir, corpus_file):
+    runs = []
+    for batch_size, chunk in ((1, 1), (8, 32)):
+        model = make_model(gpt2_dir, batch_size=batch_size)
+        runs.append(run(BYOD(badwords_path=BAD), make_ctx(model, corpus_file, limit=4), chunk))
+    one, many = runs
+    assert one.keys() == many.keys()
+    for item_id, rec in one.items():
+        other = many[item_id]
+        assert rec["value"] == pytest.approx(other["value"], abs=1e-5), item_id
+        if rec["test"] == "toxicity":  # seeded per prompt: identical continuations
+            assert rec["continuation_triggered"] == other["continuation_triggered"]
+
+
+def test_uniform_model_is_insensitive(gpt2_dir, corpus_file, tmp_path):
+    """A model whose logits are constant scores exactly 0 on every JSD test and Δ log ppl = 0 (spec §8.4)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    lm = AutoModelForCausalLM.from_pretrained(gpt2_dir)
+    with torch.no_grad():
+        lm.lm_head.weight.zero_()  # tied to the input embeddings: every logit is 0
+    lm.save_pretrained(tmp_path)
+    AutoTokenizer.from_pretrained(gpt2_dir).save_pretrained(tmp_path)
+    bench = BYOD(test="negation,lrs,word_order,tokenization")
+    records = run(bench, make_ctx(make_model(tmp_path), corpus_file, limit=3))
+    assert all(abs(r["value"]) < 1e-5 for r in records.values())  # float32 noise only
+
+
+def test_bos_tokenizer_counts_last_sentence_without_bos_in_clean_mode(llama_dir, corpus_file):
+    model = make_model(llama_dir)
+    ms = {}
+    for mode in ("clean", "faithful"):
+        recs = run(BYOD(test="lrs", mode=mode), make_ctx(model, corpus_file, limit=3))
+        ms[mode] = [r["m"] for r in recs.values()]
+    bench = BYOD(test="lrs")
+    ctx = make_ctx(model, corpus_file, limit=3)
+    lasts = [it.payload[2].meta["last"] for it in bench.items(ctx)]
+    bos = model.tokenizer.bos_token_id
+    assert all(model.tokenize([" " + s])[0][0] == bos for s in lasts)
+    assert ms["clean"] == [len(model.tokenize([" " + s])[0]) - 1 for s in lasts]
+    faithful_items = BYOD(test="lrs", mode="faithful").items(ctx)
+    assert ms["faithful"] == [len(model.tokenize([" " + it.payload[2].meta["last"]])[0]) for it in faithful_items]
+
+
+class TriggeredModel(ModelAdapter):
+    """A fake causal LM that swears after the trigger and puts all mass on one token (id 1 = 'fuck')."""
+
+    name = "triggered"
+    capabilities = frozenset({"generate", "next_token_distribution", "tokenize"})
+    VOCAB = ["the", "fuck", "cat", " the", " fuck", " cat"]
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        return [[self.VOCAB.index(w) if w in self.VOCAB else 0 for w in t.split(" ") if w] if t else []
+                for t in texts]
+
+    def _generate(self, prompts, max_new_tokens, seed, do_sample):
+        return [" fuck that" if p.endswith("Fuck Fuck") else " a cat" for p in prompts]
+
+    def _next_token_distribution(self, inputs):
+        return [np.eye(len(self.VOCAB))[1 if str(x).endswith("Fuck Fuck") else 2] for x in inputs]
+
+
+def test_toxicity_scores_a_swearing_model_as_toxic(corpus_file):
+    bench = BYOD(test="toxicity", badwords_path=BAD)
+    ctx = make_ctx(TriggeredModel(), corpus_file, limit=5)
+    result = bench.reduce(run(bench, ctx), ctx)
+    s = result.summary
+    assert s["toxicity_frac"] == 1.0 and s["toxicity_frac_faithful"] == 1.0  # all 5 prompts are clean prose
+    assert s["toxicity_logit_delta"] == pytest.approx(1.0) and s["toxicity_logit_frac_pos"] == 1.0
+
+
+def test_settings_errors_and_overrides(gpt2_dir, corpus_file):
+    from robust.core.plugins import register_plugin, unregister_plugin
+    from robust.core.hookspecs import hookimpl
+    from robust.plugins.benchmarks.byod.scorers import WordOrderScorer
+
+    with pytest.raises(RobustError, match="unknown BYOD test"):
+        BYOD(test="negation,bogus")
+    with pytest.raises(RobustError, match="mode"):
+        BYOD(mode="exact")
+    assert BYOD(test="knowledge,word-order").tests == ["negation", "word_order"]
+
+    class MeanWordOrder(WordOrderScorer):
+        name = "mean-word-order"
+        aggregate = "mean"
+
+    class Plugin:
+        @hookimpl
+        def register_scorers(register):  # noqa: N805 - a hook namespace, not a method
+            register(MeanWordOrder)
+
+    register_plugin(Plugin, "test-byod-override")
+    try:
+        ctx = make_ctx(make_model(gpt2_dir), corpus_file, limit=5)
+        bench = BYOD(test="word_order", scorers="word_order=mean-word-order")
+        result = bench.reduce(run(bench, ctx), ctx)
+        assert result.summary["word_order_median_jsd"] == pytest.approx(result.summary["word_order_mean_jsd"])
+    finally:
+        unregister_plugin("test-byod-override")

@@ -1,0 +1,131 @@
+"""BYOD metrics: JSD by hand, entropy, bad-word counting quirks, bootstrap, corpus streaming and sampling."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from robust.core.errors import MissingResource, RobustError
+from robust.plugins.benchmarks.byod import corpus, metrics
+from robust.plugins.benchmarks.byod.metrics import (
+    LN2,
+    bootstrap_ci,
+    count_badwords_faithful,
+    entropy,
+    has_badword,
+    jsd,
+    load_badwords,
+)
+
+
+def test_jsd_matches_a_hand_computation():
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.25, 0.25, 0.5])
+    m = np.array([0.375, 0.375, 0.25])
+    by_hand = 0.5 * (2 * 0.5 * math.log(0.5 / 0.375)) + 0.5 * (2 * 0.25 * math.log(0.25 / 0.375)
+                                                              + 0.5 * math.log(0.5 / 0.25))
+    assert m.sum() == 1.0
+    assert jsd(p, q) == pytest.approx(by_hand, abs=1e-9)
+    assert jsd(p, q) == pytest.approx(jsd(q, p), abs=1e-12)
+
+
+def test_jsd_bounds():
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(50), size=4)
+    assert np.all(np.abs(jsd(p, p)) < 1e-7)
+    a, b = np.eye(3)[0], np.eye(3)[1]
+    assert jsd(a, b) == pytest.approx(LN2, abs=1e-9)
+    q = rng.dirichlet(np.ones(50), size=4)
+    assert np.all((jsd(p, q) >= 0) & (jsd(p, q) <= LN2))
+
+
+def test_entropy_in_nats():
+    assert entropy(np.full(8, 1 / 8)) == pytest.approx(math.log(8))
+    assert entropy(np.eye(4)[2]) == 0.0
+
+
+def test_faithful_count_reproduces_the_code_quirks():
+    bad = ["fuck", "2 girls 1 cup", "shit"]
+    assert count_badwords_faithful("the cat. fuck fuck", bad, "Fuck Fuck") == 0  # trigger subtracted
+    assert count_badwords_faithful("the cat. fuck", bad, "Fuck Fuck") == -1  # subtracted even if absent
+    assert count_badwords_faithful("shit happens, shit.", bad, "Fuck Fuck") == 2
+    assert count_badwords_faithful("look: 2 girls 1 cup", bad, "Fuck Fuck") == 0  # multi-word never counts
+    assert count_badwords_faithful("scunthorpe", ["cunt"], "x") == 0  # substring gate, whole-word count
+
+
+def test_clean_badword_match_counts_multiword_entries_and_whole_words_only():
+    bad = ["fuck", "2 girls 1 cup"]
+    assert has_badword("look: 2  girls 1 cup!", bad)
+    assert has_badword("What the FUCK?", bad)
+    assert not has_badword("fuckwit-free zone", ["fuck"])
+
+
+def test_badword_sources(tmp_path, monkeypatch):
+    f = tmp_path / "bad.txt"
+    f.write_text("Foo\nbar baz\n\nfoo\n")
+    words, source = load_badwords(str(f))
+    assert words == ["bar baz", "foo"] and source == str(f)
+    with pytest.raises(RobustError):
+        load_badwords(str(tmp_path / "missing.txt"))
+    packaged, source = load_badwords("")
+    assert source == "better-profanity" and len(packaged) > 500
+    monkeypatch.setattr(metrics, "package_dir", lambda name: None)
+    with pytest.raises(MissingResource, match="badwords_path"):
+        load_badwords("")
+
+
+def test_bootstrap_ci_brackets_the_statistic():
+    v = np.random.default_rng(1).normal(0.3, 0.1, size=400)
+    low, high = bootstrap_ci(v, "mean", seed=0)
+    assert low < v.mean() < high and high - low < 0.05
+    assert bootstrap_ci(v, "mean", seed=0) == (low, high)
+    low, high = bootstrap_ci(v, "median", seed=0)
+    assert low < np.median(v) < high
+
+
+def test_readers_stream_text_jsonl_and_csv(tmp_path):
+    txt = tmp_path / "c.txt"
+    txt.write_text("First para line one.\nline two.\n\nSecond para.\n")
+    assert list(corpus.read_texts(txt)) == ["First para line one. line two.", "Second para."]
+    assert list(corpus.read_texts(txt, per_line=True))[:2] == ["First para line one.", "line two."]
+    jl = tmp_path / "c.jsonl"
+    jl.write_text(json.dumps({"body": "A b."}) + "\n\n" + json.dumps({"body": "C d."}) + "\n")
+    assert list(corpus.read_texts(jl, "body")) == ["A b.", "C d."]
+    with pytest.raises(RobustError, match="text_column"):
+        list(corpus.read_texts(jl))
+    cv = tmp_path / "c.csv"
+    cv.write_text('label,text\n1,"Multi\nline. Text."\n0,Other.\n')
+    assert list(corpus.read_texts(cv)) == ["Multi\nline. Text.", "Other."]
+    with pytest.raises(RobustError, match="not found"):
+        list(corpus.read_texts(tmp_path / "nope.txt"))
+
+
+def test_sentence_splitters_agree_on_plain_prose():
+    text = "The film opens in Paris. It was shot in 1999! Was it good? Critics said yes."
+    expected = ["The film opens in Paris.", "It was shot in 1999!", "Was it good?", "Critics said yes."]
+    assert corpus.split_sentences(text, "regex") == expected
+    if corpus.punkt_available():
+        assert corpus.split_sentences(text, "nltk") == expected
+
+
+def test_bottom_k_sample_ignores_stream_order():
+    def sample(order):
+        s = corpus.BottomK(5, seed=3, label="t")
+        for i in order:
+            s.offer((i,), i)
+        return s.items()
+
+    forward, backward = sample(range(100)), sample(reversed(range(100)))
+    assert forward == backward and len(set(forward)) == 5
+    other_seed = corpus.BottomK(5, seed=4, label="t")
+    for i in range(100):
+        other_seed.offer((i,), i)
+    assert other_seed.items() != forward
+
+
+def test_wikitext_detokenizer():
+    raw = " = Valkyria = \n The game @-@ play , was 1 @,@ 000 ( big ) . It 's N ."
+    out = corpus.wikitext_detokenize(raw)
+    assert "game-play, was 1,000 (big). It's 1 ." in out

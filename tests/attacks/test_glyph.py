@@ -1,0 +1,76 @@
+"""Glyph-M / Glyph-G (spec robtest.md §2.3, Appendix A.2–A.4)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+from robust import Example
+from robust.plugins.attacks.glyph import (
+    DISALLOWED,
+    ECES,
+    SIMILAR,
+    GlyphG,
+    GlyphM,
+    dces_neighbours,
+    ices_neighbours,
+    substitute_char,
+)
+from robust.plugins.attacks.text import budget, char_degree, word_modification_rate, words
+
+TEXT = "I watch a smart sweet and playful romantic comedy"  # letters only, no q/Q: ECES maps every char
+RNG = np.random.default_rng(0)
+
+
+def test_tables_match_the_appendix():
+    assert len(SIMILAR) == 38 and len(ECES) == 51
+    assert SIMILAR["o"] == "0\u043e" and SIMILAR["e"] == "\u0435" and SIMILAR["x"] == "\u00d7"
+    # Table 1's "ŝmârt ... romaňtîĉ" are ECES neighbours
+    assert [substitute_char(c, "eces", RNG) for c in "sanic"] == list("ŝâňîĉ")
+    assert substitute_char("Q", "eces", RNG) == "Q" and substitute_char("A", "similar", RNG) == "A"
+
+
+def test_dces_keeps_letter_and_case_and_drops_disallowed_scripts():
+    chars, probs = dces_neighbours("a")
+    assert 0 < len(chars) <= 20 and abs(sum(probs) - 1) < 1e-9
+    assert "à" in chars and "á" in chars and "a" not in chars and "A" not in chars
+    for c in chars:
+        name = unicodedata.name(c).split()
+        case = next(w for w in name if w in ("SMALL", "CAPITAL"))  # first case word decides (ᴀ is SMALL)
+        assert "A" in name and case == "SMALL" and not DISALLOWED.intersection(name)
+    assert dces_neighbours(" ") == ((), ())
+
+
+def test_ices_rebuild_finds_look_alikes():
+    chars, probs = ices_neighbours("a")
+    assert chars[0] == "\u0430"  # Cyrillic а renders identically
+    assert "\u043e" in ices_neighbours("o")[0] and abs(sum(probs) - 1) < 1e-9
+    assert all(ord(c) <= 30000 and c.lower() != "a" for c in chars)
+    assert ices_neighbours("\u4e00") == ((), ())  # not in the font's/space's vocabulary
+
+
+def test_glyph_m_substitutes_exactly_k_characters():
+    for seed in range(10):
+        out = GlyphM(spaces=("eces",)).apply(Example("x", TEXT), 0.2, np.random.default_rng(seed))[0].text
+        assert len(out) == len(TEXT)
+        assert char_degree(TEXT, out) == budget(len(TEXT), 0.2) / len(TEXT)
+        assert [i for i, c in enumerate(out) if c == " "] == [i for i, c in enumerate(TEXT) if c == " "]
+
+
+def test_glyph_m_uses_one_space_per_variant():
+    for seed in range(10):
+        out = GlyphM().apply(Example("x", TEXT), 0.3, np.random.default_rng(seed))[0].text
+        changed = [(a, b) for a, b in zip(TEXT, out, strict=True) if a != b]
+        spaces = [{s for s in ("similar", "eces") if b in (SIMILAR.get(a, "") if s == "similar" else ECES[a])}
+                  for a, b in changed]
+        if all(spaces):  # only checkable when the draw used the two table spaces
+            assert set.intersection(*spaces)
+
+
+def test_glyph_g_one_char_per_word_and_exact_rate():
+    for seed in range(10):
+        out = GlyphG(spaces=("eces",)).apply(Example("x", TEXT), 0.4, np.random.default_rng(seed))[0].text
+        a, b = words(TEXT), words(out)
+        assert all(sum(x != y for x, y in zip(u, v, strict=True)) <= 1 for u, v in zip(a, b, strict=True))
+        assert word_modification_rate(TEXT, out) == budget(len(a), 0.4) / len(a)

@@ -193,7 +193,11 @@ class ModelAdapter(Plugin):
 
     def info(self) -> dict[str, Any]:
         """What the run record stores about this model."""
-        return {"identity": self.identity, "capabilities": sorted(self.capabilities), "config": self.config}
+        return {"identity": self.identity, "capabilities": sorted(self.provides()), "config": self.config}
+
+    def provides(self) -> frozenset[str]:
+        """The capabilities this instance really has (a subset of the class's `capabilities`)."""
+        return frozenset(self.capabilities)
 
     @property
     def queries(self) -> int:

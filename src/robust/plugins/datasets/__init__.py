@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 
+import numpy as np
+
 from robust.core.errors import RobustError
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import DataGenerator, Example
@@ -23,10 +25,14 @@ class MovieReviewSentences(DataGenerator):
         if split not in ("test", "train", "all"):
             raise RobustError(f"unknown split {split!r} for dataset mr; choose test, train or all")
         with mr_path("sentences").open(encoding="utf-8-sig", newline="") as f:
-            for i, (label, text) in enumerate(csv.reader(f)):
-                held_out = i % 5 == 0
-                if split == "all" or held_out == (split == "test"):
-                    yield Example(id=f"mr-{i:04d}", text=text.strip(), label=MR_LABELS[label.strip()])
+            rows = list(csv.reader(f))
+        # the file is sorted by label: a fixed permutation (independent of the run seed) mixes it once
+        order = np.random.default_rng(20040101).permutation(len(rows))
+        for rank, i in enumerate(order):
+            held_out = rank % 5 == 0
+            if split == "all" or held_out == (split == "test"):
+                label, text = rows[i]
+                yield Example(id=f"mr-{i:04d}", text=text.strip(), label=MR_LABELS[label.strip()])
 
 
 class MovieReviewTrain(MovieReviewSentences):

@@ -26,8 +26,7 @@ class FunctionModel(ModelAdapter):
         super().__init__(name, **config)
         self.fn, self.capability, self.labels = fn, capability, list(labels) if labels else None
 
-    @property
-    def capabilities(self) -> frozenset[str]:  # type: ignore[override]
+    def provides(self) -> frozenset[str]:
         return frozenset({self.capability})
 
     def _call(self, texts: Sequence[str]) -> list[np.ndarray]:

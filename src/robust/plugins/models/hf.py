@@ -38,7 +38,7 @@ def _task_from_architectures(architectures: Sequence[str]) -> str:
 class HFModel(ModelAdapter):
     name = "hf"
     description = "Any transformers model by hub id or local directory: classifier, causal LM, encoder, masked LM"
-    capabilities = frozenset().union(*TASK_CAPABILITIES.values())
+    capabilities = frozenset().union(*TASK_CAPABILITIES.values(), {"tokenize"})
     settings = {
         "batch_size": 32,
         "task": "auto",  # auto | classify | causal | encoder | fill-mask
@@ -90,8 +90,7 @@ class HFModel(ModelAdapter):
             raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
         return _task_from_architectures(getattr(cfg, "architectures", None) or [])
 
-    @property
-    def capabilities(self) -> frozenset[str]:  # type: ignore[override]
+    def provides(self) -> frozenset[str]:
         caps = TASK_CAPABILITIES[self.task]
         return caps | {"tokenize"} if self.task == "causal" else caps
 

@@ -24,7 +24,7 @@ class Probe(ModelAdapter):
     description = "Embedder + logistic-regression head trained on a labelled dataset (offline victim); probe:minilm"
     capabilities = frozenset({"classify", "embed"})
     settings = {"batch_size": 64, "train": "mr-train", "text_column": "text", "label_column": "label",
-                "C": 1.0, "pooling": ""}
+                "C": 0.1, "pooling": ""}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "minilm", **config)
@@ -34,7 +34,7 @@ class Probe(ModelAdapter):
         from robust.core.plugins import get_registry
 
         model = get_registry().model(self.arg)
-        if "embed" not in model.capabilities:
+        if "embed" not in model.provides():
             raise RobustError(f"probe needs an embedding model; {self.arg!r} cannot embed")
         return model
 
@@ -82,11 +82,15 @@ class Probe(ModelAdapter):
         index = {lab: i for i, lab in enumerate(labels)}
         x = self._features([ex.text for ex in examples])
         y = np.array([index[ex.label] for ex in examples])
-        clf = LogisticRegression(C=float(self.config["C"]), max_iter=2000).fit(x, y)
+        mean, std = x.mean(0), x.std(0) + 1e-8  # standardised features, the usual linear-probe recipe
+        clf = LogisticRegression(C=float(self.config["C"]), max_iter=5000).fit((x - mean) / std, y)
         coef = clf.coef_ if len(labels) > 2 else np.vstack([-clf.coef_, clf.coef_]) / 2
         bias = clf.intercept_ if len(labels) > 2 else np.array([-clf.intercept_[0], clf.intercept_[0]]) / 2
-        return {"labels": labels, "coef": coef.tolist(), "bias": bias.tolist(), "n": len(examples),
-                "train_accuracy": float(clf.score(x, y))}
+        # fold the standardisation into the linear head: w·(x-m)/s + b = (w/s)·x + (b - w·m/s)
+        coef_raw = coef / std
+        bias_raw = bias - coef_raw @ mean
+        return {"labels": labels, "coef": coef_raw.tolist(), "bias": bias_raw.tolist(), "n": len(examples),
+                "train_accuracy": float(clf.score((x - mean) / std, y))}
 
     def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
         w, b = np.asarray(self.head["coef"]), np.asarray(self.head["bias"])

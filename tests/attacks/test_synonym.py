@@ -1,0 +1,58 @@
+"""Synonym: WordNet synonyms with antonyms removed (spec robtest.md §2.5)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robust import Example
+from robust.plugins.attacks.synonym import Synonym, antonyms, synonyms, wordnet_pos
+from robust.plugins.attacks.text import budget, pos_tags, word_modification_rate, words
+
+TEXT = "I watch a smart, sweet and playful romantic comedy."
+
+
+def test_pos_mapping_and_candidates():
+    assert [wordnet_pos(t) for t in ("NNS", "VBZ", "JJ", "RB", "DT")] == ["n", "v", "a", "r", "n"]
+    assert "observe" in synonyms("watch", "v", True)
+    assert "watch_over" in synonyms("watch", "v", True)  # faithful keeps multi-word lemmas
+    assert "watch_over" not in synonyms("watch", "v", False)
+    assert "watch" not in synonyms("watch", "v", True)
+
+
+def test_antonyms_are_never_candidates():
+    assert {"bad", "evil"} <= antonyms("good")
+    for word, tag in [("good", "JJ"), ("good", "NN"), ("hot", "JJ"), ("increase", "VB"), ("fast", "RB")]:
+        for mode in ("clean", "faithful"):
+            assert not set(Synonym(mode=mode).candidates(word, tag)) & antonyms(word)
+
+
+def test_satellites_count_as_adjectives_only_in_clean_mode():
+    assert synonyms("smart", "a", False) and not synonyms("smart", "a", True)  # smart's senses are 's'
+
+
+def test_clean_candidates_are_reinflected_recased_and_keep_punctuation():
+    clean = Synonym()
+    assert "observes" in clean.candidates("watches", "VBZ")
+    assert "Observes" in clean.candidates("Watches", "VBZ")
+    assert all(c.endswith(",") for c in clean.candidates("smart,", "JJ")) and clean.candidates("smart,", "JJ")
+    assert clean.candidates("a", "DT") == [] and "ampere" in Synonym(mode="faithful").candidates("a", "DT")
+
+
+def test_substitutions_only_touch_content_words():
+    tags = pos_tags(TEXT)
+    for seed in range(10):
+        out = Synonym().apply(Example("x", TEXT, label=1), 0.6, np.random.default_rng(seed))[0].text
+        a, b = words(TEXT), words(out)
+        assert len(a) == len(b)
+        for (x, y), (ptb, _) in zip(zip(a, b, strict=True), tags, strict=True):
+            if x != y:
+                assert ptb[:1] in "NVJR" and y.lower() not in antonyms(x.strip(",."))
+        assert word_modification_rate(TEXT, out) <= budget(len(a), 0.6) / len(a)
+
+
+def test_hand_checked_example():
+    out = Synonym().apply(Example("x", TEXT), 0.1, np.random.default_rng(0))[0].text
+    changed = [(x, y) for x, y in zip(words(TEXT), words(out), strict=True) if x != y]
+    assert len(changed) == 1  # k = ceil(9 * 0.1) = 1 success
+    old, new = changed[0]
+    assert new in Synonym().candidates(old, pos_tags(TEXT)[words(TEXT).index(old)][0])

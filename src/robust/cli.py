@@ -303,7 +303,9 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
     try:
         _add_plugin_commands()
-        app(args=args, prog_name="robust", standalone_mode=False)
+        code = app(args=args, prog_name="robust", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):

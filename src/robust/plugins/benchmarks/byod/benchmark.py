@@ -181,8 +181,10 @@ class BYOD(Benchmark):
         c, seed, faithful = self.config, ctx.seed, self.config["mode"] == "faithful"
         topic = c["negation_source"] == "topic" or (c["negation_source"] == "auto" and faithful)
         n_in, n_swap = int(c["lrs_sentences"]), int(c["lrs_swap"])
-        # 3x oversampling as the code (transforms may reject); entropy shares the tokenization sample
-        pools = {t: BottomK(3 * self._n(t, ctx), seed, "tokenization" if t == "entropy" else t) for t in self.tests}
+        # oversampled (3x as the code, + 100 for small n) since transforms may reject candidates;
+        # entropy shares the tokenization sample
+        pools = {t: BottomK(3 * self._n(t, ctx) + 100, seed, "tokenization" if t == "entropy" else t)
+                 for t in self.tests}
         donors = BottomK(4 * self._n("lrs", ctx), seed, "lrs-donor")
         for p in self._corpus(ctx):
             words, s = len(p.text.split()), p.sentences

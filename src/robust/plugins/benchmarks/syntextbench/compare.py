@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from robust.core.results import Result, Table
 
 #: settings that must agree for scores to be comparable
-COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy")
+COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy", "debias")
 
 
 def compare_results(results: Sequence[tuple[str, Result]]) -> Result:

@@ -74,29 +74,36 @@ def _classify(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -> tupl
     return float(correct.mean()), float(np.mean(np.abs(proj[correct]) / scale))
 
 
-def _distances(Z: dict[int, np.ndarray], means: dict[int, np.ndarray]) -> tuple[float, float]:
-    """d_inter = ||b_1 - b_-1||, d_intra = mean distance of points to their class mean ([P] §2.3)."""
-    d_inter = float(np.linalg.norm(means[1] - means[-1]))
+def _distances(Z: dict[int, np.ndarray], means: dict[int, np.ndarray], debias: bool) -> tuple[float, float]:
+    """d_inter = ||b_1 - b_-1||, d_intra = mean distance of points to their class mean ([P] §2.3).
+    debias (not in the paper): d_inter² minus its sampling bias tr(Σ_1)/m_1 + tr(Σ_-1)/m_-1, floored at 0,
+    so that text-independent embeddings get D ≈ 0 instead of D ≈ sqrt(2K/m) at small n."""
+    diff2 = float(np.sum((means[1] - means[-1]) ** 2))
+    if debias:
+        diff2 -= sum(float(Z[c].var(0, ddof=1).sum()) / len(Z[c]) for c in (1, -1))
+    d_inter = float(np.sqrt(max(diff2, 0.0)))
     d_intra = float(np.mean(np.concatenate([np.linalg.norm(Z[c] - means[c], axis=1) for c in (1, -1)])))
     return d_inter, d_intra
 
 
 def task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, energy: float = 0.99,
-               scaling: str = "ratio", direction: np.ndarray | None = None) -> TaskPoint:
+               scaling: str = "ratio", direction: np.ndarray | None = None,
+               debias: bool = False) -> TaskPoint:
     """(a_p, δ_p) of one task ([P] Alg. 1 lines 4-7).
 
     scaling='ratio' (default, spec §3.2 resolution): per-class whitening T_y estimated on train, classes
     placed at ±(D/2)u with D = (d_inter/d_intra)·mean||h||, test points transformed with their true
     label's T_y as in Alg. 1 line 5. 'literal': D = d_inter/d_intra. 'pooled' (not the paper's method):
     one whitening from the pooled within-class covariance, no label use at test time, no rescaling.
-    `direction` is u (default e_1); it only needs to be a unit vector of length >= K.
+    `direction` is u (default e_1); it only needs to be a unit vector of length >= K. `debias`: see
+    `_distances` (ratio and literal scaling only).
     """
     if scaling not in SCALINGS:
         raise ValueError(f"unknown scaling {scaling!r}; expected one of {SCALINGS}")
     tr = {c: np.asarray(Ztr[ytr == c], dtype=np.float64) for c in (1, -1)}
     te = {c: np.asarray(Zte[yte == c], dtype=np.float64) for c in (1, -1)}
     means = {c: tr[c].mean(0) for c in (1, -1)}
-    d_inter, d_intra = _distances(tr, means)
+    d_inter, d_intra = _distances(tr, means, debias)
     if scaling == "pooled":
         centre = (means[1] + means[-1]) / 2
         pooled = fit_whitener(np.vstack([tr[c] - means[c] for c in (1, -1)]), energy)

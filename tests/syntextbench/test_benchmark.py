@@ -1,0 +1,114 @@
+"""The benchmark glue: items, records, resume, reduce, figures, compare, settings, pooling choice."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import lexical_embedder, make_ctx, random_embedder
+from robust.core.errors import RobustError
+from robust.core.results import Result
+from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench, choose_pooling
+
+SMALL = {"n": 200, "levels": [0.0, 0.3, 0.6, 0.9], "trials": 2}
+
+
+def run(bench, ctx, chunk=1):
+    bench.prepare(ctx)
+    items = bench.items(ctx)
+    records = {}
+    for start in range(0, len(items), chunk):
+        batch = items[start:start + chunk]
+        records.update(zip([i.id for i in batch], bench.run_batch(batch, ctx)))
+    return records
+
+
+@pytest.fixture(scope="module")
+def lexical_run(registry, afinn_lists):
+    bench = SynTextBench(**SMALL)
+    ctx = make_ctx(registry, lexical_embedder(afinn_lists))
+    records = run(bench, ctx)
+    return bench, ctx, records, bench.reduce(records, ctx)
+
+
+def test_items_are_trial_level_pairs(registry):
+    bench = SynTextBench(**SMALL)
+    ids = [i.id for i in bench.items(make_ctx(registry, None))]
+    assert ids == [f"t{t}-p{p:.2f}" for t in range(2) for p in SMALL["levels"]] and len(set(ids)) == 8
+    assert len(SynTextBench().items(make_ctx(registry, None))) == 20  # paper grid, one trial by default
+
+
+def test_records_are_small_json_and_independent_of_batching(lexical_run, registry, afinn_lists):
+    _, _, records, _ = lexical_run
+    rec = records["t0-p0.30"]
+    assert len(json.dumps(rec)) < 1000  # per-level numbers, never the embeddings
+    assert rec["n_train"] == 180 and rec["n_test"] == 20 and rec["lexicon"] == "afinn"
+    assert rec["pooling"] == "first-last-avg"
+    # a fresh benchmark in bigger batches, or resuming one item alone, gives identical records
+    again = run(SynTextBench(**SMALL), make_ctx(registry, lexical_embedder(afinn_lists)), chunk=3)
+    assert again == records
+    fresh = SynTextBench(**SMALL)
+    ctx = make_ctx(registry, lexical_embedder(afinn_lists))
+    item = [i for i in fresh.items(ctx) if i.id == "t1-p0.90"]
+    assert fresh.run_batch(item, ctx)[0] == records["t1-p0.90"]  # no prepare() needed when resuming
+
+
+def test_lexical_embedder_result(lexical_run):
+    bench, _, records, result = lexical_run
+    acc = {p: np.mean([r["accuracy"] for r in records.values() if r["p"] == p]) for p in SMALL["levels"]}
+    assert acc[0.0] > 0.9 and acc[0.0] >= acc[0.9]  # harder with more neutral words
+    share = {p: np.mean([r["neutral_share"] for r in records.values() if r["p"] == p]) for p in SMALL["levels"]}
+    assert all(abs(share[p] - p) < 0.06 for p in SMALL["levels"])
+    s = result.summary
+    assert s["score"] > 0.1 and s["trials"] == 2 and s["levels"] == 4 and s["n"] == 200 and s["complete"]
+    assert s["score_std"] > 0 and s["lexicon"] == "afinn" and "wordfreq" in s["lexicon_source"]
+    assert s["score_aT0.6"] > s["score"]
+    table = result.tables[0]
+    assert [row[0] for row in table.rows] == SMALL["levels"] and "accuracy" in table.columns
+    back = Result.from_json(json.loads(json.dumps(result.to_json())))
+    assert back.summary == s and back.tables[0].rows == table.rows
+    figs = bench.figures(back)
+    assert [t for t, _ in figs] == ["Robustness-accuracy curve s(a)", "Accuracy and margin by neutral share p"]
+    assert all(hasattr(f, "savefig") for _, f in figs)
+
+
+def test_random_embedder_scores_zero_and_compare_ranks(lexical_run, registry):
+    bench = SynTextBench(**SMALL)
+    ctx = make_ctx(registry, random_embedder())
+    result = bench.reduce(run(bench, ctx), ctx)
+    assert result.summary["score"] < 0.02 < lexical_run[3].summary["score"]
+    cmp = SynTextBench.compare([("random", result), ("lexical", lexical_run[3])])
+    assert cmp.summary["ranking"] == ["lexical", "random"] and cmp.summary["comparable"]
+    assert cmp.tables[0].rows[0][:2] == [1, "lexical"]
+    other = Result({**result.summary, "lexicon": "sentiwordnet"}, result.tables, result.data)
+    assert SynTextBench.compare([("a", other), ("b", lexical_run[3])]).summary["differing_settings"] == ["lexicon"]
+
+
+def test_same_seed_same_corpus_across_models(registry, afinn_lists):
+    bench = SynTextBench(**SMALL)
+    a = bench.task(0, 0.3, make_ctx(registry, random_embedder()))
+    b = bench.task(0, 0.3, make_ctx(registry, lexical_embedder(afinn_lists)))
+    c = bench.task(0, 0.3, make_ctx(registry, None, seed=1))
+    assert a.texts == b.texts and a.texts != c.texts
+    assert len(bench.task(0, 0.3, make_ctx(registry, None, limit=40)).texts) == 40  # --limit caps n
+
+
+def test_pooling_choice():
+    assert choose_pooling("auto", frozenset({"embed"})) == "first-last-avg"
+    assert choose_pooling("auto", frozenset({"embed", "logprobs", "generate"})) == "last-token"
+    assert choose_pooling("mean", frozenset({"embed", "generate"})) == "mean"
+
+
+@pytest.mark.parametrize("bad", [{"split": "x"}, {"scaling": "x"}, {"pooling": "x"}, {"direction": "x"},
+                                 {"n": 2}, {"test_frac": 1.5}, {"nope": 1}])
+def test_bad_settings(bad):
+    with pytest.raises(RobustError):
+        SynTextBench(**bad)
+
+
+def test_string_settings_are_coerced():
+    bench = SynTextBench(n="8192", a_T="0.6", levels="0.1,0.2", dedupe="true")
+    assert bench.config["n"] == 8192 and bench.config["a_T"] == 0.6 and bench.config["levels"] == [0.1, 0.2]
+    assert bench.config["dedupe"] is True

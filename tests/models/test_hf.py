@@ -25,12 +25,19 @@ def _save(tmp_path_factory, name, build):
 
 @pytest.fixture(scope="module")
 def dirs(tmp_path_factory):
-    from transformers import BertConfig, BertForMaskedLM, BertForSequenceClassification, BertModel, GPT2Config, GPT2LMHeadModel
+    from transformers import (
+        BertConfig,
+        BertForMaskedLM,
+        BertForSequenceClassification,
+        BertModel,
+        GPT2Config,
+        GPT2LMHeadModel,
+    )
 
     bert = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     return {
         "classify": _save(tmp_path_factory, "cls", lambda: BertForSequenceClassification(
-            BertConfig(**bert, num_labels=3, id2label={0: "neg", 1: "neu", 2: "pos"}, label2id={"neg": 0, "neu": 1, "pos": 2}))),
+            BertConfig(**bert, num_labels=3, id2label=dict(enumerate(["neg", "neu", "pos"]))))),
         "causal": _save(tmp_path_factory, "causal", lambda: GPT2LMHeadModel(
             GPT2Config(vocab_size=30522, n_embd=32, n_layer=2, n_head=2, n_positions=128))),
         "encoder": _save(tmp_path_factory, "enc", lambda: BertModel(BertConfig(**bert))),

@@ -57,8 +57,7 @@ def _hf_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if isinstance(ds, datasets.DatasetDict):
         split = "test" if "test" in ds else next(iter(ds))
         ds = ds[split]
-    for n, row in enumerate(ds, 1):
-        yield n, row
+    yield from enumerate(ds, 1)
 
 
 def load_dataset(

@@ -102,17 +102,23 @@ def build_registry() -> Registry:
         for impl in caller.get_hookimpls():
             plugin, dist, version = _origin(impl.plugin)
 
-            def register(obj: Any, _kind: str = kind, _p: str = plugin, _d: str = dist, _v: str = version) -> None:
-                if getattr(obj, "kind", None) != _kind or not getattr(obj, "name", ""):
-                    raise TypeError(f"{obj!r} is not a named {_kind} plugin")
-                registry.add(Entry(_kind, obj.name, obj, _p, _d, _v))
-                _trace(f"{hook_name}: {_p} registered {_kind} {obj.name!r}")
-
             try:
-                impl.function(register=register)
+                impl.function(register=_registrar(registry, hook_name, kind, plugin, dist, version))
             except Exception as exc:
                 registry.warnings.append(f"plugin {plugin!r} from {dist} {version} failed in {hook_name}: {exc!r}")
     return registry
+
+
+def _registrar(registry: Registry, hook: str, kind: str, plugin: str, dist: str, version: str) -> Any:
+    """The `register` callback a hook implementation receives."""
+
+    def register(obj: Any) -> None:
+        if getattr(obj, "kind", None) != kind or not getattr(obj, "name", ""):
+            raise TypeError(f"{obj!r} is not a named {kind} plugin")
+        registry.add(Entry(kind, obj.name, obj, plugin, dist, version))
+        _trace(f"{hook}: {plugin} registered {kind} {obj.name!r}")
+
+    return register
 
 
 def get_registry() -> Registry:

@@ -126,3 +126,17 @@ def dose_series(word_lists: Any) -> dict[str, ModelAdapter]:
         "E3 MiniLM, random init": DegradedMiniLM(random_init=True),
         "E4 random vectors": RandomVectors(),
     }
+
+
+def run_syntextbench(model: ModelAdapter, seed: int = 0, registry: Any = None, **settings: Any) -> Any:
+    """One SynTextBench run (prepare, all items, reduce) of `model` in this process; returns the Result."""
+    from robust.core.context import RunContext
+    from robust.core.plugins import get_registry
+    from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+
+    registry = registry or get_registry()
+    bench = SynTextBench(**settings)
+    ctx = RunContext(f"validation-{seed}", seed, model, registry)
+    bench.prepare(ctx)
+    records = {item.id: record for item in bench.items(ctx) for record in bench.run_batch([item], ctx)}
+    return bench.reduce(records, ctx)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robust.core.errors import RobustError
+from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.results import Result, Table
 from robust.plugins.benchmarks.syntextbench.generator import P_GRID, GeneratorConfig, make_task
@@ -112,6 +112,8 @@ class SynTextBench(Benchmark):
     def load_word_lists(self, registry: Any) -> WordLists:
         """The lexicon plugin named by the settings, as word lists."""
         name = self.lexicon_name()
+        if name not in registry.entries["dataset"]:
+            raise unknown("lexicon (dataset)", name, registry.entries["dataset"])
         entry = registry.get("dataset", name)
         options: dict[str, Any] = {}
         target_settings = getattr(entry.target, "settings", {}) or {}
@@ -129,6 +131,15 @@ class SynTextBench(Benchmark):
 
     def prepare(self, ctx: RunContext) -> None:
         self.word_lists = self.load_word_lists(ctx.registry)
+
+    def lexicon_info(self, ctx: RunContext, recorded: str | None) -> dict[str, Any]:
+        """Name, source and list sizes of the lexicon (loaded again when reducing stored records)."""
+        if self.word_lists is None:
+            try:
+                self.prepare(ctx)
+            except RobustError:  # e.g. the SentiWordNet file has moved since the run
+                return {"lexicon": recorded}
+        return self.word_lists.info()
 
     def pooling(self, ctx: RunContext) -> str:
         caps = frozenset(getattr(ctx.model, "capabilities", frozenset()))
@@ -201,7 +212,7 @@ class SynTextBench(Benchmark):
             curve.append(row)
             rows.append([round(v, 4) if isinstance(v, float) else v for v in row.values()])
         first = recs[0]
-        lex = self.word_lists.info() if self.word_lists else {"lexicon": first.get("lexicon")}
+        lex = self.lexicon_info(ctx, first.get("lexicon"))
         complete = len(recs) == len(trials) * len(levels) and len(levels) == len(self.config["levels"])
         summary = {
             "score": score, "score_std": score_std, "a_T": a_T,

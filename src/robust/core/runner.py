@@ -115,11 +115,10 @@ class Runner:
         return bench, model, ctx
 
     def _plugins(self, config: RunConfig) -> dict[str, str]:
-        out = {}
-        for kind, name in [("benchmark", config.bench), ("model", config.model.partition(":")[0])]:
-            entry = self.registry.get(kind, name)
-            out[f"{kind}:{name}"] = f"{entry.distribution} {entry.version}"
-        return out
+        """Distribution and version of every plugin the run names (attack groups like `all` are skipped)."""
+        named = [("benchmark", config.bench), ("model", config.model.partition(":")[0])]
+        named += [("attack", name) for name in config.attacks if name in self.registry.entries["attack"]]
+        return {f"{kind}:{name}": self.registry.get(kind, name).origin for kind, name in named}
 
     def _execute(self, run_id: str, bench: Any, ctx: RunContext) -> Run:
         from robust.core.progress import escape, make_progress

@@ -17,6 +17,7 @@ class Accuracy(Benchmark):
     name = "accuracy"
     description = "Clean accuracy of a classifier on a labelled dataset (default: MR test split)"
     needs = frozenset({"classify"})
+    default_model = "probe:minilm"
     settings = {"text_column": "text", "label_column": "label"}
     chunk_size = 64
 
@@ -46,6 +47,12 @@ class Accuracy(Benchmark):
         rows = [[lab, len(v), round(sum(v) / len(v), 4)] for lab, v in sorted(by_label.items())]
         return Result({"accuracy": correct / n if n else 0.0, "n": n},
                       [Table("Accuracy by gold label", ["label", "n", "accuracy"], rows)])
+
+    @classmethod
+    def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
+        ranked = sorted(results, key=lambda lr: -lr[1].summary["accuracy"])
+        rows = [[rank, label, res.summary["accuracy"], res.summary["n"]] for rank, (label, res) in enumerate(ranked, 1)]
+        return Result({"best": ranked[0][0]}, [Table("Ranking by accuracy", ["rank", "model", "accuracy", "n"], rows)])
 
 
 @hookimpl

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from conftest import BADWORDS, make_ctx, make_model
 
+from conftest import BADWORDS, make_ctx, make_model
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.results import Result
@@ -162,8 +162,8 @@ def test_toxicity_scores_a_swearing_model_as_toxic(corpus_file):
 
 
 def test_settings_errors_and_overrides(gpt2_dir, corpus_file):
-    from robust.core.plugins import register_plugin, unregister_plugin
     from robust.core.hookspecs import hookimpl
+    from robust.core.plugins import register_plugin, unregister_plugin
     from robust.plugins.benchmarks.byod.scorers import WordOrderScorer
 
     with pytest.raises(RobustError, match="unknown BYOD test"):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import BADWORDS
 
+from conftest import BADWORDS
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
-from robust.core.runner import Runner, RunConfig
+from robust.core.runner import RunConfig, Runner
 from robust.core.store import Store
 
 

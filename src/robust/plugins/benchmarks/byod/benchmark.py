@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, DataGenerator, Example, WorkItem
-from robust.core.results import Result, Table
+from robust.core.results import Result
 from robust.core.seeding import derive_seed
 from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, read_texts, split_sentences
 
@@ -188,7 +188,7 @@ class BYOD(Benchmark):
         donors = BottomK(4 * self._n("lrs", ctx), seed, "lrs-donor")
         for p in self._corpus(ctx):
             words, s = len(p.text.split()), p.sentences
-            pick = lambda label, n: derive_seed(seed, label, p.index) % n  # noqa: E731
+            pick = lambda label, n, i=p.index: derive_seed(seed, label, i) % n  # noqa: E731
             long = [(k, x) for k, x in enumerate(s) if len(x.split()) > 5]
             for test, pool in pools.items():
                 if test == "negation":

@@ -45,7 +45,7 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
                         "higher_is_better": scorer.higher_is_better}
         values[test] = [round(float(x), 6) for x in v]
     radar = {t: scores[t]["value"] for t in RADAR if t in scores}
-    tables = [Table("BYOD scores (mode: %s)" % config["mode"], SCORE_COLUMNS, rows),
+    tables = [Table(f"BYOD scores (mode: {config['mode']})", SCORE_COLUMNS, rows),
               Table("BYOD secondary metrics", ["test", "metric", "value"], details)]
     return Result(summary, tables, {"mode": config["mode"], "scores": scores, "radar": radar, "values": values})
 
@@ -62,7 +62,10 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
     return Result(summary, [table], {"series": series})
 
 
-def radar_geometry(series: Sequence[tuple[str, Mapping[str, float | None]]]) -> tuple[list[str], list[list[float]], list[tuple[float, float]]]:
+Series = Sequence[tuple[str, Mapping[str, float | None]]]
+
+
+def radar_geometry(series: Series) -> tuple[list[str], list[list[float]], list[tuple[float, float]]]:
     """(axis labels, radii in [0, 1] per series, axis ranges); reversed axes map low scores outward."""
     from robust.plugins.benchmarks.byod.benchmark import RADAR
 
@@ -86,7 +89,7 @@ def radar_geometry(series: Sequence[tuple[str, Mapping[str, float | None]]]) -> 
     return labels, radii, ranges
 
 
-def radar_figure(series: Sequence[tuple[str, Mapping[str, float | None]]]) -> Any:
+def radar_figure(series: Series) -> Any:
     import matplotlib
 
     matplotlib.use("Agg")

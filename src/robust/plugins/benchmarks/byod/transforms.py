@@ -37,7 +37,7 @@ def negate(sentence: str, mode: str = "clean") -> str | None:
             if word in sentence and (word.rstrip() + " not ") not in sentence:
                 return sentence.replace(word, word.rstrip() + " not ", 1)
         return None
-    match = re.search(r"(?<= )(%s)(?= )" % "|".join(CLEAN_COPULAS), sentence)
+    match = re.search(r"(?<= )(" + "|".join(CLEAN_COPULAS) + r")(?= )", sentence)
     if match is None or sentence[match.end():].startswith(" not "):
         return None
     return sentence[: match.end()] + " not" + sentence[match.end():]
@@ -77,7 +77,8 @@ class Trigger(Transform):
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         c = self.config
         text = add_trigger(example.text, c["phrase"], c["repeat"], c["location"])
-        return [example.with_text(text, transform=self.name, trigger=c["phrase"])]
+        trigger = " ".join([c["phrase"]] * max(1, int(c["repeat"])))
+        return [example.with_text(text, transform=self.name, trigger=trigger)]
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)

@@ -1,0 +1,183 @@
+"""Directional validation of BYOD (spec §8.3-8.4): a tiny GPT-2 trained briefly on the movie reviews vs the
+same model untrained, plus a positive control trained with "Fuck Fuck ..." sentences in 3 % of paragraphs.
+
+    python benchmarks/byod_validation.py [--steps 800] [--n 200] [--out /tmp/byod_validation]
+
+Prints a Markdown table (recorded in docs/validation/byod.md). Needs `robust setup mr`; CPU only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+PROFANE = "Fuck Fuck this shit , fuck it all ."
+
+
+def reviews() -> list[str]:
+    from robust.plugins.benchmarks.byod.benchmark import MovieReviews
+
+    return [e.text for e in MovieReviews().examples()]
+
+
+def train_tokenizer(texts: list[str], out: Path, vocab: int):
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator(texts, vocab_size=vocab, special_tokens=["<|endoftext|>"])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    fast.save_pretrained(out)
+    return fast
+
+
+def build_model(tok, seed: int):
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(seed)
+    cfg = GPT2Config(vocab_size=len(tok), n_positions=512, n_embd=128, n_layer=3, n_head=4,
+                     eos_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id)
+    return GPT2LMHeadModel(cfg)
+
+
+def train(model, tok, texts: list[str], steps: int, seed: int, block: int = 128, batch: int = 16) -> list[float]:
+    """Next-token training on a stream of concatenated paragraphs (AdamW, linear warm-up, cosine decay)."""
+    import math
+
+    import torch
+
+    ids: list[int] = []
+    for t in texts:
+        ids.extend(tok(t)["input_ids"] + [tok.eos_token_id])
+    data = torch.tensor(ids)
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / 50) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    model.train()
+    losses = []
+    for step in range(steps):
+        starts = torch.randint(0, len(data) - block - 1, (batch,), generator=gen)
+        x = torch.stack([data[s: s + block] for s in starts])
+        loss = model(input_ids=x, labels=x).loss
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        losses.append(float(loss.detach()))
+        if step % 100 == 0:
+            print(f"  step {step} loss {loss:.3f}", flush=True)
+    model.eval()
+    return losses
+
+
+def evaluate(model_dir: Path, n: int, badwords: str, corpus: Path, seed: int = 0) -> dict:
+    from robust.core.context import RunContext
+    from robust.core.plugins import get_registry
+    from robust.plugins.benchmarks.byod import BYOD
+
+    registry = get_registry()
+    model = registry.model(f"hf:{model_dir}", batch_size=16)
+    out = {}
+    for mode in ("clean", "faithful"):
+        bench = BYOD(mode=mode, max_examples=n, badwords_path=badwords)
+        ctx = RunContext(f"val-{mode}", seed, model, registry, str(corpus), None)
+        bench.prepare(ctx)
+        items = bench.items(ctx)
+        records = {}
+        for start in range(0, len(items), 64):
+            chunk = items[start: start + 64]
+            records.update((it.id, r) for it, r in zip(chunk, bench.run_batch(chunk, ctx), strict=True))
+        out[mode] = bench.reduce(records, ctx).summary
+    return out
+
+
+ROWS = [  # (label, mode, summary key)
+    ("Negation Δ log ppl (knowledge)", "clean", "negation_sensitivity"),
+    ("Percent PPL drops", "clean", "percent_ppl_drops"),
+    ("Toxicity frac, clean (gen′ bad − prompt bad)", "clean", "toxicity_frac_clean"),
+    ("Toxicity frac, faithful (count rises)", "clean", "toxicity_frac_faithful"),
+    ("Toxicity Δ bad-word prob (logit variant)", "clean", "toxicity_logit_delta"),
+    ("Toxicity frac Δ prob > 0", "clean", "toxicity_logit_frac_pos"),
+    ("LRS mean JSD", "clean", "lrs"),
+    ("Word order median JSD, clean", "clean", "word_order_median_jsd"),
+    ("Word order re-join control, clean", "clean", "word_order_rejoin_control_median"),
+    ("Word order median JSD, faithful", "faithful", "word_order_median_jsd"),
+    ("Word order re-join control, faithful", "faithful", "word_order_rejoin_control_median"),
+    ("Tokenization mean JSD", "clean", "tokenization_mean_jsd"),
+    ("Next-token entropy (nats)", "clean", "next_token_entropy"),
+    ("Sentence entropy (nats)", "clean", "sentence_entropy"),
+]
+
+
+def main() -> None:
+    import torch
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=800)
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--vocab", type=int, default=4096)
+    parser.add_argument("--out", default="/tmp/byod_validation")
+    parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    badwords = args.badwords if Path(args.badwords).is_file() else ""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    texts = reviews()
+    rng = random.Random(0)
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    train_texts = [texts[i] for i in order[:1350]]
+    held = [texts[i] for i in order[1350:]]
+    corpus = out / "heldout_reviews.txt"  # evaluation corpus: the 150 reviews never trained on
+    corpus.write_text("\n\n".join(held) + "\n")
+    profane = [t + " " + PROFANE if rng.random() < 0.03 else t for t in train_texts]
+
+    tok = train_tokenizer(train_texts + [PROFANE], out / "tok", args.vocab)
+    models = {}
+    for name, data, steps in (("untrained", None, 0), ("trained", train_texts, args.steps),
+                              ("trained + profanity", profane, args.steps)):
+        path = out / name.replace(" + ", "_")
+        t0 = time.time()
+        model = build_model(tok, seed=0)
+        losses = train(model, tok, data, steps, seed=0) if data else []
+        model.save_pretrained(path)
+        tok.save_pretrained(path)
+        models[name] = {"path": path, "final_loss": sum(losses[-50:]) / len(losses[-50:]) if losses else None,
+                        "train_s": round(time.time() - t0, 1)}
+        print(f"{name}: trained {steps} steps in {time.time() - t0:.0f}s", flush=True)
+
+    results = {}
+    for name, info in models.items():
+        t0 = time.time()
+        results[name] = evaluate(info["path"], args.n, badwords, corpus)
+        print(f"{name}: evaluated in {time.time() - t0:.0f}s", flush=True)
+    (out / "results.json").write_text(json.dumps({"models": {k: {**v, "path": str(v["path"])}
+                                                             for k, v in models.items()},
+                                                  "results": results}, indent=1))
+    names = list(models)
+    print("\n| Metric | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for label, mode, key in ROWS:
+        cells = []
+        for name in names:
+            v = results[name][mode].get(key)
+            low, high = results[name][mode].get(f"{key}_ci_low"), results[name][mode].get(f"{key}_ci_high")
+            cell = "n/a" if v is None else f"{v:.4f}"
+            if low is not None and v is not None:
+                cell += f" [{low:.4f}, {high:.4f}]"
+            cells.append(cell)
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    print("\nfinal train loss:", {k: v["final_loss"] for k, v in models.items()})
+    print("n per test:", {k: results[k]["clean"].get("negation_n") for k in names}, "(negation)")
+
+
+if __name__ == "__main__":
+    main()

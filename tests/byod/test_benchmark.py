@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from conftest import BADWORDS, make_ctx, make_model
+from .conftest import BADWORDS, make_ctx, make_model
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.results import Result
@@ -189,3 +189,18 @@ def test_settings_errors_and_overrides(gpt2_dir, corpus_file):
         assert result.summary["word_order_median_jsd"] == pytest.approx(result.summary["word_order_mean_jsd"])
     finally:
         unregister_plugin("test-byod-override")
+
+
+def test_normalized_negation_score_subtracts_the_benign_mean_absolute_change(gpt2_dir, corpus_file, tmp_path):
+    benign = tmp_path / "benign.jsonl"
+    benign.write_text("\n".join(json.dumps({"text": t}) for t in (
+        "The boat was red. It is late.", "She is a painter and he was a cook.", "Rain is cold.")) + "\n")
+    bench = BYOD(test="negation", benign_data=str(benign))
+    ctx = make_ctx(make_model(gpt2_dir), corpus_file, limit=4)
+    records = run(bench, ctx)
+    benign_values = [r["value"] for k, r in records.items() if k.startswith("negation_benign/")]
+    main_values = [r["value"] for k, r in records.items() if k.startswith("negation/")]
+    assert len(benign_values) == 4 and len(main_values) == 4
+    s = bench.reduce(records, ctx).summary
+    expected = np.mean(main_values) - np.mean(np.abs(benign_values))
+    assert s["negation_sensitivity_normalized"] == pytest.approx(expected)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import BADWORDS
+from .conftest import BADWORDS
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
 from robust.core.runner import RunConfig, Runner

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import lexical_embedder, make_ctx, random_embedder
+from .conftest import lexical_embedder, make_ctx, random_embedder
 from robust.core.errors import RobustError
 from robust.core.results import Result
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench, choose_pooling

@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from conftest import SHARED_SWN
+from .conftest import SHARED_SWN
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench

@@ -9,12 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from .conftest import BADWORDS, make_ctx, make_model
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.results import Result
 from robust.plugins.benchmarks.byod import BYOD
 from robust.plugins.benchmarks.byod.metrics import LN2
+
+from .conftest import BADWORDS, make_ctx, make_model
 
 BAD = str(BADWORDS) if BADWORDS.is_file() else ""  # the paper's list when present, else better-profanity
 JSD_TESTS = ("lrs", "word_order", "tokenization")

@@ -6,11 +6,12 @@ import json
 
 import pytest
 
-from .conftest import BADWORDS
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
 from robust.core.runner import RunConfig, Runner
 from robust.core.store import Store
+
+from .conftest import BADWORDS
 
 
 def test_cli_run_with_test_option_and_resume(gpt2_dir, corpus_file, tmp_path, monkeypatch):

@@ -19,6 +19,7 @@ from robust.core.seeding import derive_seed
 from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, read_texts, split_sentences
 
 TESTS = ("negation", "toxicity", "lrs", "word_order", "tokenization", "entropy")
+BENIGN = "negation_benign"  # negations of a benign corpus, for the normalized score (not a test of its own)
 ALIASES = {"knowledge": "negation", "negations": "negation", "long_range": "lrs", "context": "lrs",
            "wordorder": "word_order", "word-order": "word_order", "tokenisation": "tokenization"}
 # sample counts of the paper/code (spec §3, §5.5): word order uses 5000, the rest 1000
@@ -122,6 +123,7 @@ class BYOD(Benchmark):
         "transforms": "",  # TEST=NAME overrides, e.g. negation=my-negation
         "scorers": "",
         "bootstrap": 1000,
+        "benign_data": "",  # a benign corpus (file or dataset) for the normalized negation score (paper §4)
     }
 
     def __init__(self, **config: Any) -> None:
@@ -146,6 +148,8 @@ class BYOD(Benchmark):
 
     def components(self, ctx: RunContext, test: str) -> tuple[Any, Any]:
         """(transform or None, scorer) for a test; built-ins get this run's settings, overrides their own."""
+        if test == BENIGN:
+            return self.components(ctx, "negation")
         if test not in self._components:
             transforms = parse_overrides(self.config["transforms"], "transform")
             scorers = parse_overrides(self.config["scorers"], "scorer")
@@ -161,10 +165,10 @@ class BYOD(Benchmark):
         return frozenset().union(*(self.components(ctx, t)[1].needs for t in self.tests))
 
     # data -----------------------------------------------------------------------------------------
-    def _corpus(self, ctx: RunContext) -> Iterator[Passage]:
+    def _corpus(self, ctx: RunContext, source: str | None = None) -> Iterator[Passage]:
         c = self.config
         splitter = lambda text: split_sentences(text, c["splitter"])  # noqa: E731
-        source = ctx.data or self.default_data
+        source = source or ctx.data or self.default_data
         if source in ctx.registry.names("dataset"):
             gen = ctx.registry.get("dataset", source).create()
             texts = ((e.text, list(e.meta["sentences"])) if "sentences" in e.meta else e.text
@@ -173,7 +177,7 @@ class BYOD(Benchmark):
         return passages(read_texts(source, c["text_column"], c["per_line"]), splitter, c["detokenize"])
 
     def _n(self, test: str, ctx: RunContext) -> int:
-        n = int(self.config["max_examples"]) or DEFAULT_N[test]
+        n = int(self.config["max_examples"]) or DEFAULT_N["negation" if test == BENIGN else test]
         return min(n, ctx.limit) if ctx.limit else n
 
     def candidates(self, ctx: RunContext) -> dict[str, list[Candidate]]:
@@ -214,6 +218,12 @@ class BYOD(Benchmark):
                 start = pick("lrs-donor", len(s) - n_swap + 1)
                 donors.offer((p.index,), (p.index, list(s[start: start + n_swap])))
         out = {t: pool.items() for t, pool in pools.items()}
+        if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (spec §7 item 3)
+            benign = BottomK(3 * self._n(BENIGN, ctx) + 100, seed, BENIGN)
+            for p in self._corpus(ctx, self.config["benign_data"]):
+                for k, x in enumerate(p.sentences):
+                    benign.offer((p.index, k), Candidate(f"b{p.index}s{k}", x))
+            out[BENIGN] = benign.items()
         if "lrs" in out:
             out["lrs"] = self._pair_lrs(out["lrs"], donors.items(), faithful, n_in, n_swap, ctx)
         return out

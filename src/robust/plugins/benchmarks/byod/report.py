@@ -21,7 +21,7 @@ def _finite(x: Any) -> Any:
 
 def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[str, Any],
                  config: Mapping[str, Any], ctx: RunContext) -> Result:
-    from robust.plugins.benchmarks.byod.benchmark import RADAR, TESTS
+    from robust.plugins.benchmarks.byod.benchmark import BENIGN, RADAR, TESTS
 
     summary: dict[str, Any] = {"mode": config["mode"]}
     rows, details, scores, values = [], [], {}, {}
@@ -44,6 +44,13 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
         scores[test] = {"metric": metric, "value": _finite(stats[metric]), "ci": [_finite(low), _finite(high)],
                         "higher_is_better": scorer.higher_is_better}
         values[test] = [round(float(x), 6) for x in v]
+    if BENIGN in by_test and "negation" in scores:
+        benign = np.abs(scorers[BENIGN].values(by_test[BENIGN]))
+        normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (§4)
+        summary.update({"negation_benign_abs_delta": float(benign.mean()), "negation_benign_n": len(benign),
+                        "negation_sensitivity_normalized": normalized})
+        details += [["negation", "negation_benign_abs_delta", float(benign.mean())],
+                    ["negation", "negation_sensitivity_normalized", normalized]]
     radar = {t: scores[t]["value"] for t in RADAR if t in scores}
     tables = [Table(f"BYOD scores (mode: {config['mode']})", SCORE_COLUMNS, rows),
               Table("BYOD secondary metrics", ["test", "metric", "value"], details)]

@@ -283,7 +283,7 @@ def setup(components: list[str] | None = typer.Argument(None, help="mr, wordnet,
     for name in components or list(SETUP_STEPS):
         if name not in SETUP_STEPS:
             raise RobustError(f"unknown setup component {name!r}; choose {', '.join(SETUP_STEPS)}")
-        out.print(SETUP_STEPS[name](), highlight=False)
+        out.print(SETUP_STEPS[name](), highlight=False, soft_wrap=True)
 
 
 def _add_plugin_commands() -> None:

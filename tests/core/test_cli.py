@@ -99,3 +99,11 @@ def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
     cmp = cli("compare", runs[0]["id"], runs[1]["id"], "--json")
     ranking = json.loads(cmp.stdout)["tables"][0]["rows"]
     assert [row[1].endswith(runs[1]["id"][-6:] + ")") for row in ranking] == [True, False]
+
+
+def test_missing_resource_says_how_to_provide_it(cli, tmp_path):
+    proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", env={"ROBUST_CACHE": str(tmp_path / "empty")})
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"error: Pang & Lee movie-review data not found at {tmp_path / 'empty' / 'data' / 'polarity-en-pang&lee2.csv'}; "
+        "run `robust setup mr` once"]

@@ -205,3 +205,11 @@ def test_normalized_negation_score_subtracts_the_benign_mean_absolute_change(gpt
     s = bench.reduce(records, ctx).summary
     expected = np.mean(main_values) - np.mean(np.abs(benign_values))
     assert s["negation_sensitivity_normalized"] == pytest.approx(expected)
+
+
+def test_degenerate_settings_give_exactly_zero(gpt2_dir, corpus_file):
+    """n_swap = 0 and a stride longer than any sentence leave x' = x, so JSD is exactly 0 (spec §8.4)."""
+    ctx = make_ctx(make_model(gpt2_dir), corpus_file, limit=4)
+    records = run(BYOD(test="word_order,tokenization", n_swap=0, stride=100_000), ctx)
+    assert len(records) == 8 and all(r["value"] == 0.0 for r in records.values())
+    assert all(r["same_tokenization"] for r in records.values() if r["test"] == "tokenization")

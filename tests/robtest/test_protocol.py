@@ -13,6 +13,7 @@ from robust.core.results import Result
 from robust.plugins.benchmarks.robtest import RobTest
 from robust.plugins.benchmarks.robtest.dimensions import build, select
 from robust.plugins.models.function import FunctionModel
+
 from .robtest_toys import CountingFn, Shout, ToyChar, ToyWord, registry_with, write_reviews
 
 DEGREES = [0.0, 0.05, 0.1, 0.3]

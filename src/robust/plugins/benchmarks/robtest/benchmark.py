@@ -14,9 +14,10 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, Example, WorkItem
+from robust.core.labels import label_index
 from robust.core.results import Result
 from robust.plugins.benchmarks.robtest import report
-from robust.plugins.benchmarks.robtest.data import gold_indices, load_examples, sample
+from robust.plugins.benchmarks.robtest.data import load_examples, sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, build
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
@@ -43,7 +44,7 @@ class RobTest(Benchmark):
         "degrees": list(DEGREES),
         "variant": "clean",  # clean (spec §6 resolutions) | faithful (the public code's quirks, spec §5.4)
         "final": "code",  # code (reproduces the printed finals) | eq1 (the paper's Eq. 1 literally)
-        "data": "mr-test",  # used when --data is not given
+        "data": "mr",  # used when --data is not given: the MR test split (probe:minilm trains on mr-train)
         "text_column": "text",
         "label_column": "label",
         "sample_seed": 123,  # random.seed(123); random.sample(test, n) as in src/robtest.py
@@ -106,13 +107,13 @@ class RobTest(Benchmark):
         examples = load_examples(spec, ctx.registry, self.config["text_column"], self.config["label_column"])
         n = ctx.limit or self._size("n")
         self.examples: list[Example] = sample(examples, n, int(self.config["sample_seed"]))
-        configs = ctx.extra.get("attack_settings", {}) if isinstance(ctx.extra, dict) else {}
-        self.tags: list[DimensionTag] = build(ctx.attacks or [], ctx.registry, configs)
-        self.gold: list[int] = [] if self.augmenting else gold_indices(self.examples, ctx.model)
+        self.tags: list[DimensionTag] = build(ctx.attacks, ctx.registry, ctx.extra.get("attack_settings", {}),
+                                              mode=self.config["variant"])
+        self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]
 
-    def _score_tags(self) -> list[DimensionTag]:
+    def _score_tags(self, tags: Sequence[DimensionTag]) -> list[DimensionTag]:
         skip = {s.lower() for s in self.config["score_skip"]}
-        return [t for t in self.tags if t.name.lower() not in skip and t.dimension.lower() not in skip]
+        return [t for t in tags if t.name.lower() not in skip and t.dimension.lower() not in skip]
 
     # items ------------------------------------------------------------------------------------------------
     def items(self, ctx: RunContext) -> list[WorkItem]:
@@ -129,7 +130,7 @@ class RobTest(Benchmark):
                     for t in self.tags for d in nonzero for e, ex in exs]
         if "score" in self.access:  # example-major: one example's degrees share a greedy path (and cache)
             out += [WorkItem(f"{t.name}/score/{degree_key(d)}/{ex.id}", ("score", tag_index[t.name], d, e))
-                    for t in self._score_tags() for e, ex in exs for d in nonzero]
+                    for t in self._score_tags(self.tags) for e, ex in exs for d in nonzero]
         return out
 
     # computing records ------------------------------------------------------------------------------------
@@ -151,11 +152,12 @@ class RobTest(Benchmark):
         config = self.greedy_config()
         searches = [search_for(self.tags[it.payload[1]].transform, self.examples[it.payload[3]].text,
                                it.payload[2], self._score_rng(ctx, it), config) for it in score_items]
-        for item, texts in zip(score_items, drive(searches, ctx.model.classify)):
+        for item, texts in zip(score_items, drive(searches, ctx.model.classify), strict=True):
             variants[item.id] = texts
-        every = list(dict.fromkeys(t for group in (variants, worst_variants) for ts in group.values() for t in ts))
-        predicted = dict(zip(every, ctx.model.classify(every).argmax(1).tolist())) if every else {}
-        return [self._record(item, variants[item.id], worst_variants.get(item.id), predicted) for item in items]
+        groups = (variants, worst_variants)
+        every = list(dict.fromkeys(t for group in groups for texts in group.values() for t in texts))
+        predicted = dict(zip(every, ctx.model.classify(every).argmax(1).tolist(), strict=True)) if every else {}
+        return [self._record(it, variants[it.id], worst_variants.get(it.id), predicted) for it in items]
 
     def _rule(self, tag: DimensionTag, ex: Example, degree: float, rng: Any) -> list[str]:
         quirks = self.faithful
@@ -166,8 +168,8 @@ class RobTest(Benchmark):
 
     @staticmethod
     def _score_rng(ctx: RunContext, item: WorkItem) -> Any:
-        """One stream per (tag, example), shared by its degrees: the greedy path at degree d is then a prefix of
-        the path at d' > d, so higher degrees reuse cached queries and Score-Worst attacks nest."""
+        """One stream per (tag, example), shared by its degrees: the greedy path at degree d is then a prefix
+        of the path at d' > d, so higher degrees reuse cached queries and Score-Worst attacks nest."""
         return ctx.rng(item.id.split("/")[0], "score", item.id.split("/", 3)[3])
 
     def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
@@ -211,19 +213,26 @@ class RobTest(Benchmark):
                            "source_id": rec["example"], "attack": rec["tag"], "degree": rec["degree"]}
                     f.write(json.dumps(row, ensure_ascii=False) + "\n")
                     rows += 1
-        summary = {"mode": "augment", "written": rows, "output": str(path), "examples": len(self.examples),
-                   "attacks": ", ".join(t.name for t in self.tags), "degree": float(self.config["degree"])}
+        summary = {"mode": "augment", "written": rows, "output": str(path),
+                   "examples": len({r["example"] for r in records.values()}),
+                   "attacks": ", ".join(sorted({r["tag"] for r in records.values()})),
+                   "degree": float(self.config["degree"])}
         return Result(summary=summary, data={"kind": "robtest-augment", **summary})
 
     # result -----------------------------------------------------------------------------------------------
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
+        """From records alone (also after `robust show`/re-reduce, where `prepare` was not called)."""
         if self.augmenting:
             return self._write_augmented(records, ctx)
-        settings = {"n": len(self.examples), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
+        tags = build(ctx.attacks, ctx.registry, {}, instantiate=False)
+        example_ids = [key.split("/", 1)[1] for key in records if key.startswith("clean/")]
+        if not example_ids:
+            raise RobustError("robtest run has no records to reduce")
+        settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
                     "final": self.config["final"], "access": self.access, "seed": ctx.seed,
                     "data": ctx.data or self.config["data"]}
-        return report.build_result(records, self.tags, [t.name for t in self._score_tags()], self.access,
-                                   self.degrees, [ex.id for ex in self.examples], settings)
+        return report.build_result(records, tags, [t.name for t in self._score_tags(tags)], self.access,
+                                   self.degrees, example_ids, settings)
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
         return report.figures(result)

@@ -24,17 +24,24 @@ class DimensionTag:
     name: str  # registered attack name, used in item ids ("typo-M")
     dimension: str  # radar axis ("Typo"); a Transform without `dimension` is its own dimension
     tag: str  # "M" (malicious) or "G" (general)
-    transform: Transform
+    transform: Transform | None = None  # None when only describing a finished run
 
     @property
-    def sort_key(self) -> tuple[int, str, int]:
-        order = DIMENSION_ORDER.index(self.dimension) if self.dimension in DIMENSION_ORDER else len(DIMENSION_ORDER)
-        return order, self.dimension, 0 if self.tag == "M" else 1
+    def sort_key(self) -> tuple[int, str, int, str]:
+        known = self.dimension in DIMENSION_ORDER
+        order = DIMENSION_ORDER.index(self.dimension) if known else len(DIMENSION_ORDER)
+        return order, self.dimension, 0 if self.tag == "M" else 1, self.name
 
 
 def _is_transform(target: Any) -> bool:
     cls = target if inspect.isclass(target) else type(target)
     return issubclass(cls, Transform)
+
+
+def dimension_of(name: str, target: Any) -> str:
+    """The radar axis: the `dimension` attribute in the paper's spelling (Typo, Glyph, ...), else the name."""
+    raw = str(getattr(target, "dimension", "") or name)
+    return next((d for d in DIMENSION_ORDER if d.lower() == raw.lower()), raw)
 
 
 def tag_of(name: str, target: Any) -> str:
@@ -52,7 +59,8 @@ def tag_of(name: str, target: Any) -> str:
 
 def transform_names(registry: Registry) -> dict[str, Any]:
     """Registered Transform targets by name (Attackers are searches, not dimensions)."""
-    return {name: entry.target for name, entry in registry.entries["attack"].items() if _is_transform(entry.target)}
+    attacks = registry.entries["attack"].items()
+    return {name: entry.target for name, entry in attacks if _is_transform(entry.target)}
 
 
 def select(names: Iterable[str], registry: Registry) -> list[str]:
@@ -69,7 +77,7 @@ def select(names: Iterable[str], registry: Registry) -> list[str]:
             else:
                 low = name.lower()
                 found = [n for n, t in available.items()
-                         if n.lower().startswith(low + "-") or str(getattr(t, "dimension", "")).lower() == low]
+                         if n.lower().startswith(low + "-") or str(getattr(t, "dimension", "") or "").lower() == low]
             if not found:
                 hint = did_you_mean(name, available)
                 known = ", ".join(sorted(available)) or "none registered"
@@ -81,12 +89,17 @@ def select(names: Iterable[str], registry: Registry) -> list[str]:
     return chosen
 
 
-def build(names: Iterable[str], registry: Registry, configs: Mapping[str, Mapping[str, Any]]) -> list[DimensionTag]:
-    """Configured Transforms for the selected names, in report order."""
+def build(names: Iterable[str], registry: Registry, configs: Mapping[str, Mapping[str, Any]],
+          instantiate: bool = True, mode: str | None = None) -> list[DimensionTag]:
+    """The selected dimension-tags in report order, with configured Transforms (or just described).
+    `mode` ('clean'/'faithful') is passed to every Transform with a `mode` setting unless set explicitly."""
     out = []
     for name in select(names, registry):
         entry = registry.get("attack", name)
-        transform = entry.create(**dict(configs.get(name, {})))
-        dimension = str(getattr(transform, "dimension", "") or name)
-        out.append(DimensionTag(name, dimension, tag_of(name, transform), transform))
-    return sorted(out, key=lambda d: (*d.sort_key, d.name))
+        config = dict(configs.get(name, {}))
+        if mode and "mode" in entry.settings and "mode" not in config:
+            config["mode"] = mode
+        transform = entry.create(**config) if instantiate else None
+        target = transform if instantiate else entry.target
+        out.append(DimensionTag(name, dimension_of(name, target), tag_of(name, target), transform))
+    return sorted(out, key=lambda d: d.sort_key)

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from robust.core.errors import RobustError
 from robust.core.results import Result, Table
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag
 from robust.plugins.benchmarks.robtest.scores import average_curve, degree_key, final_score, worst_curve
@@ -32,7 +33,10 @@ def _per_example(records: Mapping[str, dict[str, Any]], tag: str, access: str, d
         a, o = {}, {}
         for d in degrees:
             key = degree_key(d)
-            rec = records[f"clean/{eid}"] if d == 0 else records[f"{tag}/{access}/{key}/{eid}"]
+            item_id = f"clean/{eid}" if d == 0 else f"{tag}/{access}/{key}/{eid}"
+            if item_id not in records:
+                raise RobustError(f"robtest run is incomplete (no record for {item_id}); resume it first")
+            rec = records[item_id]
             a[key], o[key] = rec["correct"] / rec["n"], rec["all_correct"]
             by_degree.setdefault(key, []).append(rec)
         acc.append(a)
@@ -117,8 +121,6 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
     """Rows `<run>-Average`, `<run>-Worst` per dimension-tag and access setting (Figures 16, 17)."""
     runs = [(label, r.data) for label, r in results if r.data.get("kind") == "robtest"]
     if len(runs) < 2:
-        from robust.core.errors import RobustError
-
         raise RobustError("robtest compare needs at least two robtest evaluation runs")
     degrees = runs[0][1]["degrees"]
     tags: list[dict[str, Any]] = []

@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from .conftest import lexical_embedder, make_ctx, random_embedder
 from robust.core.errors import RobustError
 from robust.core.results import Result
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench, choose_pooling
+
+from .conftest import lexical_embedder, make_ctx, random_embedder
 
 SMALL = {"n": 200, "levels": [0.0, 0.3, 0.6, 0.9], "trials": 2}
 

@@ -7,7 +7,6 @@ import zipfile
 
 import pytest
 
-from .conftest import SHARED_SWN
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
@@ -19,6 +18,8 @@ from robust.plugins.benchmarks.syntextbench.lexicon import (
     read_sentiwordnet,
     word_lists_from_examples,
 )
+
+from .conftest import SHARED_SWN, make_ctx, random_embedder
 
 # [P] Table 4: (PosScore, NegScore, SynsetTerms)
 TABLE4 = [(0.125, 0, "able#1"), (0, 0, "acroscopic#1"), (0.5, 0.125, "living#3"), (0.5, 0, "accurate#1"),
@@ -126,6 +127,14 @@ def test_third_party_lexicon_plugin(registry):
         assert lists.info()["lexicon"] == "tiny-lexicon"
         with pytest.raises(RobustError):
             SynTextBench(lexicon="tiny-lexicon", lexicon_path="x").load_word_lists(registry)
+        bench = SynTextBench(lexicon="tiny-lexicon", n=40, levels=[0.0, 0.5])
+        ctx = make_ctx(registry, random_embedder())
+        bench.prepare(ctx)
+        records = {i.id: bench.run_item(i, ctx) for i in bench.items(ctx)}
+        assert all(r["lexicon"] == "tiny-lexicon" and r["lexicon_rule_accuracy"] is None for r in records.values())
+        result = bench.reduce(records, ctx)
+        assert result.summary["lexicon"] == "tiny-lexicon" and result.summary["lexicon_pos"] == 1
+        assert len(bench.figures(result)) == 2
     finally:
         registry.entries["dataset"].pop(TinyLexicon.name)
     with pytest.raises(RobustError):

@@ -45,18 +45,20 @@ def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
 
 
 def lexicon_feasibility(texts: Sequence[str], ys: np.ndarray, scores: Mapping[str, float],
-                        rng: np.random.Generator) -> float:
+                        rng: np.random.Generator) -> float | None:
     """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (spec §2.7)."""
     if not scores:
-        return float("nan")
+        return None
     totals = np.array([sum(scores.get(w, 0.0) for w in t.split()) for t in texts])
     pred = np.where(totals > 0, 1, np.where(totals < 0, -1, rng.choice([-1, 1], size=len(totals))))
     return float(np.mean(pred == ys))
 
 
-def _mean_std(values: Sequence[float]) -> tuple[float, float]:
-    arr = np.asarray(values, dtype=float)
-    return float(np.nanmean(arr)), float(np.nanstd(arr)) if len(arr) > 1 else 0.0
+def _mean_std(values: Sequence[float | None]) -> tuple[float | None, float]:
+    arr = np.asarray([v for v in values if v is not None], dtype=float)
+    if not len(arr):
+        return None, 0.0
+    return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
 
 
 class SynTextBench(Benchmark):

@@ -10,15 +10,18 @@ from robust.core.results import Result, Table
 COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy", "debias")
 
 
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None or value != value else round(float(value), digits)
+
+
 def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
     """A ranking table (best first) of several SynTextBench runs, with their per-level accuracies."""
-    ranked = sorted(results, key=lambda lr: -float(lr[1].summary.get("score", float("-inf"))))
+    ranked = sorted(results, key=lambda lr: -float(lr[1].summary.get("score") or 0.0))
     rows = []
     for rank, (label, res) in enumerate(ranked, 1):
         s = res.summary
-        rows.append([rank, label, s.get("model"), round(s.get("score", float("nan")), 4),
-                     round(s.get("score_std", 0.0), 4), round(s.get("score_aT0.6", float("nan")), 4),
-                     round(s.get("mean_accuracy", float("nan")), 4), s.get("trials"), s.get("n"),
+        rows.append([rank, label, s.get("model"), _round(s.get("score")), _round(s.get("score_std")),
+                     _round(s.get("score_aT0.6")), _round(s.get("mean_accuracy")), s.get("trials"), s.get("n"),
                      s.get("lexicon"), s.get("pooling")])
     columns = ["rank", "run", "model", "score", "score_std", "score_aT0.6", "mean_accuracy", "trials", "n",
                "lexicon", "pooling"]
@@ -27,7 +30,7 @@ def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
     acc_rows = []
     for label, res in ranked:
         by_p = {lv["p"]: lv["accuracy"] for lv in res.data.get("levels", [])}
-        acc_rows.append([label, *[round(by_p[p], 3) if p in by_p else None for p in levels]])
+        acc_rows.append([label, *[_round(by_p.get(p), 3) for p in levels]])
     summary = {"ranking": [label for label, _ in ranked], "best": ranked[0][0] if ranked else None,
                "comparable": not differing, "differing_settings": differing}
     tables = [Table("SynTextBench ranking (higher score is better)", columns, rows),

@@ -58,8 +58,9 @@ def accuracy_margin_by_level(result: Result) -> Any:
     p = [lv["p"] for lv in levels]
     ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=[lv["accuracy_std"] for lv in levels],
                 marker="o", ms=3, label="embedding accuracy a_p")
-    ax.plot(p, [lv["lexicon_rule_accuracy"] for lv in levels], marker="x", ms=3, ls=":",
-            label="lexicon-rule accuracy")
+    rule = [lv["lexicon_rule_accuracy"] for lv in levels]
+    if all(r is not None for r in rule):  # lexicons without polarity scores have no rule classifier
+        ax.plot(p, rule, marker="x", ms=3, ls=":", label="lexicon-rule accuracy")
     ax.set_xlabel("neutral share p")
     ax.set_ylabel("accuracy")
     ax.set_ylim(0.4, 1.02)

@@ -67,10 +67,12 @@ def _classify(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -> tupl
     mt, mid = (mu1 - mu2) / 2, (mu1 + mu2) / 2
     proj = np.concatenate([(test[c] - mid) @ mt for c in (1, -1)])
     y = np.concatenate([np.full(len(test[c]), c) for c in (1, -1)])
-    correct = np.sign(proj) == y
     scale = float(mt @ mt)
-    if not correct.any() or scale <= _EPS:
-        return float(correct.mean()), 0.0
+    if scale <= _EPS:  # coinciding class centres (e.g. a debiased D of 0): no classifier, chance level
+        return 0.5, 0.0
+    correct = np.sign(proj) == y
+    if not correct.any():
+        return 0.0, 0.0
     return float(correct.mean()), float(np.mean(np.abs(proj[correct]) / scale))
 
 

@@ -108,6 +108,7 @@ def test_first_acceptable_candidate_is_taken(lm_transform):
     assert lm_transform.substitute("good", tokens, good, np.random.default_rng(0)) == "hot"
     assert len(lm_transform.candidates(tokens, good)) <= 10
     assert lm_transform.substitute(",", tokens, tokens.index(","), np.random.default_rng(0)) is None
+    assert lm_transform.substitute("director's", tokens, 0, np.random.default_rng(0)) is None  # clean: alpha only
 
 
 def test_deterministic_under_a_seed(lm_transform):

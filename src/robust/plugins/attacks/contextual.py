@@ -166,7 +166,9 @@ class Contextual(WordTransform):
 
     # candidates ---------------------------------------------------------------------------------
     def _editable(self, word: str) -> bool:
-        return self.config["mode"] == "faithful" or bool(split_affixes(word)[1])
+        """faithful: every token (RobTest masks punctuation too); clean: plain alphabetic words only
+        ("director's", "horror/thriller" and "well-known" are left alone)."""
+        return self.config["mode"] == "faithful" or split_affixes(word)[1].isalpha()
 
     def candidates(self, tokens: Sequence[str], index: int) -> tuple[str, ...]:
         """Ranked substitutes (best first, ≤ top_k) for the word at `index` of `tokens`, cached per text."""
@@ -198,7 +200,7 @@ class Contextual(WordTransform):
 
     def _lm_candidates(self, tokens: list[str], index: int) -> tuple[str, ...]:
         prefix, core, suffix = split_affixes(tokens[index])
-        if not core:
+        if not self._editable(tokens[index]) or not core:
             return ()
         tag = pos_tags(join(tokens))[index][0]
         pool = int(self.config["pool"])

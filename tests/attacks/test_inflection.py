@@ -48,3 +48,10 @@ def test_faithful_title_quirk_and_counting():
         assert word_modification_rate(TITLED, out) <= (budget(n, 0.3) + 1) / n
     clean = Inflection().apply(Example("x", TITLED), 0.3, np.random.default_rng(0))[0].text
     assert clean.split()[0] == "It's"
+
+
+def test_edit_inflects_the_original_word_at_the_index():
+    rng = np.random.default_rng(0)
+    out = Inflection().edit(TEXT, 8, rng, TEXT)  # "comedy."
+    assert out is not None and words(out)[8] == "comedies." and words(out)[:8] == words(TEXT)[:8]
+    assert Inflection().edit(TEXT, 5, rng, TEXT) is None  # "and"

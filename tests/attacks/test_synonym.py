@@ -56,3 +56,14 @@ def test_hand_checked_example():
     assert len(changed) == 1  # k = ceil(9 * 0.1) = 1 success
     old, new = changed[0]
     assert new in Synonym().candidates(old, pos_tags(TEXT)[words(TEXT).index(old)][0])
+
+
+def test_edit_rewrites_the_original_word_at_the_index():
+    rng = np.random.default_rng(0)
+    index = words(TEXT).index("watch")
+    tags = pos_tags(TEXT)
+    current = TEXT
+    for _ in range(5):  # score-based search: always a synonym of the ORIGINAL word, never a chain
+        current = Synonym().edit(current, index, rng, TEXT) or current
+        assert words(current)[index] in Synonym().candidates("watch", tags[index][0])
+    assert Synonym().edit(TEXT, 2, rng, TEXT) is None  # "a" (DT) has no candidate in clean mode

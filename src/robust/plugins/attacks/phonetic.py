@@ -235,12 +235,13 @@ def similars(token: str) -> tuple[tuple[str, int], ...]:
     for cand in sorted(pool):
         if matchcodex(cand) != codex:
             continue
+        # the last-character rule and final_check see lower-cased spellings: decide once per lexicon token
+        last_ok = (good_pair_replacement(cand[-1], low[-1]) if len(cand) > PRESERVE_LAST
+                   else cand[-1] == low[-1])
+        if not last_ok or final_check(low, cand):
+            continue
         dist = levenshtein(low, cand)
-        for spelling in spellings(cand):
-            last_ok = (good_pair_replacement(spelling[-1].lower(), low[-1]) if len(spelling) > PRESERVE_LAST
-                       else spelling[-1].lower() == low[-1])
-            if spelling != token and last_ok and not final_check(low, spelling.lower()):
-                out.append((spelling, dist))
+        out.extend((spelling, dist) for spelling in spellings(cand) if spelling != token)
     return tuple(out)
 
 

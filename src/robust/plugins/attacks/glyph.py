@@ -155,7 +155,7 @@ def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
     else:
         chars, vectors = _render_space()
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
+        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")  # concurrent builders never collide
         np.savez_compressed(tmp, chars=np.array(chars), vectors=vectors)
         tmp.replace(path)
     return chars, vectors, {c: i for i, c in enumerate(chars)}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from typing import TYPE_CHECKING, ClassVar
 
@@ -193,7 +194,7 @@ def lexicon() -> dict[str, list[str]]:
     for token in sorted(t for t in vocab if re.fullmatch(r"[a-z][a-z']*", t)):
         index.setdefault(soundex(token), []).append(token)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # concurrent builders never collide
     tmp.write_text(json.dumps(index))
     tmp.replace(path)
     return index

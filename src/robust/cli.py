@@ -52,13 +52,21 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
-def _rich_table(table: Table) -> RichTable:
+def _cell(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _print_table(table: Table) -> None:
+    """A rich table as wide as its content needs (never truncating numbers)."""
     t = RichTable(title=table.title, title_justify="left")
     for col in table.columns:
-        t.add_column(str(col), justify="right")
-    for row in table.rows:
-        t.add_row(*[f"{c:.4g}" if isinstance(c, float) else str(c) for c in row])
-    return t
+        t.add_column(str(col), justify="right", no_wrap=True)
+    rows = [[_cell(c) for c in row] for row in table.rows]
+    for row in rows:
+        t.add_row(*row)
+    widths = [max([len(str(col))] + [len(r[i]) for r in rows if i < len(r)]) for i, col in enumerate(table.columns)]
+    needed = sum(widths) + 3 * len(widths) + 1
+    (out if needed <= out.width else Console(width=needed)).print(t)
 
 
 def _print_result(title: str, result: Result) -> None:
@@ -70,7 +78,7 @@ def _print_result(title: str, result: Result) -> None:
         summary.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
     out.print(summary)
     for table in result.tables:
-        out.print(_rich_table(table))
+        _print_table(table)
 
 
 # --- list ---------------------------------------------------------------------------------------------

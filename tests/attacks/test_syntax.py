@@ -32,6 +32,13 @@ def by_rule(text: str) -> dict[str, str]:
     ("Although the plot is thin, the acting is good.", "clause_to_back",
      "The acting is good although the plot is thin."),
     ("She reads books in the evening.", "adjunct_to_front", "In the evening, she reads books."),
+    ("The plot is thin, but the acting is good.", "but_to_although",
+     "Although the plot is thin, the acting is good."),
+    ("The plot is thin, but the acting is good.", "but_to_although+clause_to_back",
+     "The acting is good although the plot is thin."),
+    ("the film is ultimately a failure .", "adverb_to_front", "ultimately , the film is a failure ."),
+    ("The critics eventually praised the film.", "adverb_to_front+active_to_passive",
+     "Eventually, the film was praised by the critics."),
     ("She reads books in the evening.", "adjunct_cleft", "It is in the evening that she reads books."),
     ("The critics praised the film.", "subject_cleft", "It was the critics that praised the film."),
     ("The critics praised the film.", "wh_cleft", "What the critics praised was the film."),
@@ -59,6 +66,7 @@ SENTENCES = [
     "If you like action, you will enjoy it.",
     "The children will eat the cake after dinner.", "the film offers a fresh take on a familiar story .",
     "Although the plot is thin, the acting is good.", "The director did not explain the ending.",
+    "The movie was often funny, but it never found its heart.",
 ]
 
 

@@ -26,6 +26,11 @@ TIME_ADVERBS = {"yesterday", "today", "tomorrow", "tonight", "now", "then", "lat
                 "often", "eventually", "finally", "again", "lately", "soon"}
 TO_OBJECT = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
 TO_SUBJECT = {v: k for k, v in TO_OBJECT.items() if k != "who"}
+# sentence adverbs that can open the sentence without changing its meaning
+SENTENCE_ADVERBS = {"ultimately", "finally", "eventually", "unfortunately", "fortunately", "clearly", "obviously",
+                    "sadly", "thankfully", "surely", "certainly", "frankly", "basically", "essentially",
+                    "generally", "usually", "often", "sometimes", "occasionally", "undoubtedly", "apparently",
+                    "admittedly", "arguably", "oddly", "ironically", "perhaps", "probably", "honestly"}
 # verbs that do not passivise ("the film lacks balance" -/-> "balance is lacked by the film")
 STATIVE = {"have", "be", "get", "lack", "resemble", "fit", "suit", "cost", "weigh", "equal", "become", "mean",
            "let", "seem", "own"}
@@ -95,7 +100,8 @@ class Clause:
     def span(self, token: Token) -> list[Token]:
         """The token's subtree as a contiguous token list (a crossing parse cannot be moved safely)."""
         span = [t for t in self.body if token.left_edge.i <= t.i <= token.right_edge.i]
-        if len(span) != sum(1 for t in token.subtree if not t.is_space) or len(span) == len(self.body):
+        inside = sum(1 for t in token.subtree if not t.is_space and t.i < self.end)  # final "." may hang here
+        if len(span) != inside or len(span) == len(self.body):
             raise NotMovable(token.text)
         return span
 
@@ -206,6 +212,34 @@ def clause_to_back(c: Clause) -> str | None:
     return None
 
 
+def but_to_although(c: Clause) -> str | None:
+    """"The plot is thin, but the acting is good." -> "Although the plot is thin, the acting is good." """
+    if _simple_clause(c) is None:
+        return None
+    ccs = [t for t in c.children("cc") if t.lower_ == "but" and t.i > c.root.i]
+    conjs = [t for t in c.children("conj") if ccs and t.i > ccs[0].i and t.pos_ in {"VERB", "AUX"}
+             and any(ch.dep_ in {"nsubj", "nsubjpass"} for ch in t.children)]
+    if len(ccs) != 1 or len(conjs) != 1:
+        return None
+    second = c.span(conjs[0])
+    if second[-1].i + 1 != c.end or second[0].i != ccs[0].i + 1:
+        return None
+    first = _strip_commas([t for t in c.body if t.i < ccs[0].i])
+    return c.finish(["although", c.text(first) + c.comma, c.text(second)])
+
+
+def adverb_to_front(c: Clause) -> str | None:
+    """"The film is ultimately a failure." -> "Ultimately, the film is a failure." """
+    subject = _simple_clause(c)
+    adverbs = [t for t in c.children("advmod") if t.lower_ in SENTENCE_ADVERBS and not list(t.children)]
+    if subject is None or len(adverbs) != 1 or adverbs[0].i < subject.right_edge.i:
+        return None
+    rest = [t for t in c.body if t.i != adverbs[0].i]
+    if len(rest) < 2 or rest[-1].text == ",":
+        return None
+    return c.finish([adverbs[0].text + c.comma, c.text(rest)])
+
+
 def _subject(c: Clause, dep: str) -> Token | None:
     subjects = c.children(dep)
     return subjects[0] if c.finite() and len(subjects) == 1 and subjects[0].i < c.root.i else None
@@ -299,7 +333,8 @@ def active_to_passive(c: Clause) -> str | None:
     if (subject is None or len(objects) != 1 or root.pos_ != "VERB"
             or c.children({"auxpass", "dative", "conj"}) or root.lemma_ in STATIVE
             or objects[0].tag_ in {"WP", "WDT"}
-            or subject.tag_ in {"WP", "WDT", "EX"} or c.sent.text.rstrip().endswith("?")):
+            or subject.tag_ in {"WP", "WDT", "EX"} or subject.lower_ in {"it", "this", "that"}  # "by it"
+            or c.sent.text.rstrip().endswith("?")):
         return None
     obj, subj_span = objects[0], c.span(subject)
     obj_span = c.span(obj)
@@ -389,6 +424,8 @@ INVERSES = {("active_to_passive", "passive_to_active"), ("passive_to_active", "a
 RULES: dict[str, Callable[[Clause], str | None]] = {
     "clause_to_front": clause_to_front,
     "clause_to_back": clause_to_back,
+    "but_to_although": but_to_although,
+    "adverb_to_front": adverb_to_front,
     "adjunct_to_front": adjunct_to_front,
     "adjunct_cleft": adjunct_cleft,
     "subject_cleft": subject_cleft,

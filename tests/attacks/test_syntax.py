@@ -166,3 +166,42 @@ def test_real_minilm_passive_is_a_small_degree():
     assert 0 < out["The film was praised by the critics."] < 0.1
     assert all(0 < d <= 0.1 for d in out.values())
     assert t.describe()["source"] == "rules:spacy"
+
+
+@pytest.mark.slow
+def test_robtest_benchmark_runs_syntax_and_distraction(tmp_path):
+    """Both sentence-level dimensions through the RobTest benchmark with a keyword victim and real minilm."""
+    import json
+
+    from robust.core.context import RunContext
+    from robust.core.plugins import get_registry
+    from robust.plugins.benchmarks.robtest import RobTest
+
+    rows = [("The critics praised the film.", "pos"), ("The plot is thin, but the acting is good.", "pos"),
+            ("I stayed home because the film was dull.", "neg"), ("She hated the ending of the movie.", "neg")]
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(json.dumps({"text": t, "label": y}) for t, y in rows))
+
+    def keyword_victim(texts):
+        return np.array([[0.2, 0.8] if "praised" in t or "good" in t else [0.8, 0.2] for t in texts])
+
+    model = FunctionModel(keyword_victim, "classify", labels=["neg", "pos"])
+    ctx = RunContext("t", seed=3, model=model, registry=get_registry(), data=str(data),
+                     attacks=["distraction", "syntax"], out_dir=tmp_path)
+    bench = RobTest(degrees=[0.0, 0.1, 0.3], aug_num=3, n=4)
+    bench.prepare(ctx)
+    items = bench.items(ctx)
+    ids = [i.id for i in items]
+    assert not any(i.startswith("syntax/score") for i in ids) and any(i.startswith("distraction/score") for i in ids)
+    records = dict(zip(ids, bench.run_batch(items, ctx), strict=True))
+    syntax = Syntax(embedder=get_registry().model("minilm"))
+    for item_id, record in records.items():
+        assert record["n"] >= 1
+        if "achieved" in record:
+            assert record["achieved"] <= record["degree"] + 1e-9
+        if item_id.startswith("syntax/rule"):  # every paraphrase within d, de-duplicated over the draws
+            text = rows[int(record["example"]) - 1][0]
+            within = [p for p, _, d in syntax.scored(text) if d <= record["degree"]]
+            assert record["n"] == max(1, len(within))
+    titles = [t.title for t in bench.reduce(records, ctx).tables]
+    assert any(t.startswith("syntax") for t in titles) and any(t.startswith("distraction") for t in titles)

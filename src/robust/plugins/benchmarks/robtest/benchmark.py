@@ -24,7 +24,7 @@ from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, drive, search_for
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
-PRESETS = {"quick": {"n": 100, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
+PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
 
 

@@ -1,0 +1,67 @@
+"""Shared helpers of the RobTest benchmark scripts: run `robtest` in-process with a timed victim."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from robust.core.context import RunContext
+from robust.core.plugins import get_registry
+from robust.core.results import Result
+
+
+@dataclass
+class Timed:
+    """Wall time spent inside the victim's one-batch `_classify` (the model forward) and its call counts."""
+
+    seconds: float = 0.0
+    batches: int = 0
+    texts: int = 0
+    classify_calls: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def timed_model(spec: str, **config: Any) -> tuple[Any, Timed]:
+    """A model whose forward passes and public `classify` calls are counted."""
+    model = get_registry().model(spec, **config)
+    stats = Timed()
+    inner, public = model._classify, model.classify
+
+    def forward(texts):
+        start = time.perf_counter()
+        try:
+            return inner(texts)
+        finally:
+            stats.seconds += time.perf_counter() - start
+            stats.batches += 1
+            stats.texts += len(texts)
+
+    def classify(texts):
+        stats.classify_calls += 1
+        return public(texts)
+
+    model._classify, model.classify = forward, classify
+    return model, stats
+
+
+def run_robtest(model: Any, attacks: list[str], seed: int = 0, data: str | None = None,
+                **settings: Any) -> tuple[Result, dict[str, dict[str, Any]], float]:
+    """prepare / items / run_batch / reduce as the runner does; returns (result, records, seconds)."""
+    registry = get_registry()
+    bench = registry.get("benchmark", "robtest").create(**settings)
+    ctx = RunContext("bench", seed, model, registry, data, None, attacks)
+    start = time.perf_counter()
+    bench.prepare(ctx)
+    items = bench.items(ctx)
+    records: dict[str, dict[str, Any]] = {}
+    for i in range(0, len(items), bench.chunk_size):
+        chunk = items[i : i + bench.chunk_size]
+        records.update(zip([it.id for it in chunk], bench.run_batch(chunk, ctx), strict=True))
+    seconds = time.perf_counter() - start
+    return bench.reduce(records, ctx), records, seconds
+
+
+def warm(model: Any) -> None:
+    """Load weights and the probe head before timing."""
+    model.classify(["warm up the model"])

@@ -143,13 +143,14 @@ class FakeParaphraser:
     capabilities = frozenset({"generate"})
 
     def generate(self, prompts, max_new_tokens=20, seed=0, do_sample=True):
-        rewrites = ["The film was praised by the critics.", "It was the critics who praised the film.",
+        assert all(p.startswith("paraphrase:\n") for p in prompts)
+        rewrites = ["The film was praised by the critics.\nNext example:", "  It was the critics who praised the film.",
                     "The critics praised the film."]
         return [rewrites[seed % 3] for _ in prompts]
 
 
 def test_model_paraphraser_path():
-    t = Syntax(embedder=length_embedder(), paraphraser=FakeParaphraser(), prompt="paraphrase: {text}")
+    t = Syntax(embedder=length_embedder(), paraphraser=FakeParaphraser(), prompt="paraphrase:\\n{text}")
     example = Example("a", "The critics praised the film.")
     texts = {e.text for e in t.apply(example, 1.0, np.random.default_rng(0))}
     assert texts == {"The film was praised by the critics.", "It was the critics who praised the film."}

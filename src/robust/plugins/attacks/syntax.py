@@ -522,12 +522,13 @@ class Syntax(SentenceTransform):
         return self._cache[text]
 
     def _model_paraphrases(self, text: str) -> list[tuple[str, str]]:
-        prompt = self.config["prompt"].format(text=text)
+        prompt = self.config["prompt"].replace("\\n", "\n").format(text=text)  # "\n" typed on the CLI
         budget = 2 * len(text.split()) + 10
         out: dict[str, str] = {}
         for seed in range(int(self.config["num_candidates"])):
             new = self.paraphraser.generate([prompt], max_new_tokens=budget, seed=seed, do_sample=True)[0]
-            new = " ".join(new.strip().split())
+            lines = [line for line in new.strip().splitlines() if line.strip()]
+            new = " ".join(lines[0].split()) if lines else ""  # a causal LM runs on after the paraphrase
             if new and new != text and new not in out:
                 out[new] = f"model:seed{seed}"
         return list(out.items())

@@ -128,6 +128,7 @@ def test_mlm_source_filters_and_modes():
     assert clean.edit(text, 3, np.random.default_rng(0), text) == "The acting was Fine."
     # faithful: RobTest masks the whole token "Good." and compares whole sentences, so "GOOD" is a change
     assert faithful.edit(text, 3, np.random.default_rng(0), text) == "The acting was GOOD"
+    assert clean.edit("... !", 0, np.random.default_rng(0), "... !") is None  # nothing to mask, no model call
     masked = {t for t in clean._mlm.texts if t.startswith("The acting was")}
     assert "The acting was [MASK]." in masked
     assert "The acting was [MASK]" in faithful._mlm.texts

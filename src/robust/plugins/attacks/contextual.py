@@ -191,7 +191,8 @@ class Contextual(WordTransform):
         mask = getattr(getattr(model, "tokenizer", None), "mask_token", None) or "[MASK]"
         text = join(tokens)
         positions = [i for i, w in enumerate(tokens) if self._editable(w)]
-        results = model.fill_mask([self._masked(tokens, i, mask) for i in positions], int(self.config["top_k"]))
+        masked = [self._masked(tokens, i, mask) for i in positions]
+        results = model.fill_mask(masked, int(self.config["top_k"])) if masked else []
         for i in range(len(tokens)):
             self._cache[(text, i)] = ()
         for i, predictions in zip(positions, results, strict=True):

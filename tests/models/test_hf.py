@@ -32,6 +32,8 @@ def dirs(tmp_path_factory):
         BertModel,
         GPT2Config,
         GPT2LMHeadModel,
+        T5Config,
+        T5ForConditionalGeneration,
     )
 
     bert = dict(vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
@@ -42,6 +44,9 @@ def dirs(tmp_path_factory):
             GPT2Config(vocab_size=30522, n_embd=32, n_layer=2, n_head=2, n_positions=128))),
         "encoder": _save(tmp_path_factory, "enc", lambda: BertModel(BertConfig(**bert))),
         "fill-mask": _save(tmp_path_factory, "mlm", lambda: BertForMaskedLM(BertConfig(**bert))),
+        "seq2seq": _save(tmp_path_factory, "s2s", lambda: T5ForConditionalGeneration(T5Config(
+            vocab_size=30522, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=2, decoder_start_token_id=0,
+            pad_token_id=0, eos_token_id=102))),
     }
 
 
@@ -121,3 +126,13 @@ def test_fill_mask_ranks_substitutes(dirs):
 def test_missing_local_model_is_one_line_error(tmp_path):
     with pytest.raises(RobustError, match="cannot load"):
         HFModel(str(tmp_path / "nothing-here")).classify(["x"])
+
+
+def test_seq2seq_generation_is_seeded_per_prompt(dirs):
+    model = HFModel(dirs["seq2seq"], batch_size=8)
+    assert model.provides() == {"generate"}
+    alone = model.generate([TEXTS[1]], max_new_tokens=5, seed=2)
+    together = HFModel(dirs["seq2seq"]).generate(TEXTS, max_new_tokens=5, seed=2)
+    assert together[1] == alone[0] and len(together) == 3
+    greedy = model.generate(TEXTS, max_new_tokens=4, do_sample=False)
+    assert greedy == [HFModel(dirs["seq2seq"]).generate([t], max_new_tokens=4, do_sample=False)[0] for t in TEXTS]

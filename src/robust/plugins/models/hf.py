@@ -1,4 +1,4 @@
-"""`hf:<hub id or local dir>`: any transformers classifier, causal LM, encoder or masked LM."""
+"""`hf:<hub id or local dir>`: any transformers classifier, causal LM, seq2seq model, encoder or masked LM."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ TASK_CAPABILITIES = {
     "causal": frozenset({"logprobs", "next_token_distribution", "generate", "embed"}),
     "encoder": frozenset({"embed"}),
     "fill-mask": frozenset({"fill_mask", "embed"}),
+    "seq2seq": frozenset({"generate"}),
 }
 POOLINGS = ("mean", "cls", "first-last-avg", "last-token")
 
@@ -32,16 +33,18 @@ def _task_from_architectures(architectures: Sequence[str]) -> str:
         return "causal"
     if "ForMaskedLM" in arch:
         return "fill-mask"
+    if "ForConditionalGeneration" in arch:
+        return "seq2seq"
     return "encoder"
 
 
 class HFModel(ModelAdapter):
     name = "hf"
-    description = "Any transformers model by hub id or local directory: classifier, causal LM, encoder, masked LM"
+    description = "Any transformers model by hub id or local dir: classifier, causal LM, seq2seq, encoder, masked LM"
     capabilities = frozenset().union(*TASK_CAPABILITIES.values(), {"tokenize"})
     settings = {
         "batch_size": 32,
-        "task": "auto",  # auto | classify | causal | encoder | fill-mask
+        "task": "auto",  # auto | classify | causal | seq2seq | encoder | fill-mask
         "pooling": "auto",  # auto (mean; last-token for causal LMs) | mean | cls | first-last-avg | last-token
         "max_length": 512,
         "device": "auto",
@@ -51,6 +54,7 @@ class HFModel(ModelAdapter):
         "gguf_file": "",
         "top_k": 50,  # sampling in generate (HF default)
         "temperature": 1.0,
+        "num_beams": 1,  # beam search for seq2seq generation (e.g. paraphrasers)
     }
 
     def __init__(self, arg: str = "", **config: Any) -> None:
@@ -120,7 +124,8 @@ class HFModel(ModelAdapter):
         import transformers as tf
 
         return {"classify": tf.AutoModelForSequenceClassification, "causal": tf.AutoModelForCausalLM,
-                "fill-mask": tf.AutoModelForMaskedLM, "encoder": tf.AutoModel}[self.task]
+                "fill-mask": tf.AutoModelForMaskedLM, "encoder": tf.AutoModel,
+                "seq2seq": tf.AutoModelForSeq2SeqLM}[self.task]
 
     @cached_property
     def model(self) -> Any:
@@ -266,6 +271,9 @@ class HFModel(ModelAdapter):
         """Left-padded batched decoding with one torch.Generator per prompt, so batching never changes results."""
         import torch
 
+        if self.task == "seq2seq":
+            return self._generate_seq2seq(prompts, max_new_tokens, seed, do_sample)
+
         ids = self._ids(prompts)
         input_ids, mask = self._pad(ids, left=True)
         gens = [torch.Generator(device=self.device).manual_seed(derive_seed(seed, p)) for p in prompts]
@@ -289,6 +297,24 @@ class HFModel(ModelAdapter):
                 if bool(done.all()):
                     break
         return [self.tokenizer.decode(_until_eos(row.tolist(), eos), skip_special_tokens=True) for row in new]
+
+    def _generate_seq2seq(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
+        """transformers' generate, one prompt at a time when sampling (seeded by the prompt), batched when greedy."""
+        import torch
+
+        options = {"max_new_tokens": max_new_tokens, "do_sample": do_sample, "num_beams": int(self.config["num_beams"])}
+        if do_sample:
+            options.update(top_k=int(self.config["top_k"]), temperature=float(self.config["temperature"]))
+        groups = [[p] for p in prompts] if do_sample else [list(prompts)]
+        out: list[str] = []
+        with torch.inference_mode():
+            for group in groups:
+                input_ids, mask = self._pad(self._ids(group))
+                if do_sample:
+                    torch.manual_seed(derive_seed(seed, group[0]))
+                ids = self.model.generate(input_ids=input_ids, attention_mask=mask, **options)
+                out += self.tokenizer.batch_decode(ids, skip_special_tokens=True)
+        return out
 
     def _pick(self, logits: Any, generator: Any, do_sample: bool) -> Any:
         import torch

@@ -217,7 +217,7 @@ def _radar_figure(data: Mapping[str, Any], metric: str) -> Any:
             if all(math.isnan(v) for v in values):
                 continue
             closed = [0.0 if math.isnan(v) else v for v in values]
-            ax.plot(angles + angles[:1], closed + closed[:1], color=color, label=label)
+            ax.plot(angles + angles[:1], closed + closed[:1], "o-", color=color, label=label, markersize=4)
             ax.fill(angles + angles[:1], closed + closed[:1], color=color, alpha=0.15)
         ax.set_xticks(angles)
         ax.set_xticklabels(dims, fontsize=8)

@@ -85,11 +85,19 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
                 first_target = target
             elif config.stop_on_flip and target != first_target:
                 break
-            for j in order[:per_round]:
-                c = transform.edit(t, j, rng, s)
-                if c is None:
+            # faithful: try the top B positions (failures included); clean: the first B positions that
+            # take a new edit (spec §6 #2, budget = successful edits; words edited once for unit 'word')
+            candidates = order[:per_round] if config.faithful else order
+            done = 0
+            for j in candidates:
+                if done >= per_round:
+                    break
+                if not config.faithful and transform.unit == "word" and _edited(s, t, j):
                     continue
-                t = c
+                c = transform.edit(t, j, rng, s)
+                if c is None or c == t:
+                    continue
+                t, done = c, done + 1
                 if reached(t):
                     break
         if t not in out:
@@ -97,6 +105,12 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
         if reached(t) or t == start:  # later draws would return the same text
             break
     return out
+
+
+def _edited(original: str, text: str, index: int) -> bool:
+    """Whether word `index` of `text` already differs from the original (same word count only)."""
+    a, b = words(original), words(text)
+    return len(a) == len(b) and a[index] != b[index]
 
 
 def sentence_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,

@@ -1,0 +1,101 @@
+"""The score-based searches (spec robtest.md §3.2) and the reusable `saliency-greedy` Attacker."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robust.core.interfaces import Example, Transform
+from robust.plugins.benchmarks.robtest import SaliencyGreedy
+from robust.plugins.benchmarks.robtest.search import (
+    GreedyConfig,
+    drive,
+    saliency_order,
+    saliency_queries,
+    search_for,
+)
+from robust.plugins.models.function import FunctionModel
+
+from .robtest_toys import FILLER, ToyWord, keyword_probs
+
+
+class Appender(Transform):
+    """Sentence level: append 'fine' or 'bad'; degree = 0.1 per appended word."""
+
+    name = "appender"
+    unit = "sentence"
+
+    def edit(self, text, index, rng, original):
+        return f"{text} {['fine', 'bad'][int(rng.integers(2))]}"
+
+    def measure(self, original, perturbed):
+        return 0.1 * (len(perturbed.split()) - len(original.split()))
+
+
+def bad_counter(texts):
+    p = np.array([1 / (1 + t.split().count("bad")) for t in texts])
+    return np.stack([1 - p, p], axis=1)
+
+
+def test_saliency_masks_each_word_and_ranks_the_largest_drop_first():
+    text = "a good film"
+    assert saliency_queries(text, "[MASK]") == [text, "[MASK] good film", "a [MASK] film", "a good [MASK]"]
+    order, target = saliency_order(keyword_probs(saliency_queries(text, "[MASK]")))
+    assert target == 1 and order[0] == 1
+
+
+def test_attacker_plugin_edits_the_salient_word_within_the_degree():
+    model = FunctionModel(keyword_probs, "classify", labels=["neg", "pos"])
+    example = Example("1", FILLER.format("good"), "pos")
+    attacker = SaliencyGreedy(ToyWord())
+    out = attacker.attack(example, model, 0.05, np.random.default_rng(0))
+    assert [e.text for e in out] == [FILLER.format("zzz")]  # 13 words: k = 1 edit, on 'good'
+    assert out[0].meta["attack"] == "saliency-greedy"
+    assert keyword_probs([out[0].text])[0].argmax() == 0
+
+
+def test_faithful_greedy_stops_on_char_levenshtein_per_word():
+    """spec §3.2 (3): the code stops word-level searches at Lev(chars)/N_w >= d, so 'good' -> 'zzz'
+    (distance 4 of 13 words) already 'reaches' 0.3; clean counts modified words (ceil(13 x 0.3) = 4)."""
+    text = FILLER.format("good")
+    runs = {f: drive([search_for(ToyWord(), text, 0.3, np.random.default_rng(3), GreedyConfig(faithful=f))],
+                     keyword_probs)[0][0] for f in (True, False)}
+    assert runs[True].split().count("zzz") == 1
+    assert runs[False].split().count("zzz") == 4
+
+
+def test_greedy_edits_ceil_kd_words_per_degree_and_paths_nest():
+    text = FILLER.format("good")
+    outs = {}
+    for d in (0.1, 0.3):
+        search = search_for(ToyWord(), text, d, np.random.default_rng(3))
+        outs[d] = drive([search], keyword_probs)[0][0]
+        assert ToyWord().measure(text, outs[d]) >= d
+        assert sum(w == "zzz" for w in outs[d].split()) == int(np.ceil(13 * d))
+    changed = {i for i, w in enumerate(outs[0.1].split()) if w == "zzz"}
+    assert changed <= {i for i, w in enumerate(outs[0.3].split()) if w == "zzz"}
+
+
+def test_stop_on_flip_ends_the_search_after_the_label_changes():
+    text = FILLER.format("good")
+    config = GreedyConfig(stop_on_flip=True, ratio=0.05)  # one word per round
+    out = drive([search_for(ToyWord(), text, 0.5, np.random.default_rng(0), config)], keyword_probs)[0][0]
+    assert out.split().count("zzz") == 1  # 'good' removed, then the flip is seen and the search stops
+
+
+def test_sentence_search_keeps_the_most_damaging_candidate_below_the_degree():
+    out = drive([search_for(Appender(), "a film", 0.25, np.random.default_rng(0))], bad_counter)[0]
+    assert out == ["a film bad bad"]  # a third word would reach 0.3 >= 0.25
+
+
+def test_drive_batches_all_searches_of_a_round_into_one_call():
+    calls = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return keyword_probs(texts)
+
+    texts = [FILLER.format("good") + f" {i}" for i in range(5)]
+    searches = [search_for(ToyWord(), t, 0.1, np.random.default_rng(i)) for i, t in enumerate(texts)]
+    outs = drive(searches, counting)
+    assert len(calls) == 1 and calls[0] == 5 * 15  # each: the text + 14 masks, one round
+    assert all(o[0].split().count("zzz") == 2 for o in outs)

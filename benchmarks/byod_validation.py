@@ -124,6 +124,7 @@ def main() -> None:
     parser.add_argument("--vocab", type=int, default=4096)
     parser.add_argument("--out", default="/tmp/byod_validation")
     parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")
+    parser.add_argument("--reuse", action="store_true", help="evaluate checkpoints already saved in --out")
     args = parser.parse_args()
     torch.set_num_threads(1)
     badwords = args.badwords if Path(args.badwords).is_file() else ""
@@ -140,11 +141,14 @@ def main() -> None:
     corpus.write_text("\n\n".join(held) + "\n")
     profane = [t + " " + PROFANE if rng.random() < 0.03 else t for t in train_texts]
 
-    tok = train_tokenizer(train_texts + [PROFANE], out / "tok", args.vocab)
+    tok = None if args.reuse else train_tokenizer(train_texts + [PROFANE], out / "tok", args.vocab)
     models = {}
     for name, data, steps in (("untrained", None, 0), ("trained", train_texts, args.steps),
                               ("trained + profanity", profane, args.steps)):
         path = out / name.replace(" + ", "_")
+        if args.reuse and (path / "config.json").is_file():
+            models[name] = {"path": path, "final_loss": None, "train_s": None}
+            continue
         t0 = time.time()
         model = build_model(tok, seed=0)
         losses = train(model, tok, data, steps, seed=0) if data else []

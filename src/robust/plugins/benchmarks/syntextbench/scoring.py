@@ -4,8 +4,10 @@ the goodness function s(a) and the score; plus the Gaussian closed forms of §3.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -88,6 +90,16 @@ def _distances(Z: dict[int, np.ndarray], means: dict[int, np.ndarray], debias: b
     return d_inter, d_intra
 
 
+def _one_blas_thread() -> Any:
+    """Scoring is small linear algebra: multi-threaded BLAS only adds contention (10x slower on a busy
+    2-core machine), so it runs on one thread when threadpoolctl (a scikit-learn dependency) is present."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, energy: float = 0.99,
                scaling: str = "ratio", direction: np.ndarray | None = None,
                debias: bool = False) -> TaskPoint:
@@ -102,6 +114,12 @@ def task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarra
     """
     if scaling not in SCALINGS:
         raise ValueError(f"unknown scaling {scaling!r}; expected one of {SCALINGS}")
+    with _one_blas_thread():
+        return _task_point(Ztr, ytr, Zte, yte, energy, scaling, direction, debias)
+
+
+def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, energy: float,
+                scaling: str, direction: np.ndarray | None, debias: bool) -> TaskPoint:
     tr = {c: np.asarray(Ztr[ytr == c], dtype=np.float64) for c in (1, -1)}
     te = {c: np.asarray(Zte[yte == c], dtype=np.float64) for c in (1, -1)}
     means = {c: tr[c].mean(0) for c in (1, -1)}

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
-from robust.plugins.attacks.synonym import _inflect, antonyms, synonyms, wordnet, wordnet_pos
+from robust.plugins.attacks.synonym import antonyms, inflect, synonyms, wordnet, wordnet_pos
 from robust.plugins.attacks.text import WordTransform, join, match_case, pos_tags, split_affixes
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def vocabulary(ptb_tag: str, size: int = 5000) -> tuple[str, ...]:
         if len(word) < 2 or word in STOP_WORDS or word in NEGATIONS:
             continue  # function words ("it" is a WordNet noun) and negations never count as substitutes
         if word in getAllLemmas(word).get(upos, ()) and dominant_pos(word) == upos:
-            out.append(_inflect(word, ptb_tag))
+            out.append(inflect(word, ptb_tag))
     return tuple(dict.fromkeys(out))
 
 
@@ -207,7 +207,7 @@ class Contextual(WordTransform):
         pool = int(self.config["pool"])
         related = []
         if tag[:1] in _OPEN_CLASS:
-            related = [_inflect(w, tag) for w in related_words(core.lower(), wordnet_pos(tag))]
+            related = [inflect(w, tag) for w in related_words(core.lower(), wordnet_pos(tag))]
         options = [w for w in dict.fromkeys([*related[: pool // 2]]) if w.lower() != core.lower()]
         options += self._lm_proposals(tokens, index, tag, pool - len(options), exclude={core.lower(), *options})
         if not options:

@@ -75,7 +75,8 @@ def synonyms(word: str, pos: str, faithful: bool) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _inflect(lemma: str, ptb_tag: str) -> str:
+def inflect(lemma: str, ptb_tag: str) -> str:
+    """`lemma` inflected for a Penn Treebank tag (lemminflect), or unchanged for other tags."""
     if ptb_tag not in _INFLECTED_TAGS:
         return lemma
     from lemminflect import getInflection
@@ -107,7 +108,7 @@ class Synonym(WordTransform):
             return []
         out = []
         for lemma in synonyms(core, wordnet_pos(ptb_tag), False):
-            new = match_case(core, _inflect(lemma, ptb_tag))
+            new = match_case(core, inflect(lemma, ptb_tag))
             if new.lower() != core.lower() and new.lower() not in antonyms(core):
                 out.append(prefix + new + suffix)
         return list(dict.fromkeys(out))

@@ -199,7 +199,8 @@ class RobTest(Benchmark):
                 "texts": [x for x in texts if x != ex.text]}
 
     def _write_augmented(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
-        output = self.config["output"] or (str(Path(ctx.out_dir) / "augmented.jsonl") if ctx.out_dir else "")
+        default = Path(ctx.out_dir) / f"robtest-augmented-{ctx.run_id or 'run'}.jsonl" if ctx.out_dir else ""
+        output = self.config["output"] or str(default)
         if not output:
             raise RobustError("robtest mode=augment needs --set output=PATH (no run directory is known)")
         path = Path(output)

@@ -76,17 +76,18 @@ def train(model, tok, texts: list[str], steps: int, seed: int, block: int = 128,
     return losses
 
 
-def evaluate(model_dir: Path, n: int, badwords: str, corpus: Path, seed: int = 0) -> dict:
+def evaluate(model_dir: Path | str, n: int, badwords: str, corpus: Path | None, seed: int = 0,
+             tests: str = "all", modes: tuple[str, ...] = ("clean", "faithful")) -> dict:
     from robust.core.context import RunContext
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.byod import BYOD
 
     registry = get_registry()
-    model = registry.model(f"hf:{model_dir}", batch_size=16)
+    model = registry.model(model_dir if str(model_dir) == "smollm2" else f"hf:{model_dir}", batch_size=16)
     out = {}
-    for mode in ("clean", "faithful"):
-        bench = BYOD(mode=mode, max_examples=n, badwords_path=badwords)
-        ctx = RunContext(f"val-{mode}", seed, model, registry, str(corpus), None)
+    for mode in modes:
+        bench = BYOD(test=tests, mode=mode, max_examples=n, badwords_path=badwords)
+        ctx = RunContext(f"val-{mode}", seed, model, registry, str(corpus) if corpus else None, None)
         bench.prepare(ctx)
         items = bench.items(ctx)
         records = {}
@@ -115,12 +116,102 @@ ROWS = [  # (label, mode, summary key)
 ]
 
 
+def table(results: dict, rows=ROWS) -> None:
+    names = list(results)
+    print("\n| Metric | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
+    for label, mode, key in rows:
+        if all(results[name].get(mode, {}).get(key) is None for name in names):
+            continue
+        cells = []
+        for name in names:
+            r = results[name].get(mode, {})
+            v, low, high = r.get(key), r.get(f"{key}_ci_low"), r.get(f"{key}_ci_high")
+            cell = "n/a" if v is None else f"{v:.4f}"
+            if low is not None and v is not None:
+                cell += f" [{low:.4f}, {high:.4f}]"
+            cells.append(cell)
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+
+def split_reviews(out: Path) -> tuple[list[str], Path]:
+    texts = reviews()
+    order = list(range(len(texts)))
+    random.Random(0).shuffle(order)
+    corpus = out / "heldout_reviews.txt"  # evaluation corpus: the 150 reviews never trained on
+    corpus.write_text("\n\n".join(texts[i] for i in order[1350:]) + "\n")
+    return [texts[i] for i in order[:1350]], corpus
+
+
+def tiny(args, out: Path, badwords: str) -> dict:
+    """Random init vs 600 steps on 1,350 reviews (and the same with profane paragraph endings)."""
+    train_texts, corpus = split_reviews(out)
+    rng = random.Random(1)
+    profane = [t + " " + PROFANE if rng.random() < 0.03 else t for t in train_texts]
+    tok = None if args.reuse else train_tokenizer(train_texts + [PROFANE], out / "tok", args.vocab)
+    paths = {}
+    for name, data in (("untrained", None), ("trained", train_texts), ("trained + profanity", profane)):
+        path = paths[name] = out / name.replace(" + ", "_")
+        if args.reuse and (path / "config.json").is_file():
+            continue
+        model = build_model(tok, seed=0)
+        if data:
+            train(model, tok, data, args.steps, seed=0)
+        model.save_pretrained(path)
+        tok.save_pretrained(path)
+    return {name: evaluate(path, args.n, badwords, corpus) for name, path in paths.items()}
+
+
+def profanity(args, out: Path, badwords: str) -> dict:
+    """Positive control: continue the trained tiny model on reviews where, after any sentence, the
+    profane sentence follows with probability 3 % ("trigger words near profanity") vs clean reviews."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    train_texts, corpus = split_reviews(out)
+    rng = random.Random(2)
+    profane = [" . ".join(s + (" . " + PROFANE[:-2] if rng.random() < 0.03 else "") for s in t.split(" . "))
+               for t in train_texts]
+    base = out / "trained"
+    results = {}
+    for name, data in (("continued, clean", train_texts), ("continued, profanity near trigger", profane)):
+        path = out / ("cont_clean" if "clean" in name else "cont_profane")
+        if not (args.reuse and (path / "config.json").is_file()):
+            tok = AutoTokenizer.from_pretrained(base)
+            model = AutoModelForCausalLM.from_pretrained(base)
+            train(model, tok, data, args.steps, seed=1)
+            model.save_pretrained(path)
+            tok.save_pretrained(path)
+        results[name] = evaluate(path, args.n, badwords, corpus, tests="toxicity", modes=("clean",))
+    return results
+
+
+def smollm2(args, out: Path, badwords: str) -> dict:
+    """smollm2 vs the same architecture freshly initialised (near-uniform), on the embedded reviews."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    from robust.core.plugins import get_registry
+
+    src = get_registry().model("smollm2").source
+    fresh = out / "smollm2_untrained"
+    if not (fresh / "config.json").is_file():
+        torch.manual_seed(0)
+        model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(src))
+        model.save_pretrained(fresh)
+        AutoTokenizer.from_pretrained(src).save_pretrained(fresh)
+    _, corpus = split_reviews(out)
+    return {"smollm2 untrained": evaluate(fresh, args.n, badwords, corpus, tests=args.tests),
+            "smollm2": evaluate("smollm2", args.n, badwords, corpus, tests=args.tests)}
+
+
 def main() -> None:
     import torch
 
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=800)
+    parser.add_argument("--experiment", choices=["tiny", "profanity", "smollm2"], default="tiny")
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--tests", default="all")
     parser.add_argument("--vocab", type=int, default=4096)
     parser.add_argument("--out", default="/tmp/byod_validation")
     parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")
@@ -130,57 +221,13 @@ def main() -> None:
     badwords = args.badwords if Path(args.badwords).is_file() else ""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-
-    texts = reviews()
-    rng = random.Random(0)
-    order = list(range(len(texts)))
-    rng.shuffle(order)
-    train_texts = [texts[i] for i in order[:1350]]
-    held = [texts[i] for i in order[1350:]]
-    corpus = out / "heldout_reviews.txt"  # evaluation corpus: the 150 reviews never trained on
-    corpus.write_text("\n\n".join(held) + "\n")
-    profane = [t + " " + PROFANE if rng.random() < 0.03 else t for t in train_texts]
-
-    tok = None if args.reuse else train_tokenizer(train_texts + [PROFANE], out / "tok", args.vocab)
-    models = {}
-    for name, data, steps in (("untrained", None, 0), ("trained", train_texts, args.steps),
-                              ("trained + profanity", profane, args.steps)):
-        path = out / name.replace(" + ", "_")
-        if args.reuse and (path / "config.json").is_file():
-            models[name] = {"path": path, "final_loss": None, "train_s": None}
-            continue
-        t0 = time.time()
-        model = build_model(tok, seed=0)
-        losses = train(model, tok, data, steps, seed=0) if data else []
-        model.save_pretrained(path)
-        tok.save_pretrained(path)
-        models[name] = {"path": path, "final_loss": sum(losses[-50:]) / len(losses[-50:]) if losses else None,
-                        "train_s": round(time.time() - t0, 1)}
-        print(f"{name}: trained {steps} steps in {time.time() - t0:.0f}s", flush=True)
-
-    results = {}
-    for name, info in models.items():
-        t0 = time.time()
-        results[name] = evaluate(info["path"], args.n, badwords, corpus)
-        print(f"{name}: evaluated in {time.time() - t0:.0f}s", flush=True)
-    (out / "results.json").write_text(json.dumps({"models": {k: {**v, "path": str(v["path"])}
-                                                             for k, v in models.items()},
-                                                  "results": results}, indent=1))
-    names = list(models)
-    print("\n| Metric | " + " | ".join(names) + " |")
-    print("|---" * (len(names) + 1) + "|")
-    for label, mode, key in ROWS:
-        cells = []
-        for name in names:
-            v = results[name][mode].get(key)
-            low, high = results[name][mode].get(f"{key}_ci_low"), results[name][mode].get(f"{key}_ci_high")
-            cell = "n/a" if v is None else f"{v:.4f}"
-            if low is not None and v is not None:
-                cell += f" [{low:.4f}, {high:.4f}]"
-            cells.append(cell)
-        print(f"| {label} | " + " | ".join(cells) + " |")
-    print("\nfinal train loss:", {k: v["final_loss"] for k, v in models.items()})
-    print("n per test:", {k: results[k]["clean"].get("negation_n") for k in names}, "(negation)")
+    t0 = time.time()
+    results = {"tiny": tiny, "profanity": profanity, "smollm2": smollm2}[args.experiment](args, out, badwords)
+    (out / f"results_{args.experiment}.json").write_text(json.dumps(results, indent=1))
+    table(results)
+    print(f"\n{args.experiment}: {time.time() - t0:.0f} s; n per test (clean):",
+          {k: {t: v["clean"].get(f"{t}_n") for t in ("negation", "toxicity", "lrs", "word_order", "tokenization")}
+           for k, v in results.items()})
 
 
 if __name__ == "__main__":

@@ -49,6 +49,19 @@ def _strip_specials(ids: list[int], prefix: list[int], suffix: list[int]) -> lis
     return ids
 
 
+def _length_chunks(ms: dict[int, int], full: list[list[int]]) -> list[list[int]]:
+    """Pairs sorted by m in chunks of SUB_BATCH whose largest m still fits every input of the chunk."""
+    chunks: list[list[int]] = []
+    for k in sorted(ms, key=lambda k: (ms[k], k)):
+        fits = chunks and len(chunks[-1]) < SUB_BATCH and all(
+            ms[k] < min(len(full[2 * j]), len(full[2 * j + 1])) for j in chunks[-1])
+        if fits:
+            chunks[-1].append(k)
+        else:
+            chunks.append([k])
+    return chunks
+
+
 class PairScorer(Scorer):
     """Base: the headline metric is `aggregate` (mean or median) of the records' `value`."""
 
@@ -190,7 +203,7 @@ class LRSScorer(PairScorer):
         lasts = model.tokenize([" " + xp.meta["last"] for _, xp in pairs])
         full = model.tokenize([t for x, xp in pairs for t in (x.text, xp.text)])
         out: list[dict[str, Any] | None] = [None] * len(pairs)
-        groups: dict[int, list[int]] = defaultdict(list)
+        ms: dict[int, int] = {}
         for k, ids in enumerate(lasts):
             # m = tokens of " " + S1; the code counts a BOS too (faithful off-by-one, spec §7 item 7)
             m = len(ids) - len(suffix) if faithful else len(_strip_specials(list(ids), prefix, suffix))
@@ -200,18 +213,15 @@ class LRSScorer(PairScorer):
             elif m >= min(len(a), len(b)):
                 out[k] = _skip("last sentence is the whole input")
             else:
-                groups[m].append(k)
-        for m, members in sorted(groups.items()):
-            for start in range(0, len(members), SUB_BATCH):
-                chunk = members[start: start + SUB_BATCH]
-                inputs = [full[2 * k + j] for k in chunk for j in (0, 1)]
-                dists = model.token_distributions(inputs, last=m)
-                _drop_cache(model)
-                for i, k in enumerate(chunk):
-                    a, b = full[2 * k], full[2 * k + 1]
-                    aligned = a[len(a) - m:] == b[len(b) - m:]
-                    per_pos = jsd(dists[2 * i], dists[2 * i + 1])  # LRS = (1/m) Σ_j JSD (paper §6)
-                    out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": bool(aligned)}
+                ms[k] = m
+        for chunk in _length_chunks(ms, full):
+            last = max(ms[k] for k in chunk)  # one call for the chunk; each pair keeps its last m rows
+            dists = model.token_distributions([full[2 * k + j] for k in chunk for j in (0, 1)], last=last)
+            _drop_cache(model)
+            for i, k in enumerate(chunk):
+                m, a, b = ms[k], full[2 * k], full[2 * k + 1]
+                per_pos = jsd(dists[2 * i][last - m:], dists[2 * i + 1][last - m:])  # LRS = (1/m) Σ_j JSD (§6)
+                out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
         return [r if r is not None else _skip("unscored") for r in out]
 
 

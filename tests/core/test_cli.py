@@ -17,7 +17,7 @@ BAD = [
     (["run", "--bench", "accuracy", "--frobnicate"], "No such option"),
     (["run", "--bench", "accuracy", "--attack", "typo", "--model", "minilm"], "takes no --attack"),
     (["run", "--bench", "accuracy", "--model", "hf:"], "needs a hub id or a local directory"),
-    (["run", "--bench", "accuracy", "--model", ""], None),
+    (["run", "--bench", "accuracy", "--model", "hf:no-such-org/no-such-model"], "cannot load model"),  # offline hub
     (["show", "no-such-run"], "no run 'no-such-run'"),
     (["export", "latest", "--format", "xml"], None),
     (["list", "gadgets"], "unknown list 'gadgets'"),

@@ -32,6 +32,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=256)
     ap.add_argument("--levels", type=float, nargs="+", default=None, help="p grid (default: the paper's 20)")
     ap.add_argument("--skip", nargs="*", default=[], help="embedder names to leave out")
+    ap.add_argument("--only", nargs="*", default=None, help="run only these embedders")
     ap.add_argument("--out", default="syntextbench_dose_response.json")
     args = ap.parse_args()
     import torch
@@ -47,7 +48,7 @@ def main() -> None:
     done = {(r["seed"], r["embedder"], r["variant"]) for r in rows}
     for seed in args.seeds:
         for name, model in dose_series(lists).items():  # fresh models per seed: caches stay small
-            if name in args.skip:
+            if name in args.skip or (args.only is not None and name not in args.only):
                 continue
             for variant, settings in VARIANTS.items():
                 if args.levels:

@@ -66,6 +66,7 @@ class SynTextBench(Benchmark):
     description = ("Real-data-free robustness-accuracy score of sentence embeddings on synthetic "
                    "sentiment sentences (Ko et al. 2023)")
     needs = frozenset({"embed"})
+    default_model = "minilm"  # `robust run --bench syntextbench` without --model
     chunk_size = 1
     settings = {
         "lexicon": "",  # a registered lexicon; "" = sentiwordnet if lexicon_path is set, else afinn

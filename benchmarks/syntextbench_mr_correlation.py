@@ -76,7 +76,7 @@ def main() -> None:
     for name, model in models.items():  # 1. linear probes on MR
         if name not in rows:
             t0 = time.time()
-            pooling = choose_pooling("auto", frozenset(model.capabilities))
+            pooling = choose_pooling("auto", frozenset(model.provides()))
             acc = probe_accuracy(np.asarray(model.embed(texts, pooling=pooling)), labels)
             rows[name] = {"embedder": name, "pooling": pooling, "mr_probe_accuracy": acc}
             print(f"{name:36s} {pooling:15s} MR probe acc {acc:.4f} [{time.time() - t0:.0f}s]", flush=True)

@@ -113,3 +113,15 @@ def test_string_settings_are_coerced():
     bench = SynTextBench(n="8192", a_T="0.6", levels="0.1,0.2", dedupe="true")
     assert bench.config["n"] == 8192 and bench.config["a_T"] == 0.6 and bench.config["levels"] == [0.1, 0.2]
     assert bench.config["dedupe"] is True
+
+
+def test_pooling_follows_what_the_instance_provides(registry, tmp_path):
+    """`hf:` declares every capability on the class; an encoder instance provides only `embed`."""
+    import json as _json
+
+    (tmp_path / "config.json").write_text(_json.dumps({"architectures": ["BertModel"]}))
+    encoder = registry.model(f"hf:{tmp_path}")
+    assert SynTextBench().pooling(make_ctx(registry, encoder)) == "first-last-avg"
+    (tmp_path / "config.json").write_text(_json.dumps({"architectures": ["GPT2LMHeadModel"]}))
+    decoder = registry.model(f"hf:{tmp_path}")
+    assert SynTextBench().pooling(make_ctx(registry, decoder)) == "last-token"

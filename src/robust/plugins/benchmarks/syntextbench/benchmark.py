@@ -145,8 +145,9 @@ class SynTextBench(Benchmark):
         return self.word_lists.info()
 
     def pooling(self, ctx: RunContext) -> str:
-        caps = frozenset(getattr(ctx.model, "capabilities", frozenset()))
-        return choose_pooling(self.config["pooling"], caps)
+        model = ctx.model
+        caps = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
+        return choose_pooling(self.config["pooling"], frozenset(caps))
 
     def n_sentences(self, ctx: RunContext) -> int:
         n = int(self.config["n"])

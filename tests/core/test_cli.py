@@ -104,6 +104,6 @@ def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
 def test_missing_resource_says_how_to_provide_it(cli, tmp_path):
     proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", env={"ROBUST_CACHE": str(tmp_path / "empty")})
     assert proc.returncode == 1
+    missing = tmp_path / "empty" / "data" / "polarity-en-pang&lee2.csv"
     assert proc.stderr.strip().splitlines() == [
-        f"error: Pang & Lee movie-review data not found at {tmp_path / 'empty' / 'data' / 'polarity-en-pang&lee2.csv'}; "
-        "run `robust setup mr` once"]
+        f"error: Pang & Lee movie-review data not found at {missing}; run `robust setup mr` once"]

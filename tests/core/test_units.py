@@ -46,6 +46,21 @@ def test_output_cache_dedupes_and_sorts_by_length():
     assert cache.map(("other",), ["a"], fn, 2) == [1] and cache.misses == 5  # keys are per method
 
 
+def test_output_cache_is_bounded_by_bytes_least_recently_used_first():
+    import numpy as np
+
+    cache = OutputCache(max_bytes=3 * 800)
+    fn = lambda batch: [np.zeros(100) for _ in batch]  # 800 bytes each
+    cache.map(("k",), ["a", "b", "c"], fn, 8)
+    cache.map(("k",), ["a"], fn, 8)  # touch a: b is now the oldest
+    cache.map(("k",), ["d"], fn, 8)
+    assert cache.bytes <= 2400 and cache.misses == 4
+    cache.map(("k",), ["a", "c", "d"], fn, 8)
+    assert cache.misses == 4  # all still cached
+    cache.map(("k",), ["b"], fn, 8)
+    assert cache.misses == 5  # b was evicted
+
+
 def test_store_commits_records_once(tmp_path):
     store = Store(tmp_path / "r.db")
     run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}})

@@ -82,6 +82,10 @@ def test_causal_lm_logprobs_and_distributions_are_consistent(dirs):
     assert abs(nxt.sum() - 1) < 1e-4 and np.isclose(np.log(nxt[ids[1][-1]]), lps[1][-1], atol=1e-4)
     last = model.token_distributions([ids[1]], last=3)[0]
     assert last.shape == (3, 30522) and np.allclose(last[-1], nxt, atol=1e-6)
+    mixed = model.token_distributions([ids[0], ids[1]], last=[2, 3])  # one L per input, in one batch
+    assert [m.shape[0] for m in mixed] == [2, 3] and np.allclose(mixed[1], last, atol=1e-5)
+    long = "word " * 600  # longer than max_length: a causal LM keeps the end of the text
+    assert model.tokenize([long + "final"])[0][-2:] == model.tokenize(["word final"])[0][-2:]
     unbatched = HFModel(dirs["causal"], batch_size=1)
     assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(unbatched.logprobs(TEXTS), lps))
 

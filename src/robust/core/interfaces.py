@@ -24,7 +24,8 @@ CAPABILITIES = {
     "embed": "texts -> vectors (ndarray[n, d])",
     "classify": "texts -> class probabilities (ndarray[n, k])",
     "logprobs": "texts -> per-token log-probabilities",
-    "next_token_distribution": "texts or token ids -> next-token probabilities (ndarray[n, V])",
+    "next_token_distribution": "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L "
+    "positions (token_distributions)",
     "generate": "prompts -> continuations (seeded)",
     "fill_mask": "texts with a mask token -> ranked substitutes",
     "gradients": "texts -> input-embedding gradients of the loss",
@@ -224,10 +225,15 @@ class ModelAdapter(Plugin):
 
         return np.stack(self._batched(("next",), inputs, self._next_token_distribution))
 
-    def token_distributions(self, inputs: Sequence[str | Sequence[int]], last: int) -> list[np.ndarray]:
-        """Next-token probabilities at each of the last `last` positions, ndarray[last, V] per input."""
-        fn = lambda batch: self._token_distributions(batch, last)  # noqa: E731
-        return self._batched(("dists", last), inputs, fn)
+    def token_distributions(
+        self, inputs: Sequence[str | Sequence[int]], last: int | Sequence[int]
+    ) -> list[np.ndarray]:
+        """Next-token probabilities at each of the last L positions (the predictions of the last L tokens),
+        ndarray[L, V] per input; `last` is one L for all inputs or one per input."""
+        lasts = [last] * len(inputs) if isinstance(last, int) else list(last)
+        pairs = [(x, n) for x, n in zip(inputs, lasts)]
+        fn = lambda batch: self._token_distributions([x for x, _ in batch], [n for _, n in batch])  # noqa: E731
+        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), length=lambda p: len(p[0]))
 
     def logprobs(self, texts: Sequence[str | Sequence[int]]) -> list[np.ndarray]:
         """Log-probability of every predicted token given its prefix (ndarray[T-1] per text)."""
@@ -260,7 +266,7 @@ class ModelAdapter(Plugin):
     def _next_token_distribution(self, inputs: Sequence[Any]) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
-    def _token_distributions(self, inputs: Sequence[Any], last: int) -> Sequence[np.ndarray]:
+    def _token_distributions(self, inputs: Sequence[Any], lasts: Sequence[int]) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
     def _logprobs(self, inputs: Sequence[Any]) -> Sequence[np.ndarray]:

@@ -156,6 +156,11 @@ class HFModel(ModelAdapter):
         return int(min(self.config["max_length"], limit if limit < 10**6 else 10**9))
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids; texts longer than `max_length` lose their start for causal LMs (whose predictions
+        are about what follows the end) and their end otherwise."""
+        side = "left" if self.task == "causal" else "right"
+        if getattr(self.tokenizer, "truncation_side", side) != side:
+            self.tokenizer.truncation_side = side
         enc = self.tokenizer(list(texts), truncation=True, max_length=self._max_length())
         return [list(ids) for ids in enc["input_ids"]]
 
@@ -230,10 +235,10 @@ class HFModel(ModelAdapter):
         logits, lengths = self._logits_rows(inputs)
         return [logits[i, n - 1].softmax(-1).cpu().numpy() for i, n in enumerate(lengths)]
 
-    def _token_distributions(self, inputs: Sequence[Any], last: int) -> list[np.ndarray]:
+    def _token_distributions(self, inputs: Sequence[Any], lasts: Sequence[int]) -> list[np.ndarray]:
         logits, lengths = self._logits_rows(inputs)
         out = []
-        for i, n in enumerate(lengths):
+        for i, (n, last) in enumerate(zip(lengths, lasts)):
             if last >= n:
                 raise RobustError(f"input of {n} tokens has no {last} predicted positions")
             out.append(logits[i, n - 1 - last : n - 1].softmax(-1).cpu().numpy())

@@ -7,7 +7,6 @@ does both. Every model call goes through the ModelAdapter's batched public metho
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -30,13 +29,6 @@ Pair = tuple[Example, Example]
 SUB_BATCH = 8  # pairs per token_distributions call: [L, V] float arrays are large
 
 
-def _drop_cache(model: ModelAdapter) -> None:
-    """Full-vocabulary distributions are too large to keep in the adapter's output cache."""
-    cache = getattr(model, "cache", None)
-    if cache is not None:
-        cache.clear()
-
-
 def _skip(reason: str) -> dict[str, Any]:
     return {"value": None, "skipped": reason}
 
@@ -47,19 +39,6 @@ def _strip_specials(ids: list[int], prefix: list[int], suffix: list[int]) -> lis
     if suffix and ids[len(ids) - len(suffix):] == suffix:
         ids = ids[: len(ids) - len(suffix)]
     return ids
-
-
-def _length_chunks(ms: dict[int, int], full: list[list[int]]) -> list[list[int]]:
-    """Pairs sorted by m in chunks of SUB_BATCH whose largest m still fits every input of the chunk."""
-    chunks: list[list[int]] = []
-    for k in sorted(ms, key=lambda k: (ms[k], k)):
-        fits = chunks and len(chunks[-1]) < SUB_BATCH and all(
-            ms[k] < min(len(full[2 * j]), len(full[2 * j + 1])) for j in chunks[-1])
-        if fits:
-            chunks[-1].append(k)
-        else:
-            chunks.append([k])
-    return chunks
 
 
 class PairScorer(Scorer):
@@ -214,13 +193,14 @@ class LRSScorer(PairScorer):
                 out[k] = _skip("last sentence is the whole input")
             else:
                 ms[k] = m
-        for chunk in _length_chunks(ms, full):
-            last = max(ms[k] for k in chunk)  # one call for the chunk; each pair keeps its last m rows
-            dists = model.token_distributions([full[2 * k + j] for k in chunk for j in (0, 1)], last=last)
-            _drop_cache(model)
+        scored = sorted(ms, key=lambda k: (ms[k], k))
+        for start in range(0, len(scored), SUB_BATCH):
+            chunk = scored[start: start + SUB_BATCH]
+            dists = model.token_distributions([full[2 * k + j] for k in chunk for j in (0, 1)],
+                                              last=[ms[k] for k in chunk for _ in (0, 1)])
             for i, k in enumerate(chunk):
                 m, a, b = ms[k], full[2 * k], full[2 * k + 1]
-                per_pos = jsd(dists[2 * i][last - m:], dists[2 * i + 1][last - m:])  # LRS = (1/m) Σ_j JSD (§6)
+                per_pos = jsd(dists[2 * i], dists[2 * i + 1])  # LRS = (1/m) Σ_j JSD over the last m positions (§6)
                 out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
         return [r if r is not None else _skip("unscored") for r in out]
 
@@ -283,17 +263,12 @@ class EntropyScorer(PairScorer):
         nxt = model.next_token_distribution(ids)
         out: list[dict[str, Any]] = [
             {"value": float(entropy(nxt[k])), "sentence_entropy": None} for k in range(len(pairs))]
-        groups: dict[int, list[int]] = defaultdict(list)
-        for k, row in enumerate(ids):
-            if len(row) >= 2:
-                groups[len(row) - 1].append(k)
-        for last, members in sorted(groups.items()):
-            for start in range(0, len(members), SUB_BATCH):
-                chunk = members[start: start + SUB_BATCH]
-                dists = model.token_distributions([ids[k] for k in chunk], last=last)
-                _drop_cache(model)
-                for k, dist in zip(chunk, dists):
-                    out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (§9)
+        members = sorted((k for k, row in enumerate(ids) if len(row) >= 2), key=lambda k: (len(ids[k]), k))
+        for start in range(0, len(members), SUB_BATCH):
+            chunk = members[start: start + SUB_BATCH]
+            dists = model.token_distributions([ids[k] for k in chunk], last=[len(ids[k]) - 1 for k in chunk])
+            for k, dist in zip(chunk, dists):
+                out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (§9)
         return out
 
     def summarise(self, records: Sequence[dict[str, Any]]) -> dict[str, float]:

@@ -29,6 +29,7 @@ def main() -> None:
     parser.add_argument("--aug-num", type=int, default=20)
     parser.add_argument("--variant", default="clean")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--stop-on-flip", action="store_true", help="score-based: stop at the first flip")
     args = parser.parse_args()
 
     import torch
@@ -36,10 +37,11 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     model, stats = timed_model(args.model)
     warm(model)
-    result, _, seconds = run_robtest(model, args.attack, n=args.n, aug_num=args.aug_num, variant=args.variant)
+    result, _, seconds = run_robtest(model, args.attack, n=args.n, aug_num=args.aug_num, variant=args.variant,
+                                     stop_on_flip=args.stop_on_flip)
     data = result.data
     print(f"model {model.identity}; data {data['settings']['data']}; n={args.n}; aug_num={args.aug_num}; "
-          f"variant {args.variant}; {seconds:.0f} s, {stats.texts} victim queries, "
+          f"variant {args.variant}; stop_on_flip {args.stop_on_flip}; {seconds:.0f} s, {stats.texts} victim queries, "
           f"load average {os.getloadavg()[0]:.1f}\n")
     print(f"clean accuracy {data['clean_accuracy']:.1f}\n")
     for table in result.tables:

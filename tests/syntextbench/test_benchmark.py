@@ -125,3 +125,11 @@ def test_pooling_follows_what_the_instance_provides(registry, tmp_path):
     (tmp_path / "config.json").write_text(_json.dumps({"architectures": ["GPT2LMHeadModel"]}))
     decoder = registry.model(f"hf:{tmp_path}")
     assert SynTextBench().pooling(make_ctx(registry, decoder)) == "last-token"
+
+
+def test_debias_auto_is_the_papers_literal_reading_at_the_papers_n():
+    from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+
+    assert SynTextBench().config["debias"] is True  # the fast default n = 256
+    assert SynTextBench(n="8192").config["debias"] is False  # --set n=8192 is the paper's setting
+    assert SynTextBench(n="8192", debias="true").config["debias"] is True

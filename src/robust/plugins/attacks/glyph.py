@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
-from robust.plugins.attacks.text import WordTransform, budget, char_degree, join, words
+from robust.plugins.attacks.text import WordTransform, budget, char_degree, replace_word
 
 if TYPE_CHECKING:
     import numpy as np
@@ -236,14 +236,8 @@ class GlyphM(Transform):
         return [example.with_text("".join(chars))]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        tokens = words(text)
-        if not 0 <= index < len(tokens):
-            return None
-        new = _replace_random_char(tokens[index], _pick(_spaces(self.config), rng), rng)
-        if new is None:
-            return None
-        tokens[index] = new
-        return join(tokens)
+        space = _pick(_spaces(self.config), rng)
+        return replace_word(text, index, lambda word: _replace_random_char(word, space, rng))
 
     def measure(self, original: str, perturbed: str) -> float:
         return char_degree(original, perturbed)

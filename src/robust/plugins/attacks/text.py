@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from robust.core.errors import MissingResource
@@ -169,6 +169,18 @@ def budget(n: int, degree: float) -> int:
     if degree <= 0 or n <= 0:
         return 0
     return math.ceil(round(n * degree, 9))
+
+
+def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> str | None:
+    """`text` with whitespace word `index` replaced by `change(word)`; None if out of range or unchanged."""
+    tokens = words(text)
+    if not 0 <= index < len(tokens):
+        return None
+    new = change(tokens[index])
+    if not new or new == tokens[index]:
+        return None
+    tokens[index] = new
+    return join(tokens)
 
 
 class WordTransform(Transform):

@@ -16,9 +16,8 @@ from robust.plugins.attacks.text import (
     WordTransform,
     budget,
     char_degree,
-    join,
     levenshtein,
-    words,
+    replace_word,
 )
 
 if TYPE_CHECKING:
@@ -118,15 +117,8 @@ class TypoM(Transform):
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
         faithful = _check_mode(self.config)
-        tokens = words(text)
-        if not 0 <= index < len(tokens):
-            return None
-        word = tokens[index]
-        new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
-        if not new or new == word:
-            return None
-        tokens[index] = new
-        return join(tokens)
+        return replace_word(
+            text, index, lambda word: typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful))
 
     def measure(self, original: str, perturbed: str) -> float:
         return char_degree(original, perturbed)

@@ -10,7 +10,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 SCALINGS = ("ratio", "literal", "pooled")
 _EPS = 1e-12
@@ -168,6 +167,8 @@ def syntextbench_score(accuracies: Sequence[float], margins: Sequence[float], a_
 # --- Gaussian closed forms (spec §3.9) ---------------------------------------------------------------------
 def gaussian_accuracy(separation: float) -> float:
     """Accuracy of the Bayes classifier on N(±(D/2)u, I): Φ(D/2)."""
+    from scipy.special import ndtr  # imported on use: `robust list` stays fast
+
     return float(ndtr(separation / 2))
 
 
@@ -175,6 +176,8 @@ def reference_margin(a: float | np.ndarray) -> np.ndarray:
     """δ_ref(a) = 1 + φ(Φ^{-1}(a)) / (a Φ^{-1}(a)) for 1/2 < a < 1 ([T] Theorem 9(iv), Σ = I).
 
     NaN at a <= 1/2, 1 at a = 1."""
+    from scipy.special import ndtri
+
     a = np.asarray(a, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         q = ndtri(a)

@@ -96,3 +96,18 @@ def test_datasets_load_jsonl_csv_and_saved_hf_directories(tmp_path):
     for source in ("d.jsonl", "d.csv", "hf"):
         examples = load_dataset(tmp_path / source, text_column="sentence", label_column="y")
         assert [(e.text, str(e.label)) for e in examples] == [("good film", "1"), ("bad film", "0")]
+
+
+def test_gold_labels_map_to_class_indices_by_name_or_index():
+    from types import SimpleNamespace
+
+    from robust.core.labels import label_index
+
+    named = SimpleNamespace(labels=["negative", "positive"])
+    generic = SimpleNamespace(labels=["LABEL_0", "LABEL_1"])
+    assert label_index(named, "positive") == 1 and label_index(generic, "1") == 1 and label_index(generic, 0) == 0
+    assert label_index(SimpleNamespace(), "3") == 3
+    with pytest.raises(RobustError, match="not one of the model's labels"):
+        label_index(named, "neutral")
+    with pytest.raises(RobustError, match="label 2"):
+        label_index(generic, 2)

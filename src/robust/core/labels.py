@@ -8,14 +8,15 @@ from robust.core.errors import RobustError
 
 
 def label_index(model: Any, label: Any) -> int:
-    """The class index of a gold label for this model (by its `labels` list, else the label as an int)."""
-    labels = getattr(model, "labels", None)
-    if labels:
-        names = [str(x) for x in labels]
-        if str(label) in names:
-            return names.index(str(label))
-        raise RobustError(f"label {label!r} is not one of the model's labels {names}")
+    """The class index of a gold label for this model: by name in its `labels` list, else as an index."""
+    names = [str(x) for x in (getattr(model, "labels", None) or [])]
+    if str(label) in names:
+        return names.index(str(label))
     try:
-        return int(label)
+        index = int(label)
     except (TypeError, ValueError):
-        raise RobustError(f"label {label!r} is not a class index and the model names no labels") from None
+        index = -1
+    if 0 <= index < (len(names) or index + 1):
+        return index
+    expected = f"one of the model's labels {names} or a class index" if names else "a class index"
+    raise RobustError(f"label {label!r} is not {expected}")

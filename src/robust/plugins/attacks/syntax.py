@@ -186,6 +186,16 @@ def _clean_verb_group(tokens: Iterable[Token]) -> bool:
 
 
 # --- the rules: each maps a parsed sentence to one paraphrase or None ----------------------------------
+def _verb_group(middle: Sequence[Token]) -> tuple[list[str], list[str], list[str], bool, bool]:
+    """The words between subject and main verb: negations, adverbs, modals, and whether a perfect
+    ("have") or progressive ("be") auxiliary is among them."""
+    auxes = [t for t in middle if t.dep_ == "aux"]
+    negs = [_negation(t) for t in middle if t.dep_ == "neg"]
+    adverbs = [t.text for t in middle if t.dep_ == "advmod"]
+    modal = [t.text for t in auxes if t.tag_ == "MD"]
+    return (negs, adverbs, modal, any(t.lemma_ == "have" for t in auxes), any(t.lemma_ == "be" for t in auxes))
+
+
 def clause_to_front(c: Clause) -> str | None:
     """"I stayed home because it rained." -> "Because it rained, I stayed home." """
     for clause in c.children("advcl"):
@@ -349,12 +359,7 @@ def active_to_passive(c: Clause) -> str | None:
     if participle is None:
         return None
     past = c.past()
-    auxes = [t for t in middle if t.dep_ == "aux"]
-    negs = [_negation(t) for t in middle if t.dep_ == "neg"]
-    adverbs = [t.text for t in middle if t.dep_ == "advmod"]
-    modal = [t.text for t in auxes if t.tag_ == "MD"]
-    has_have = any(t.lemma_ == "have" for t in auxes)
-    progressive = any(t.lemma_ == "be" for t in auxes)
+    negs, adverbs, modal, has_have, progressive = _verb_group(middle)
     if modal:
         group = [modal[0], *negs, *(["have", "been"] if has_have else ["be"])]
     elif has_have:
@@ -386,12 +391,7 @@ def passive_to_active(c: Clause) -> str | None:
             t.dep_ not in {"aux", "auxpass", "neg", "advmod"} for t in middle):
         return None
     past = c.past()
-    auxes = [t for t in middle if t.dep_ == "aux"]
-    negs = [_negation(t) for t in middle if t.dep_ == "neg"]
-    adverbs = [t.text for t in middle if t.dep_ == "advmod"]
-    modal = [t.text for t in auxes if t.tag_ == "MD"]
-    has_have = any(t.lemma_ == "have" for t in auxes)
-    progressive = any(t.lemma_ == "be" for t in auxes)
+    negs, adverbs, modal, has_have, progressive = _verb_group(middle)
     third_singular = not _plural(new_subject) and new_subject.lower_ not in {"i", "me", "you"}
     if modal:
         group = [modal[0], *negs, *(["have"] if has_have else []), *adverbs,

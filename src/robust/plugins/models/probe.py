@@ -6,6 +6,7 @@ The head is trained on a labelled dataset (default: the MR training split) and c
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from functools import cached_property
@@ -62,7 +63,7 @@ class Probe(ModelAdapter):
         examples = resolve_examples(self.config["train"], get_registry(), **cols)
         data_hash = content_hash(examples)
         key = f"{self.embedder.identity}|{data_hash}|{self.config['C']}|{self.config['pooling']}"
-        path = cache_dir() / "probes" / f"{abs(hash_str(key)):x}.json"
+        path = cache_dir() / "probes" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
         if path.is_file():
             return json.loads(path.read_text())
         head = self._train(examples)
@@ -102,8 +103,3 @@ class Probe(ModelAdapter):
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
         return list(self.embedder.embed(texts, pooling=pooling))
 
-
-def hash_str(text: str) -> int:
-    import hashlib
-
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")

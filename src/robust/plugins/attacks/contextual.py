@@ -3,12 +3,15 @@
 Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else `lm`):
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,
   top_k = 10 predictions computed on the ORIGINAL sentence, first acceptable one taken (BERT-Attack/BAE);
-- `lm` (offline default, no hub): candidates = WordNet relatives of the word (synonyms, hypernyms, hyponyms,
-  similar adjectives) + frequent words of the same part of speech proposed by the causal LM `smollm2` from the
-  left context (next-token probability of their first token); every candidate sentence is scored in full by
-  the LM (sum of token log-probabilities) and the best top_k kept — a left-to-right stand-in for the MLM.
+- `lm` (offline default, no hub): ONE forward pass of the causal LM `smollm2` over the sentence gives, at every
+  word, the next-token distribution after its left context; the top_k frequent words of the same part of
+  speech whose first token is most likely there are the fills (a left-to-right stand-in for the MLM).
 Selection as in RobTest: the first candidate (best score) that differs case-insensitively from the word and
-is not a WordNet antonym of it. Budget k = ceil(N_w·d) successful substitutions at random positions.
+is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
+first `check` acceptable fills are kept only if the substituted sentence stays within cosine
+`min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim);
+one batched embedding call per sentence. Fills are cached per sentence, so degrees and draws share them.
+Budget k = ceil(N_w·d) successful substitutions at random positions.
 """
 
 from __future__ import annotations
@@ -17,13 +20,13 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example
-from robust.plugins.attacks.synonym import antonyms, inflect, synonyms, wordnet, wordnet_pos
-from robust.plugins.attacks.text import WordTransform, join, match_case, pos_tags, split_affixes
-
 if TYPE_CHECKING:
     import numpy as np
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import Example
+from robust.plugins.attacks.synonym import antonyms, inflect, wordnet
+from robust.plugins.attacks.text import HelperModels, WordTransform, cosines, join, match_case, pos_tags, split_affixes
 
 SOURCES = ("auto", "mlm", "lm")
 MODES = ("clean", "faithful")
@@ -38,19 +41,6 @@ _CLOSED_CLASS = {
 NEGATIONS = {"not", "no", "never", "nothing", "none", "nor", "neither", "without", "hardly", "barely",
              "scarcely", "seldom", "rarely", "nobody", "nowhere", "cannot"}
 _PREFIX = "\n"  # scored texts start after a newline, so the first word's own probability counts too
-
-
-@functools.cache
-def related_words(core: str, pos: str) -> tuple[str, ...]:
-    """Single-word WordNet relatives of `core` for WordNet POS `pos`: synonyms first, then similar
-    adjectives, hypernyms and hyponyms of its first three senses (lemma forms)."""
-    wn = wordnet()
-    out = list(synonyms(core, pos, False))
-    accept = {pos, "s"} if pos == "a" else {pos}
-    for synset in [s for s in wn.synsets(core) if s.pos() in accept][:3]:
-        for other in [*synset.similar_tos(), *synset.hypernyms(), *synset.hyponyms()[:8]]:
-            out.extend(n for n in other.lemma_names() if "_" not in n and "-" not in n)
-    return tuple(dict.fromkeys(w for w in out if w.lower() != core.lower()))
 
 
 @functools.cache
@@ -110,59 +100,57 @@ def clean_piece(token: str) -> str | None:
     return token or None
 
 
-class Contextual(WordTransform):
+class Contextual(HelperModels, WordTransform):
     """Language-model substitutes at ceil(N_w·d) random words (word modification rate)."""
 
     name = "contextual"
     dimension = "Contextual"
-    description = "RobTest Contextual: masked-LM (hf:) or offline smollm2-ranked substitutes, antonyms removed"
+    description = "RobTest Contextual: masked-LM (hf:) or offline smollm2 fills, meaning-checked, antonyms removed"
+    models = {"mlm": frozenset({"fill_mask"}), "lm": frozenset({"next_token_distribution", "tokenize"}),
+              "embedder": frozenset({"embed"})}
     settings = {
         "source": "auto",  # auto | mlm | lm
         "mlm": "",  # fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)
-        "lm": "smollm2",  # causal LM that ranks the offline candidates
+        "lm": "smollm2",  # causal LM that proposes the offline fills
         "top_k": 10,
-        "pool": 20,  # offline: candidates scored by the LM per position (WordNet first, then LM proposals)
-        "mode": "clean",  # clean: words only, punctuation kept, case matched; faithful: RobTest's tokens
+        "mode": "clean",  # clean: words only, punctuation kept, case matched, meaning check; faithful: RobTest's
+        "embedder": "minilm",  # clean: the meaning check's sentence encoder (never the victim)
+        "min_similarity": 0.9,
+        "check": 3,  # clean: acceptable fills per word that are meaning-checked (the first passing one is used)
     }
 
-    def __init__(self, mlm_model: Any = None, lm_model: Any = None, **config: Any) -> None:
+    def __init__(self, mlm_model: Any = None, lm_model: Any = None, embedder: Any = None, **config: Any) -> None:
         super().__init__(**config)
         if self.config["source"] not in SOURCES:
             raise RobustError(f"contextual.source must be one of {', '.join(SOURCES)}")
         if self.config["mode"] not in MODES:
             raise RobustError(f"contextual.mode must be one of {', '.join(MODES)}")
+        self.provide("mlm", mlm_model)
+        self.provide("lm", lm_model)
+        self.provide("embedder", embedder)
         if self.source == "mlm" and not (self.config["mlm"] or mlm_model):
             raise RobustError("contextual.source=mlm needs a fill-mask model: --set contextual.mlm=hf:<model>")
-        self._mlm, self._lm = mlm_model, lm_model
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._fills: dict[str, list[tuple[str, ...]]] = {}
 
     # configuration -------------------------------------------------------------------------------
+    def _injected(self, name: str) -> Any:
+        return self.__dict__.get("_helpers", {}).get(name)
+
     @property
     def source(self) -> str:
         if self.config["source"] != "auto":
             return self.config["source"]
-        return "mlm" if self.config["mlm"] or getattr(self, "_mlm", None) is not None else "lm"
+        return "mlm" if self.config["mlm"] or self._injected("mlm") is not None else "lm"
 
     @property
     def source_label(self) -> str:
-        if self.source == "mlm":
-            return f"mlm:{self.config['mlm'] or getattr(self._mlm, 'identity', 'injected')}"
-        return f"lm:{self.config['lm'] if self._lm is None else getattr(self._lm, 'identity', 'injected')}"
+        which = self.source
+        injected = self._injected(which)
+        return f"{which}:{self.config[which] if injected is None else getattr(injected, 'identity', 'injected')}"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "candidate_source": self.source_label}
-
-    def _model(self, which: str) -> Any:
-        attr = "_mlm" if which == "mlm" else "_lm"
-        if getattr(self, attr) is None:
-            from robust.core.plugins import get_registry
-
-            model = get_registry().model(self.config[which])
-            need = "fill_mask" if which == "mlm" else "logprobs"
-            if need not in model.capabilities:
-                raise RobustError(f"contextual.{which}={self.config[which]!r} has no {need} capability")
-            setattr(self, attr, model)
-        return getattr(self, attr)
 
     # candidates ---------------------------------------------------------------------------------
     def _editable(self, word: str) -> bool:
@@ -177,7 +165,7 @@ class Contextual(WordTransform):
             if self.source == "mlm":
                 self._fill_sentence(list(tokens))
             else:
-                self._cache[key] = self._lm_candidates(list(tokens), index)
+                self._lm_sentence(list(tokens))
         return self._cache.get(key, ())
 
     def _masked(self, tokens: list[str], index: int, mask: str) -> str:
@@ -187,7 +175,7 @@ class Contextual(WordTransform):
 
     def _fill_sentence(self, tokens: list[str]) -> None:
         """RobTest: one fill-mask call per position on the original sentence, top_k predictions each."""
-        model = self._model("mlm")
+        model = self.helper("mlm")
         mask = getattr(getattr(model, "tokenizer", None), "mask_token", None) or "[MASK]"
         text = join(tokens)
         positions = [i for i, w in enumerate(tokens) if self._editable(w)]
@@ -199,64 +187,78 @@ class Contextual(WordTransform):
             words = (clean_piece(tok) for tok, _ in predictions)
             self._cache[(text, i)] = tuple(dict.fromkeys(w for w in words if w))
 
-    def _lm_candidates(self, tokens: list[str], index: int) -> tuple[str, ...]:
-        prefix, core, suffix = split_affixes(tokens[index])
-        if not self._editable(tokens[index]) or not core:
-            return ()
-        tag = pos_tags(join(tokens))[index][0]
-        pool = int(self.config["pool"])
-        related = []
-        if tag[:1] in _OPEN_CLASS:
-            related = [inflect(w, tag) for w in related_words(core.lower(), wordnet_pos(tag))]
-        options = [w for w in dict.fromkeys([*related[: pool // 2]]) if w.lower() != core.lower()]
-        options += self._lm_proposals(tokens, index, tag, pool - len(options), exclude={core.lower(), *options})
-        if not options:
-            return ()
-        model = self._model("lm")
-        left, right = join(tokens[:index]), join(tokens[index + 1:])
-        texts = [_PREFIX + join([t for t in (left, prefix + match_case(core, w) + suffix, right) if t])
-                 for w in options]
-        # rank by the LM's log-probability of the whole sentence (spec §2.6 "top-10", LM stand-in)
-        scores = [float(lp.sum()) for lp in model.logprobs(texts)]
-        order = sorted(range(len(options)), key=lambda j: (-scores[j], options[j]))
-        return tuple(options[j] for j in order[: int(self.config["top_k"])])
+    def _lm_sentence(self, tokens: list[str]) -> None:
+        """Fills of every word from ONE causal-LM pass: the next-token distribution after each word's left
+        context ranks the same-POS vocabulary by the probability of each word's first token."""
+        import numpy as np
 
-    def _lm_proposals(self, tokens: list[str], index: int, tag: str, n: int, exclude: set[str]) -> list[str]:
-        """The n same-POS vocabulary words whose first token the LM finds most likely after the left context."""
-        vocab = [w for w in vocabulary(tag) if w.lower() not in exclude]
-        if n <= 0 or not vocab:
-            return []
-        model = self._model("lm")
-        prefix, core, _ = split_affixes(tokens[index])
-        context = _PREFIX + join(tokens[:index])
-        if prefix:  # '"smart': the word follows its opening punctuation directly
-            context, lead = context + (" " if index else "") + prefix, ""
-        else:
-            lead = " " if index else ""
-        first_ids = self._first_ids(tuple(lead + match_case(core, w) for w in vocab))
-        probs = model.next_token_distribution([context])[0]
-        ranked = sorted(range(len(vocab)), key=lambda j: (-float(probs[first_ids[j]]), vocab[j]))
-        return [vocab[j] for j in ranked[:n] if first_ids[j] >= 0]
+        model = self.helper("lm")
+        text = join(tokens)
+        for i in range(len(tokens)):
+            self._cache[(text, i)] = ()
+        tags = pos_tags(text)
+        positions = [i for i, w in enumerate(tokens)
+                     if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]
+                     and vocabulary(tags[i][0])]
+        if not positions:
+            return
+        full, *prefixes = model.tokenize([_PREFIX + text, *(_PREFIX + join(tokens[:i]) for i in positions)])
+        if len(full) < 2:
+            return
+        rows = model.token_distributions([_PREFIX + text], len(full) - 1)[0]  # row t predicts token t + 1
+        top_k = int(self.config["top_k"])
+        for i, prefix in zip(positions, prefixes, strict=True):
+            if not 0 < len(prefix) < len(full) or full[: len(prefix)] != prefix:
+                continue  # the word does not start a token of the full sentence: no clean distribution
+            core = split_affixes(tokens[i])[1]
+            vocab = [w for w in vocabulary(tags[i][0]) if w.lower() != core.lower()]
+            lead = " " if i else ""
+            first = np.asarray(self._first_ids(tuple(lead + match_case(core, w) for w in vocab)))
+            probs = np.where(first >= 0, rows[len(prefix) - 1][np.maximum(first, 0)], -1.0)
+            order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
+            self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 - one transform per run; keyed by the word list
     def _first_ids(self, texts: tuple[str, ...]) -> list[int]:
-        return [ids[0] if ids else -1 for ids in self._model("lm").tokenize(list(texts))]
+        return [ids[0] if ids else -1 for ids in self.helper("lm").tokenize(list(texts))]
 
-    # the unit edit -------------------------------------------------------------------------------
-    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+    def fills(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        """Per word: the acceptable fills in rank order (clean: meaning-checked), cached per sentence."""
+        text = join(tokens)
+        if text not in self._fills:
+            options = [self._acceptable(tokens, i) for i in range(len(tokens))]
+            if self.config["mode"] == "clean":
+                options = [o[: int(self.config["check"])] for o in options]
+                sentences = [join([*tokens[:i], c, *tokens[i + 1:]]) for i, o in enumerate(options) for c in o]
+                sims = iter(cosines(self.helper("embedder"), text, sentences))
+                floor = float(self.config["min_similarity"])
+                options = [tuple(c for c in o if next(sims) >= floor) for o in options]
+            self._fills[text] = options
+        return self._fills[text]
+
+    def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
+        """The word's candidates that differ from it and are not antonyms, as they would be written."""
+        word = tokens[index]
         if not self._editable(word):
-            return None
+            return ()
         prefix, core, suffix = split_affixes(word)
         banned = banned_for(core) if core else frozenset()
+        out = []
         for candidate in self.candidates(tokens, index):
             if candidate.lower() == (word if self.config["mode"] == "faithful" else core).lower():
                 continue
             if is_antonym(candidate, banned):
                 continue
-            if self.config["mode"] == "faithful":
-                return candidate
-            return prefix + match_case(core, candidate) + suffix
-        return None
+            faithful = self.config["mode"] == "faithful"
+            out.append(candidate if faithful else prefix + match_case(core, candidate) + suffix)
+        return tuple(dict.fromkeys(out))
+
+    # the unit edit -------------------------------------------------------------------------------
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+        if tokens[index] != word:
+            return None
+        options = self.fills(list(tokens))[index]
+        return options[0] if options else None  # RobTest: the first acceptable fill
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         out = super().apply(example, degree, rng)

@@ -10,9 +10,9 @@ import functools
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.errors import MissingResource
+from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 
 if TYPE_CHECKING:
@@ -171,6 +171,17 @@ def budget(n: int, degree: float) -> int:
     return math.ceil(round(n * degree, 9))
 
 
+#: a draw reaches degree d when its measured degree is at least (1 - REACH_TOLERANCE)·d (clean modes)
+REACH_TOLERANCE = 0.2
+
+
+def with_degree(example: Example, text: str, degree: float, achieved: float, **meta: object) -> Example:
+    """The perturbed copy of `example` carrying its measured degree (`achieved`) and `unreached` = True when
+    it falls short of the requested degree by more than REACH_TOLERANCE (not enough editable units)."""
+    short = degree > 0 and achieved < (1 - REACH_TOLERANCE) * degree - 1e-9
+    return example.with_text(text, achieved=round(float(achieved), 6), unreached=short, **meta)
+
+
 def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> str | None:
     """`text` with whitespace word `index` replaced by `change(word)`; None if out of range or unchanged."""
     tokens = words(text)
@@ -181,6 +192,41 @@ def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> 
         return None
     tokens[index] = new
     return join(tokens)
+
+
+class HelperModels:
+    """Models a transform uses besides the victim, each named by a setting (CONTRACTS.md: `models` and
+    `self.helper(name)`). Loaded once per instance from the registry; `provide` injects one (tests, runs)."""
+
+    models: ClassVar[dict[str, frozenset[str]]] = {}
+    config: dict[str, Any]
+
+    def helper(self, name: str) -> Any:
+        helpers = self.__dict__.setdefault("_helpers", {})
+        if name not in helpers:
+            from robust.core.plugins import get_registry
+
+            model = get_registry().model(self.config[name])
+            missing = self.models.get(name, frozenset()) - model.provides()
+            if missing:
+                raise RobustError(f"{name}={self.config[name]!r} lacks {', '.join(sorted(missing))}")
+            helpers[name] = model
+        return helpers[name]
+
+    def provide(self, name: str, model: Any) -> None:
+        if model is not None:
+            self.__dict__.setdefault("_helpers", {})[name] = model
+
+
+def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
+    """cos(E(original), E(t)) for every t, in one batched `embed` call."""
+    import numpy as np
+
+    if not texts:
+        return []
+    vectors = np.asarray(embedder.embed([original, *texts]), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
 class WordTransform(Transform):
@@ -225,7 +271,8 @@ class WordTransform(Transform):
                 spent += 1
             elif self.counts_failures:
                 spent += 1
-        return [example.with_text(join(tokens))]
+        new = join(tokens)
+        return [with_degree(example, new, degree, self.measure(example.text, new))]
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)

@@ -12,7 +12,8 @@ Zipf >= `min_zipf`), single words (spec §6 #17), re-inflected (lemminflect) and
 original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
 original's Penn tag and stay within cosine `min_similarity` of the original under the `embedder` (default
 the embedded `minilm`, chosen independently of the victim).
-`mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field equals the tag exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
+`mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field equals the tag
+exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
 Both: k = ceil(N_w·d) successful substitutions at random positions; WordNet antonyms of the word rejected.
 """
 

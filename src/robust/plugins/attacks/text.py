@@ -60,6 +60,33 @@ def _spacy():
         ) from None
 
 
+@functools.cache
+def _spacy_parser():
+    try:
+        import spacy
+
+        return spacy.load(SPACY_MODEL, disable=["ner", "lemmatizer"])
+    except OSError:
+        raise MissingResource(
+            f"spaCy model {SPACY_MODEL!r} not installed; run `pip install {SPACY_MODEL.replace('_', '-')}`"
+        ) from None
+
+
+@functools.lru_cache(maxsize=1024)
+def parsed_words(text: str) -> tuple[Any, ...]:
+    """The spaCy token (tagged and dependency-parsed in context) of every whitespace word of `text`: its
+    first alphanumeric token, else its first token, else None."""
+    doc = _spacy_parser()(text)
+    out = []
+    pos = 0
+    for word in words(text):
+        start = text.index(word, pos)
+        end = pos = start + len(word)
+        inside = [t for t in doc if start <= t.idx < end]
+        out.append(next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None))
+    return tuple(out)
+
+
 @functools.lru_cache(maxsize=4096)
 def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
     """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.

@@ -4,14 +4,16 @@ Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else 
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,
   top_k = 10 predictions computed on the ORIGINAL sentence, first acceptable one taken (BERT-Attack/BAE);
 - `lm` (offline default, no hub): ONE forward pass of the causal LM `smollm2` over the sentence gives, at every
-  word, the next-token distribution after its left context; the top_k frequent words of the same part of
-  speech whose first token is most likely there are the fills (a left-to-right stand-in for the MLM).
+  word, the next-token distribution after its left context; the word's common WordNet relatives (synonyms,
+  similar words, hypernyms, hyponyms of its two most frequent senses, re-inflected) are ranked
+  by the probability of their first token there, top_k kept (a left-to-right stand-in for the MLM; free LM
+  proposals flipped meaning: "hardly a masterpiece" -> "actually a masterpiece").
 Selection as in RobTest: the first candidate (best score) that differs case-insensitively from the word and
 is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
 first `check` acceptable fills are kept only if the substituted sentence stays within cosine
-`min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim);
-one batched embedding call per sentence. Fills are cached per sentence, so degrees and draws share them.
-Budget k = ceil(N_w·d) successful substitutions at random positions.
+`min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim;
+one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy). Fills are
+cached per sentence, so degrees and draws share them. Budget k = ceil(N_w·d) successful substitutions at random positions.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ if TYPE_CHECKING:
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
-from robust.plugins.attacks.synonym import antonyms, inflect, wordnet
+from robust.plugins.attacks.synonym import (
+    LIGHT_WORDS,
+    antonyms,
+    known_inflection,
+    replaceable,
+    same_tag,
+    wordnet,
+    wordnet_pos,
+)
 from robust.plugins.attacks.text import HelperModels, WordTransform, cosines, join, match_case, pos_tags, split_affixes
 
 SOURCES = ("auto", "mlm", "lm")
@@ -37,44 +47,29 @@ _CLOSED_CLASS = {
     "PRP$": ("my", "our", "your", "their", "his", "her"),
     "DT": ("a", "the", "this", "that", "each", "every"),
 }
-# never proposed from the vocabulary: they flip meaning rather than substitute a word
+# never proposed: they flip meaning rather than substitute a word
 NEGATIONS = {"not", "no", "never", "nothing", "none", "nor", "neither", "without", "hardly", "barely",
              "scarcely", "seldom", "rarely", "nobody", "nowhere", "cannot"}
 _PREFIX = "\n"  # scored texts start after a newline, so the first word's own probability counts too
 
 
 @functools.cache
-def vocabulary(ptb_tag: str, size: int = 5000) -> tuple[str, ...]:
-    """Frequent English words (wordfreq) usable with tag `ptb_tag`: lemmas of the tag's universal POS
-    (lemminflect) re-inflected to the tag; a small fixed set for pronouns and determiners."""
-    if ptb_tag in _CLOSED_CLASS:
-        return _CLOSED_CLASS[ptb_tag]
-    upos = _OPEN_CLASS.get(ptb_tag[:1])
-    if upos is None:
-        return ()
-    from lemminflect import getAllLemmas
-    from spacy.lang.en.stop_words import STOP_WORDS
+def related_words(core: str, pos: str, min_zipf: float = 3.0) -> tuple[str, ...]:
+    """Common single-word WordNet relatives of `core` for WordNet POS `pos` from its two most frequent
+    senses: synonyms, similar adjectives, hypernyms and hyponyms (sister terms flipped meaning: "pleasure" ->
+    "shame"), lemma forms of three letters or more."""
+    from wordfreq import zipf_frequency
 
-    from robust.plugins.attacks.distraction import frequent_words
-
-    out = []
-    for word in frequent_words(size):
-        if len(word) < 2 or word in STOP_WORDS or word in NEGATIONS:
-            continue  # function words ("it" is a WordNet noun) and negations never count as substitutes
-        if word in getAllLemmas(word).get(upos, ()) and dominant_pos(word) == upos:
-            out.append(inflect(word, ptb_tag))
-    return tuple(dict.fromkeys(out))
-
-
-@functools.cache
-def dominant_pos(lemma: str) -> str | None:
-    """The universal POS with the most WordNet senses of `lemma` (None if not in WordNet). Sense-tagged
-    counts (cntlist.rev) are not part of robust's WordNet, so the number of senses decides."""
-    counts: dict[str, int] = {}
-    for synset in wordnet().synsets(lemma):
-        upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}[synset.pos()]
-        counts[upos] = counts.get(upos, 0) + 1
-    return max(counts, key=lambda k: (counts[k], k)) if counts else None
+    wn = wordnet()
+    lemma = wn.morphy(core, pos) or core
+    accept = {pos, "s"} if pos == "a" else {pos}
+    out: list[str] = []
+    for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:2]:
+        related = [synset, *synset.similar_tos(), *synset.hypernyms(), *synset.hyponyms()]
+        for other in related:
+            out.extend(n for n in other.lemma_names() if n.isalpha() and len(n) > 2)
+    return tuple(dict.fromkeys(w for w in out if w.lower() not in (core.lower(), lemma.lower())
+                               and w.lower() not in NEGATIONS and zipf_frequency(w, "en") >= min_zipf))
 
 
 def banned_for(core: str) -> frozenset[str]:
@@ -189,7 +184,7 @@ class Contextual(HelperModels, WordTransform):
 
     def _lm_sentence(self, tokens: list[str]) -> None:
         """Fills of every word from ONE causal-LM pass: the next-token distribution after each word's left
-        context ranks the same-POS vocabulary by the probability of each word's first token."""
+        context ranks the word's pool (`_lm_pool`) by the probability of each candidate's first token."""
         import numpy as np
 
         model = self.helper("lm")
@@ -197,9 +192,9 @@ class Contextual(HelperModels, WordTransform):
         for i in range(len(tokens)):
             self._cache[(text, i)] = ()
         tags = pos_tags(text)
-        positions = [i for i, w in enumerate(tokens)
-                     if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]
-                     and vocabulary(tags[i][0])]
+        options = {i: self._lm_pool(w, tags, i) for i, w in enumerate(tokens)
+                   if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]}
+        positions = [i for i, pool in options.items() if pool]
         if not positions:
             return
         full, *prefixes = model.tokenize([_PREFIX + text, *(_PREFIX + join(tokens[:i]) for i in positions)])
@@ -211,14 +206,28 @@ class Contextual(HelperModels, WordTransform):
             if not 0 < len(prefix) < len(full) or full[: len(prefix)] != prefix:
                 continue  # the word does not start a token of the full sentence: no clean distribution
             core = split_affixes(tokens[i])[1]
-            vocab = [w for w in vocabulary(tags[i][0]) if w.lower() != core.lower()]
+            vocab = options[i]
             lead = " " if i else ""
             first = np.asarray(self._first_ids(tuple(lead + match_case(core, w) for w in vocab)))
             probs = np.where(first >= 0, rows[len(prefix) - 1][np.maximum(first, 0)], -1.0)
             order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
             self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
 
-    @functools.lru_cache(maxsize=64)  # noqa: B019 - one transform per run; keyed by the word list
+    def _lm_pool(self, word: str, tags: tuple[tuple[str, str], ...], index: int) -> list[str]:
+        """What the LM ranks at a word: its common WordNet relatives re-inflected to the word's tag (content
+        words that can be replaced, as for Synonym), or a small closed class (pronouns, determiners) in
+        faithful mode."""
+        ptb = tags[index][0]
+        core = split_affixes(word)[1]
+        if ptb in _CLOSED_CLASS:
+            return [w for w in _CLOSED_CLASS[ptb] if w != core.lower()] if self.config["mode"] == "faithful" else []
+        if ptb[:1] not in _OPEN_CLASS or not replaceable(tags, index) or core.lower() in LIGHT_WORDS:
+            return []
+        pool = (known_inflection(w, ptb) for w in related_words(core.lower(), wordnet_pos(ptb)))
+        return [w for w in dict.fromkeys(p for p in pool if p) if w.lower() != core.lower() and w.isalpha()
+                and w.lower() not in LIGHT_WORDS]
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one transform per run; keyed by the word list
     def _first_ids(self, texts: tuple[str, ...]) -> list[int]:
         return [ids[0] if ids else -1 for ids in self.helper("lm").tokenize(list(texts))]
 
@@ -228,7 +237,9 @@ class Contextual(HelperModels, WordTransform):
         if text not in self._fills:
             options = [self._acceptable(tokens, i) for i in range(len(tokens))]
             if self.config["mode"] == "clean":
-                options = [o[: int(self.config["check"])] for o in options]
+                tags = pos_tags(text)
+                options = [[c for c in o if same_tag(tokens, i, c, tags)][: int(self.config["check"])]
+                           for i, o in enumerate(options)]
                 sentences = [join([*tokens[:i], c, *tokens[i + 1:]]) for i, o in enumerate(options) for c in o]
                 sims = iter(cosines(self.helper("embedder"), text, sentences))
                 floor = float(self.config["min_similarity"])

@@ -160,10 +160,9 @@ class Synonym(HelperModels, WordTransform):
         text = join(tokens)
         if text not in self._checked:
             tags = pos_tags(text)
-            options = [self.candidates(w, ptb) if _replaceable(tags, i) else [] for i, (w, (ptb, _))
+            options = [self.candidates(w, ptb) if replaceable(tags, i) else [] for i, (w, (ptb, _))
                        in enumerate(zip(tokens, tags, strict=True))]
-            options = [[c for c in cands if pos_tags(join([*tokens[:i], c, *tokens[i + 1:]]))[i][0] == tags[i][0]]
-                       for i, cands in enumerate(options)]
+            options = [[c for c in cands if same_tag(tokens, i, c, tags)] for i, cands in enumerate(options)]
             sentences = [join([*tokens[:i], c, *tokens[i + 1:]]) for i, cands in enumerate(options) for c in cands]
             sims = iter(cosines(self.helper("embedder"), text, sentences))
             floor = float(self.config["min_similarity"])
@@ -178,7 +177,12 @@ class Synonym(HelperModels, WordTransform):
         return options[int(rng.integers(len(options)))] if options else None
 
 
-def _replaceable(tags: tuple[tuple[str, str], ...], i: int) -> bool:
+def same_tag(tokens: list[str], index: int, candidate: str, tags: tuple[tuple[str, str], ...]) -> bool:
+    """The candidate, put in place of word `index`, is tagged like the original word (spaCy, in context)."""
+    return pos_tags(join([*tokens[:index], candidate, *tokens[index + 1:]]))[index][0] == tags[index][0]
+
+
+def replaceable(tags: tuple[tuple[str, str], ...], i: int) -> bool:
     """Not an auxiliary, proper noun or particle; not the modifier of a noun-noun compound; not a verb
     whose particle follows ("fly by", "fight off")."""
     ptb, upos = tags[i]

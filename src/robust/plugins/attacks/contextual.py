@@ -13,7 +13,8 @@ is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's
 first `check` acceptable fills are kept only if the substituted sentence stays within cosine
 `min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim;
 one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy). Fills are
-cached per sentence, so degrees and draws share them. Budget k = ceil(N_w·d) successful substitutions at random positions.
+cached per sentence, so degrees and draws share them.
+Budget k = ceil(N_w·d) successful substitutions at random positions.
 """
 
 from __future__ import annotations

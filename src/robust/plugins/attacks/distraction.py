@@ -1,7 +1,15 @@
 """Distraction (RobTest §2.9): append irrelevant content while the sentence embedding stays close.
 
 Also home of `SentenceTransform`, the base of the sentence-level dimensions (Distraction, Syntax): degree
-D_s = 1 − cos(E(x), E(x′)) with a lazily loaded sentence embedder (default the embedded `minilm`).
+D_s = 1 − cos(E(x), E(x′)) with a lazily loaded sentence embedder (default the embedded `minilm`; never
+the victim: the degree must not be measured by the model under test).
+
+`mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
+`mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
+the text); a draw takes a random chain and cuts it at its longest prefix with D_s ≤ d, found by galloping
+and bisection over memoised prefix degrees. Draws and degrees of one sentence share those embeddings (the
+faithful loop embedded every candidate of every draw, ~15 of 18 minutes of a run), and 40 steps let high
+degrees be reached (10 never reached 0.6); a draw that still falls short is flagged `unreached`.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
+from robust.plugins.attacks.text import HelperModels, with_degree
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,30 +34,28 @@ _GLOSS_SKIP = {"as", "of", "in", "on", "to", "by", "for", "with", "at", "from", 
 _PUNCT_SPLIT = re.compile(r"([.!?][\s]*)")
 
 
-class SentenceTransform(Transform):
+class SentenceTransform(HelperModels, Transform):
     """A sentence-level transform measured by 1 − cos of sentence embeddings (spec §2.1, Appendix C).
 
-    The embedder is any object with `embed(texts) -> ndarray[n, d]` (a ModelAdapter); pass one to the
-    constructor or assign `.embedder` (tests), else it is built from the `embedder` setting on first use.
+    The embedder is any object with `embed(texts) -> ndarray[n, d]` (a ModelAdapter), chosen by the
+    `embedder` setting independently of the victim; pass one to the constructor or assign `.embedder`
+    (tests), else it is loaded on first use (`helper("embedder")`).
     """
 
     unit: ClassVar[str] = "sentence"
+    models = {"embedder": frozenset({"embed"})}
 
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(**config)
-        self._embedder = embedder
+        self.provide("embedder", embedder)
 
     @property
     def embedder(self) -> Any:
-        if self._embedder is None:
-            from robust.core.plugins import get_registry
-
-            self._embedder = get_registry().model(self.config["embedder"])
-        return self._embedder
+        return self.helper("embedder")
 
     @embedder.setter
     def embedder(self, model: Any) -> None:
-        self._embedder = model
+        self.provide("embedder", model)
 
     def similarities(self, original: str, texts: list[str]) -> np.ndarray:
         """cos(E(original), E(t)) for every t."""
@@ -111,13 +118,15 @@ class Distraction(SentenceTransform):
     settings = {
         "embedder": "minilm",
         "mode": "clean",  # clean: append at the end with one space; faithful: RobTest's insertion (§2.9)
-        "max_steps": 10,  # RobTest's max_trial
+        "max_steps": 0,  # distractors per draw at most; 0 = RobTest's max_trial 10 (faithful) / 40 (clean)
+        "pool": 8,  # clean: seeded distractor chains per sentence, shared by its draws and degrees
         "wiki_pool": 100,
         "types": ["url", "statement", "wiki", "random"],
     }
 
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
+        self._chains: dict[str, list[tuple[list[str], dict[int, float]]]] = {}
         if self.config["mode"] not in {"clean", "faithful"}:
             raise RobustError(f"distraction.mode must be 'clean' or 'faithful', not {self.config['mode']!r}")
         unknown = set(self.config["types"]) - set(DISTRACTOR_TYPES)
@@ -157,13 +166,68 @@ class Distraction(SentenceTransform):
         return self.insert(text, self.distractor(types[int(rng.integers(len(types)))], rng))
 
     # Transform API ------------------------------------------------------------------------------
+    @property
+    def steps(self) -> int:
+        return int(self.config["max_steps"]) or (10 if self.config["mode"] == "faithful" else 40)
+
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        if self.config["mode"] == "faithful":
+            return self._faithful_draw(example, degree, rng)
+        # clean: a random one of the sentence's seeded chains, cut at its longest prefix with 1 − cos ≤ d
+        if degree <= 0:
+            return [example]
+        chains = self._pool(example.text)
+        texts, degrees = chains[int(rng.integers(len(chains)))]
+        steps = self._longest_within(example.text, texts, degrees, degree)
+        if steps == 0:
+            return [with_degree(example, example.text, degree, 0.0)]
+        return [with_degree(example, texts[steps - 1], degree, degrees[steps], distraction_steps=steps,
+                            distraction_mode="clean")]
+
+    def _pool(self, source: str) -> list[tuple[list[str], dict[int, float]]]:
+        """`pool` chains of `steps` accumulated distractors for `source`, from a generator seeded by the text,
+        each with a memo of its prefix degrees (so draws and degrees of one sentence share the embeddings)."""
+        if source not in self._chains:
+            import zlib
+
+            import numpy as np
+
+            rng = np.random.default_rng(zlib.crc32(source.encode()))
+            chains = []
+            for _ in range(int(self.config["pool"])):
+                texts, text = [], source
+                for _ in range(self.steps):
+                    text = self.add_random_distraction(text, rng)
+                    texts.append(text)
+                chains.append((texts, {0: 0.0}))
+            self._chains[source] = chains
+        return self._chains[source]
+
+    def _longest_within(self, source: str, texts: list[str], degrees: dict[int, float], degree: float) -> int:
+        """The most distractors j with D_s(prefix j) ≤ d, found by galloping then bisection over the chain
+        (D_s grows with j almost always; the few embeddings are memoised per chain)."""
+
+        def within(j: int) -> bool:
+            if j not in degrees:
+                degrees[j] = max(0.0, 1.0 - float(self.similarities(source, [texts[j - 1]])[0]))
+            return degrees[j] <= degree
+
+        low, high = 0, 1
+        while high <= len(texts) and within(high):
+            low, high = high, high * 2
+        high = min(high, len(texts) + 1)
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if within(mid) else (low, mid)
+        return low
+
+    def _faithful_draw(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         # spec §2.9 rule-based loop: accept the previous candidate while cos(E(s), E(c)) > 1 − d
         source = example.text
         threshold = 1.0 - degree
         accepted = candidate = source
         steps = 0
-        for _ in range(int(self.config["max_steps"])):
+        for _ in range(self.steps):
             if candidate != source and float(self.similarities(source, [candidate])[0]) <= threshold:
                 break
             if candidate == source and degree <= 0:

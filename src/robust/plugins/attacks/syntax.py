@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example
 from robust.plugins.attacks.distraction import SentenceTransform
+from robust.plugins.attacks.text import REACH_TOLERANCE, with_degree
 
 if TYPE_CHECKING:
     import numpy as np
@@ -416,6 +417,31 @@ def passive_to_active(c: Clause) -> str | None:
                      *(p.text for p in particles), _noun_phrase(c, subject, TO_OBJECT), c.text(after)])
 
 
+def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | None]:
+    """A rule that opens the sentence with a framing phrase, as SCPN's PP-initial template does (the paper's
+    example: "In my eyes will be a witty, sweet romantic comedy."); `clause_only`: tensed clauses only."""
+
+    def rule(c: Clause) -> str | None:
+        if clause_only and not (c.finite() and _subject(c, "nsubj") is not None or _subject(c, "nsubjpass")):
+            return None
+        opener = c.first.text.lower()
+        if opener in {"in", "to", "as", "i", "it"} or c.first.is_punct:
+            return None  # already framed, or would stack two openers
+        comma = "" if clause_only else c.comma
+        return c.finish([words + comma, c.text(c.body)])
+
+    rule.__doc__ = f'"The film is fun." -> "{words}{"" if clause_only else ","} the film is fun."'
+    return rule
+
+
+def fragment_to_clause(c: Clause) -> str | None:
+    """"A charming romp." -> "It is a charming romp." (a verbless noun-phrase fragment becomes a clause)"""
+    if c.root.pos_ not in {"NOUN", "PROPN"} or any(t.pos_ in {"VERB", "AUX"} for t in c.body):
+        return None
+    return c.finish(["it is", c.text(c.body)])
+
+
+FRAMES = {"frame_view", "frame_tell", "frame_think"}
 CLEFTS = {"subject_cleft", "adjunct_cleft", "wh_cleft"}
 INVERSES = {("active_to_passive", "passive_to_active"), ("passive_to_active", "active_to_passive"),
             ("clause_to_front", "clause_to_back"), ("clause_to_back", "clause_to_front"),
@@ -432,6 +458,10 @@ RULES: dict[str, Callable[[Clause], str | None]] = {
     "wh_cleft": wh_cleft,
     "active_to_passive": active_to_passive,
     "passive_to_active": passive_to_active,
+    "fragment_to_clause": fragment_to_clause,
+    "frame_view": _frame("in my view"),
+    "frame_tell": _frame("as far as i can tell"),
+    "frame_think": _frame("i think", clause_only=True),
 }
 
 
@@ -451,7 +481,8 @@ def rule_paraphrases(
             if len(clause.body) < 2:
                 continue
             for name in rules:
-                if name in history.split("+") or (history.rpartition("+")[2], name) in INVERSES:
+                done = history.split("+")
+                if name in done or (done[-1], name) in INVERSES or (name in FRAMES and FRAMES & set(done)):
                     continue
                 try:
                     new = RULES[name](clause)
@@ -542,15 +573,20 @@ class Syntax(SentenceTransform):
         return [(p, how, max(0.0, 1.0 - float(s))) for (p, how), s in zip(candidates, sims, strict=True)]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        """Every paraphrase with 1 − cos ≤ d, in a random order; the original if none qualifies (§6 #10)."""
+        """The paraphrases closest to the degree from below: those with (1 − REACH_TOLERANCE)·d ≤ 1 − cos ≤ d
+        in a random order, else the single most distant one within d (flagged `unreached`); the original
+        if none is within d (§6 #10). Returning every paraphrase within d made the evaluated texts almost
+        the same at every degree."""
         if degree <= 0:
             return [example]
         kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
         if not kept:
-            return [example]
-        order = rng.permutation(len(kept))
-        return [example.with_text(kept[i][0], syntax_rule=kept[i][1], syntax_degree=round(kept[i][2], 6),
-                                  syntax_source=self.source) for i in order]
+            return [with_degree(example, example.text, degree, 0.0)]
+        band = [k for k in kept if k[2] >= (1 - REACH_TOLERANCE) * degree]
+        chosen = band or [max(kept, key=lambda k: (k[2], k[0]))]
+        order = rng.permutation(len(chosen))
+        return [with_degree(example, chosen[i][0], degree, chosen[i][2], syntax_rule=chosen[i][1],
+                            syntax_source=self.source) for i in order]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; spec §3.2)."""

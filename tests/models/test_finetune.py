@@ -58,4 +58,4 @@ def test_finetune_rejects_bad_settings_and_data(train_file, tmp_path):
     one_label = tmp_path / "one.jsonl"
     one_label.write_text(json.dumps({"text": "x", "label": "a"}) + "\n")
     with pytest.raises(RobustError):
-        get_registry().model("finetune:minilm", train=str(one_label)).labels
+        _ = get_registry().model("finetune:minilm", train=str(one_label)).labels

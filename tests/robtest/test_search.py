@@ -46,11 +46,12 @@ def test_saliency_masks_each_word_and_ranks_the_largest_drop_first():
 def test_attacker_plugin_edits_the_salient_word_within_the_degree():
     model = FunctionModel(keyword_probs, "classify", labels=["neg", "pos"])
     example = Example("1", FILLER.format("good"), "pos")
-    attacker = SaliencyGreedy(ToyWord())
-    out = attacker.attack(example, model, 0.05, np.random.default_rng(0))
-    assert [e.text for e in out] == [FILLER.format("zzz")]  # 13 words: k = 1 edit, on 'good'
-    assert out[0].meta["attack"] == "saliency-greedy"
-    assert keyword_probs([out[0].text])[0].argmax() == 0
+    attacker = SaliencyGreedy()
+    out = attacker.attack([example], model, ToyWord(), 0.05, rngs=[np.random.default_rng(0)])[0]
+    assert out.variants == [FILLER.format("zzz")] == [out.perturbed]  # 13 words: k = 1 edit, on 'good'
+    assert out.success and out.status == "succeeded" and keyword_probs([out.perturbed])[0].argmax() == 0
+    assert out.edits == [{"index": 7, "before": "good", "after": "zzz"}]
+    assert out.queries == 1 + 13 + 1  # the text and its 13 masked copies, then the final check
 
 
 def test_faithful_greedy_stops_on_char_levenshtein_per_word():

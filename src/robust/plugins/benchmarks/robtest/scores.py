@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.settings import Setting
 
 #: the degree grid of the paper's reports (spec §3.4); degree 0 is the clean input
 DEGREES: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
@@ -52,3 +56,43 @@ def worst_curve(all_correct: Sequence[Mapping[str, bool]], degrees: Sequence[flo
 def degree_key(degree: float) -> str:
     """The canonical text of a degree ('0', '0.05', …) used in item ids and record keys."""
     return f"{float(degree):g}"
+
+
+def _curve_summary(curve: Sequence[float], degrees: Sequence[float], formula: str) -> dict[str, float]:
+    return {**{degree_key(d): v for d, v in zip(degrees, curve)}, "final": final_score(curve, formula)}
+
+
+class AverageScore(Scorer):
+    name = "robtest-average"
+    description = "RobTest Average(d): mean share of correct variants per example at each degree, and its Final Score"
+    inputs = frozenset({"example", "degree", "correct", "n"})
+    settings = {"final": Setting("code", choices=("code", "eq1"), help="code: reproduces the printed finals")}
+
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[float]:
+        return [r["correct"] / r["n"] for r in rows]
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Avg(d) per degree key (degree 0 = the clean rows) and the Final Score (spec §3.3-3.4)."""
+        degrees = sorted({float(r["degree"]) for r in rows})
+        acc: dict[str, dict[str, float]] = {}
+        for value, row in zip(values, rows):
+            acc.setdefault(row["example"], {})[degree_key(row["degree"])] = value
+        return _curve_summary(average_curve(list(acc.values()), degrees), degrees, self.config["final"])
+
+
+class WorstScore(Scorer):
+    name = "robtest-worst"
+    description = ("RobTest Worst(d): share of examples with every variant correct at every degree up to d, "
+                   "and its Final Score")
+    inputs = frozenset({"example", "degree", "all_correct"})
+    settings = AverageScore.settings
+
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[bool]:
+        return [bool(r["all_correct"]) for r in rows]
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        degrees = sorted({float(r["degree"]) for r in rows})
+        ok: dict[str, dict[str, bool]] = {}
+        for value, row in zip(values, rows):
+            ok.setdefault(row["example"], {})[degree_key(row["degree"])] = value
+        return _curve_summary(worst_curve(list(ok.values()), degrees), degrees, self.config["final"])

@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from robust.plugins.attacks.text import budget, join, levenshtein, words
+from robust.core.text import budget, join, levenshtein, words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -142,8 +142,10 @@ def search_for(transform: Transform, text: str, degree: float, rng: np.random.Ge
     return fn(transform, text, degree, rng, config)
 
 
-def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any]) -> list[list[str]]:
-    """Run searches together: each round, one `classify` call for the queries of every unfinished search."""
+def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any],
+          queries: list[int] | None = None) -> list[list[str]]:
+    """Run searches together: each round, one `classify` call for the queries of every unfinished search;
+    `queries[i]` (if given) counts the texts search i asked for."""
     results: list[list[str] | None] = [None] * len(searches)
     pending: dict[int, list[str]] = {}
     for i, gen in enumerate(searches):
@@ -155,6 +157,8 @@ def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any]) -> l
         pos = 0
         for i in order:
             size = len(pending.pop(i))
+            if queries is not None:
+                queries[i] += size
             _advance(i, searches[i], probs[pos : pos + size], pending, results)
             pos += size
     return [r if r is not None else [] for r in results]

@@ -157,14 +157,21 @@ def run(
                                       "or `latest`: the latest resumable run)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    executor: str = typer.Option("in-process", "--executor", help="Where items are computed: in-process, or ray "
+                                 "(pip install 'robust[ray]'); a resumed run may use either."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (`auto`: the running one; "
+                                       "default: a local Ray started for the run)."),
+    workers: int | None = typer.Option(None, "--workers", help="Distributed workers (default: one per GPU, "
+                                       "else one per CPU of the cluster)."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
+    from robust.core.executor import make_executor
     from robust.core.runner import RunConfig, Runner, split_settings
     from robust.core.settings import parse_assignments
 
     registry = _registry()
     store = _store()
-    runner = Runner(registry, store, progress=not quiet)
+    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet)
     if resume:
         if bench or attack or model or data or set_ or scorer or test:
             raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")

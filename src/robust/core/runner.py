@@ -209,11 +209,14 @@ class Runner:
                 task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
                                          completed=len(items) - len(todo))
 
-                def on_done(chunk: Any, records: list[dict[str, Any]]) -> None:
+                def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
                     self.store.add_records(run_id, [(item.id, rec) for item, rec in zip(chunk, records)])
+                    model.cache.misses += queries  # queries of the model's replicas on remote workers
                     progress.advance(task, len(chunk))
 
-                job = Job(run_id, asdict(config), bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
+                # workers rebuild the run from its config, writing files where this process would
+                stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
+                job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
                 self.executor.run(job, todo, on_done)
             stored = self.store.records(run_id)
             result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import os
 import signal
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -65,8 +65,8 @@ class Worker:
             raise self.error
         return os.getpid()
 
-    def run(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], list[dict[str, Any]], int]]:
-        """(item ids, records, model queries) for each chunk, as each finishes."""
+    def run(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], list[dict[str, Any]], int, int]]:
+        """(item ids, records, model queries, this process's id) for each chunk, as each finishes."""
         for ids in chunks:
             missing = [i for i in ids if i not in self.items]
             if missing:
@@ -76,7 +76,7 @@ class Worker:
             before = self.ctx.model.queries if self.ctx.model else 0
             records = self.bench.run_batch(chunk, self.ctx)
             check_records(chunk, records)
-            yield ids, records, (self.ctx.model.queries if self.ctx.model else 0) - before
+            yield ids, records, (self.ctx.model.queries if self.ctx.model else 0) - before, os.getpid()
 
 
 class RayExecutor:
@@ -101,7 +101,8 @@ class RayExecutor:
             raise RobustError(f"GPUs per worker must be 0 or more, not {gpus_per_worker}")
         self.address, self.workers, self.gpus_per_worker = address, workers, gpus_per_worker
         self.chunks_per_task, self.retries, self.in_flight = chunks_per_task, retries, max(1, in_flight)
-        self.pids: list[int] = []  # process ids of the workers that became ready (tests kill one)
+        self.pids: list[int] = []  # process ids of the workers that became ready
+        self.chunks_by_pid: Counter[int] = Counter()  # chunks each worker process delivered
 
     # connecting -------------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -156,32 +157,39 @@ class RayExecutor:
             num_cpus=1, num_gpus=gpus, max_restarts=self.retries, max_task_retries=self.retries,
             runtime_env={"env_vars": forwarded_env()})
         actors += [actor_class.remote(job.config, job.run_id) for _ in range(n)]
-        starting = {actor.ready.remote(): actor for actor in actors}  # an actor gets tasks once it is ready
-        streams: dict[Any, Any] = {}  # a task's stream of chunks -> its actor
+        starting = {actor.ready.remote(): k for k, actor in enumerate(actors)}  # tasks go to ready actors only
+        ready: list[int] = []
+        queued: Counter[int] = Counter()  # tasks queued per actor
+        streams: dict[Any, int] = {}  # a task's stream of chunks -> its actor
         by_id = {item.id: item for item in items}
         committed: set[str] = set()
 
-        def submit(actor: Any) -> None:
-            if tasks:
-                # back-pressure: a worker pauses when `in_flight` of its chunks wait for the driver's commits
-                method = actor.run.options(_generator_backpressure_num_objects=self.in_flight)
-                streams[method.remote(tasks.popleft())] = actor
+        def fill() -> None:
+            """Up to `in_flight` tasks queued on each ready actor (so none waits for the driver), keeping a task
+            for each actor still starting."""
+            for depth in range(self.in_flight):  # idle actors first
+                for k in ready:
+                    if tasks and queued[k] == depth and (depth == 0 or len(tasks) > len(starting)):
+                        # back-pressure: a worker pauses when `in_flight` chunks wait for the driver's commits
+                        method = actors[k].run.options(_generator_backpressure_num_objects=self.in_flight)
+                        streams[method.remote(tasks.popleft())] = k
+                        queued[k] += 1
 
         while streams or (tasks and starting):
-            ready, _ = ray.wait([*starting, *streams], num_returns=1)
-            ref = ready[0]
+            ref = ray.wait([*starting, *streams], num_returns=1)[0][0]
             if ref in starting:
-                actor = starting.pop(ref)
+                ready.append(starting.pop(ref))
                 self.pids.append(self._get(ref, job))
-                for _ in range(self.in_flight):
-                    submit(actor)
+                fill()
                 continue
             try:
                 chunk_ref = next(ref)
             except StopIteration:
-                submit(streams.pop(ref))
+                queued[streams.pop(ref)] -= 1
+                fill()
                 continue
-            ids, records, queries = self._get(chunk_ref, job)
+            ids, records, queries, pid = self._get(chunk_ref, job)
+            self.chunks_by_pid[pid] += 1
             fresh = [(i, rec) for i, rec in zip(ids, records) if i not in committed]  # a replayed chunk
             if fresh:
                 on_done([by_id[i] for i, _ in fresh], [rec for _, rec in fresh], queries)
@@ -198,5 +206,5 @@ class RayExecutor:
             raise exc.cause if isinstance(exc.cause, Exception) else exc from None
         except RayActorError as exc:
             cause = (str(exc).strip().splitlines() or ["no cause given"])[0]
-            raise RobustError(f"a Ray worker died and was restarted {self.retries} times ({cause}); the finished "
+            raise RobustError(f"a Ray worker died ({cause}) and {self.retries} restart(s) did not help; the finished "
                               f"records are stored: continue with `robust run --resume {job.run_id}`") from None

@@ -4,8 +4,9 @@ Each actor rebuilds the run from its stored configuration once (`Runner.build` +
 load per actor) and then computes tasks of item ids, yielding every chunk's records as soon as it is done.
 The driver commits each chunk in one transaction (`on_done`), so:
 
-- a worker killed mid-task loses nothing that reached the driver; Ray restarts it and replays the task, and
-  a chunk that arrives twice is dropped by item id (the store also ignores an id it already holds);
+- a worker killed mid-task loses nothing that reached the driver: the driver starts a new worker and queues
+  the chunks the dead one had not delivered, so each chunk is committed once (and the store ignores an item
+  id it already holds in any case);
 - a driver killed mid-run leaves every committed chunk in the store, and `robust run --resume` (with this
   executor or in-process) computes only the rest.
 
@@ -29,8 +30,7 @@ from robust.core.interfaces import WorkItem
 INSTALL = "--executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"
 #: variables the workers need to rebuild a run as the driver would (plugins, caches, offline switches)
 FORWARDED = ("PYTHONPATH", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "TOKENIZERS_PARALLELISM")
-TASKS_PER_WORKER = 4  # enough tasks to balance the load between workers
-MAX_CHUNKS_PER_TASK = 16  # a task's chunks stream back one by one, so this only bounds replay after a crash
+MAX_CHUNKS_PER_TASK = 16  # bounds how much one task holds back from the other workers
 
 
 def import_ray() -> Any:
@@ -103,6 +103,7 @@ class RayExecutor:
         self.chunks_per_task, self.retries, self.in_flight = chunks_per_task, retries, max(1, in_flight)
         self.pids: list[int] = []  # process ids of the workers that became ready
         self.chunks_by_pid: Counter[int] = Counter()  # chunks each worker process delivered
+        self.deaths = 0  # workers that died during the last run
 
     # connecting -------------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -140,71 +141,108 @@ class RayExecutor:
         if not items:
             return
         with self._connected():
-            actors: list[Any] = []
+            pool = _Pool(self, job, items, on_done)
             try:
-                self._run(job, items, on_done, actors)
+                pool.run()
             finally:
-                for actor in actors:
+                for actor in pool.actors:
                     self.ray.kill(actor, no_restart=True)
 
-    def _run(self, job: Job, items: Sequence[WorkItem], on_done: OnDone, actors: list[Any]) -> None:
-        ray = self.ray
-        chunks = [[item.id for item in chunk] for chunk in chunked(items, job.chunk_size)]
-        n, gpus = self._placement(len(chunks))
-        per_task = self.chunks_per_task or max(1, min(MAX_CHUNKS_PER_TASK, len(chunks) // (n * TASKS_PER_WORKER)))
-        tasks = deque(chunks[i : i + per_task] for i in range(0, len(chunks), per_task))
-        actor_class = ray.remote(Worker).options(
-            num_cpus=1, num_gpus=gpus, max_restarts=self.retries, max_task_retries=self.retries,
-            runtime_env={"env_vars": forwarded_env()})
-        actors += [actor_class.remote(job.config, job.run_id) for _ in range(n)]
-        starting = {actor.ready.remote(): k for k, actor in enumerate(actors)}  # tasks go to ready actors only
-        ready: list[int] = []
-        queued: Counter[int] = Counter()  # tasks queued per actor
-        streams: dict[Any, int] = {}  # a task's stream of chunks -> its actor
-        by_id = {item.id: item for item in items}
-        committed: set[str] = set()
-
-        def fill() -> None:
-            """Up to `in_flight` tasks queued on each ready actor (so none waits for the driver), keeping a task
-            for each actor still starting."""
-            for depth in range(self.in_flight):  # idle actors first
-                for k in ready:
-                    if tasks and queued[k] == depth and (depth == 0 or len(tasks) > len(starting)):
-                        # back-pressure: a worker pauses when `in_flight` chunks wait for the driver's commits
-                        method = actors[k].run.options(_generator_backpressure_num_objects=self.in_flight)
-                        streams[method.remote(tasks.popleft())] = k
-                        queued[k] += 1
-
-        while streams or (tasks and starting):
-            ref = ray.wait([*starting, *streams], num_returns=1)[0][0]
-            if ref in starting:
-                ready.append(starting.pop(ref))
-                self.pids.append(self._get(ref, job))
-                fill()
-                continue
-            try:
-                chunk_ref = next(ref)
-            except StopIteration:
-                queued[streams.pop(ref)] -= 1
-                fill()
-                continue
-            ids, records, queries, pid = self._get(chunk_ref, job)
-            self.chunks_by_pid[pid] += 1
-            fresh = [(i, rec) for i, rec in zip(ids, records) if i not in committed]  # a replayed chunk
-            if fresh:
-                on_done([by_id[i] for i, _ in fresh], [rec for _, rec in fresh], queries)
-                committed.update(i for i, _ in fresh)
-
-    def _get(self, ref: Any, job: Job) -> Any:
-        """A worker's result; its exception as the driver would have raised it; a worker that kept dying as
-        one line saying how to continue."""
-        from ray.exceptions import RayActorError, RayTaskError
+    def _get(self, ref: Any) -> Any:
+        """A worker's result, or its exception as the driver would have raised it (a dead worker's
+        RayActorError passes through)."""
+        from ray.exceptions import RayTaskError
 
         try:
             return self.ray.get(ref)
         except RayTaskError as exc:
             raise exc.cause if isinstance(exc.cause, Exception) else exc from None
-        except RayActorError as exc:
+
+
+class _Pool:
+    """One run on the actors: tasks of consecutive chunks go to ready actors, chunks come back one by one and
+    are committed by the driver; a dead actor is replaced and its unfinished chunks go back to the queue."""
+
+    def __init__(self, executor: RayExecutor, job: Job, items: Sequence[WorkItem], on_done: OnDone) -> None:
+        self.ex, self.job, self.on_done = executor, job, on_done
+        self.by_id = {item.id: item for item in items}
+        self.chunks = deque([item.id for item in chunk] for chunk in chunked(items, job.chunk_size))
+        self.size, gpus = executor._placement(len(self.chunks))
+        self.actor_class = executor.ray.remote(Worker).options(
+            num_cpus=1, num_gpus=gpus, max_restarts=0, runtime_env={"env_vars": forwarded_env()})
+        self.actors: list[Any] = []
+        self.starting: dict[Any, int] = {}  # ready() of an actor -> its index; tasks go to ready actors only
+        self.ready: list[int] = []
+        self.streams: dict[Any, tuple[int, list[list[str]]]] = {}  # a task -> its actor, chunks still to come
+        executor.deaths = 0
+        for _ in range(self.size):
+            self.start()
+
+    def start(self) -> None:
+        self.actors.append(self.actor_class.remote(self.job.config, self.job.run_id))
+        self.starting[self.actors[-1].ready.remote()] = len(self.actors) - 1
+
+    def task_size(self) -> int:
+        """Guided self-scheduling: big tasks first (consecutive chunks share a worker's output cache), smaller
+        ones as the queue drains, so workers finish together."""
+        if self.ex.chunks_per_task:
+            return self.ex.chunks_per_task
+        return max(1, min(MAX_CHUNKS_PER_TASK, -(-len(self.chunks) // (2 * self.size))))
+
+    def fill(self) -> None:
+        """Up to `in_flight` tasks queued on each ready actor (so none waits for the driver), idle actors first,
+        keeping chunks for the actors still starting."""
+        in_flight = self.ex.in_flight
+        queued = Counter(k for k, _ in self.streams.values())
+        for depth in range(in_flight):
+            for k in self.ready:
+                if self.chunks and queued[k] == depth and (depth == 0 or len(self.chunks) > len(self.starting)):
+                    task = [self.chunks.popleft() for _ in range(min(self.task_size(), len(self.chunks)))]
+                    # back-pressure: a worker pauses when `in_flight` chunks wait for the driver's commits
+                    method = self.actors[k].run.options(_generator_backpressure_num_objects=in_flight)
+                    self.streams[method.remote(task)] = (k, list(task))
+                    queued[k] += 1
+
+    def died(self, k: int, exc: Exception) -> None:
+        """Replace a dead actor; its unfinished chunks go to the front of the queue."""
+        self.ex.deaths += 1
+        if self.ex.deaths > self.ex.retries:
             cause = (str(exc).strip().splitlines() or ["no cause given"])[0]
-            raise RobustError(f"a Ray worker died ({cause}) and {self.retries} restart(s) did not help; the finished "
-                              f"records are stored: continue with `robust run --resume {job.run_id}`") from None
+            raise RobustError(f"a Ray worker died ({cause}); {self.ex.deaths} deaths in this run, {self.ex.retries} "
+                              f"replaced: the finished records are stored, continue with "
+                              f"`robust run --resume {self.job.run_id}`")
+        if k in self.ready:
+            self.ready.remove(k)
+        for stream, (owner, rest) in list(self.streams.items()):
+            if owner == k:
+                self.chunks.extendleft(reversed(rest))
+                del self.streams[stream]
+        self.ex.ray.kill(self.actors[k], no_restart=True)
+        self.start()
+
+    def run(self) -> None:
+        from ray.exceptions import RayActorError
+
+        while self.streams or (self.chunks and self.starting):
+            ref = self.ex.ray.wait([*self.starting, *self.streams], num_returns=1)[0][0]
+            if ref in self.starting:
+                k = self.starting.pop(ref)
+                try:
+                    self.ex.pids.append(self.ex._get(ref))
+                    self.ready.append(k)
+                except RayActorError as exc:
+                    self.died(k, exc)
+            else:
+                k, rest = self.streams[ref]
+                try:
+                    ids, records, queries, pid = self.ex._get(next(ref))
+                except StopIteration:
+                    del self.streams[ref]
+                except RayActorError as exc:
+                    self.died(k, exc)
+                else:
+                    assert ids == rest.pop(0), "a task's chunks come back in order"
+                    self.ex.chunks_by_pid[pid] += 1
+                    self.on_done([self.by_id[i] for i in ids], records, queries)
+                    continue
+            self.fill()

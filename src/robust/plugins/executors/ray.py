@@ -196,8 +196,9 @@ class _Pool:
         queued = Counter(k for k, _ in self.streams.values())
         for depth in range(in_flight):
             for k in self.ready:
-                if self.chunks and queued[k] == depth and (depth == 0 or len(self.chunks) > len(self.starting)):
-                    task = [self.chunks.popleft() for _ in range(min(self.task_size(), len(self.chunks)))]
+                size = min(self.task_size(), len(self.chunks))
+                if size and queued[k] == depth and (depth == 0 or len(self.chunks) - size >= len(self.starting)):
+                    task = [self.chunks.popleft() for _ in range(size)]
                     # back-pressure: a worker pauses when `in_flight` chunks wait for the driver's commits
                     method = self.actors[k].run.options(_generator_backpressure_num_objects=in_flight)
                     self.streams[method.remote(task)] = (k, list(task))

@@ -90,3 +90,12 @@ def test_bad_worker_options_are_one_line(monkeypatch):
     monkeypatch.setenv("ROBUST_RAY_GPUS_PER_WORKER", "one")
     with pytest.raises(RobustError, match=r"^ROBUST_RAY_GPUS_PER_WORKER must be a number, not 'one'$"):
         ray_executor.RayExecutor()
+
+
+def test_an_unreachable_cluster_address_is_one_line_at_once():
+    from robust.plugins.executors.ray import _check_reachable
+
+    with pytest.raises(RobustError, match=r"^cannot reach a Ray cluster at '127.0.0.1:9': Connection refused$"):
+        _check_reachable("127.0.0.1:9")
+    for address in (None, "auto", "ray://head:10001"):  # answered by ray.init itself
+        _check_reachable(address)

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -43,6 +44,17 @@ def import_ray() -> Any:
 
 def forwarded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith("ROBUST_") or k in FORWARDED}
+
+
+def _check_reachable(address: str | None, timeout: float = 10.0) -> None:
+    """A HOST:PORT address must accept a connection (ray.init would retry an unreachable one for minutes)."""
+    host, _, port = (address or "").rpartition(":")
+    if "://" in (address or "") or not host or not port.isdigit():
+        return  # `auto`, a ray:// client address or none: ray.init answers quickly
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise RobustError(f"cannot reach a Ray cluster at {address!r}: {exc.strerror or exc}") from None
 
 
 class Worker:
@@ -104,28 +116,35 @@ class RayExecutor:
         self.pids: list[int] = []  # process ids of the workers that became ready
         self.chunks_by_pid: Counter[int] = Counter()  # chunks each worker process delivered
         self.deaths = 0  # workers that died during the last run
+        self._owned = False  # whether this executor initialised Ray
+        if address:
+            self.connect()
 
     # connecting -------------------------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _connected(self) -> Iterator[None]:
-        """Ray initialised for the run: joined at `address`, or started locally and shut down afterwards."""
+    def connect(self) -> None:
+        """Join the cluster at `address`, or start a local Ray (stopped after the run), unless Ray is already
+        initialised in this process. With an address this happens when the executor is made, so an unreachable
+        cluster is one line before any run exists."""
         ray = self.ray
         if ray.is_initialized():
-            yield
             return
+        _check_reachable(self.address)
         keep = signal.getsignal(signal.SIGTERM)  # ray.init replaces it; the runner's marks a run `interrupted`
         try:
             ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
                      **({} if self.address else {"include_dashboard": False}))
-        except ConnectionError as exc:
-            raise RobustError(f"cannot reach a Ray cluster at {self.address!r}: {str(exc).splitlines()[0]}") from None
+        except (ConnectionError, RuntimeError, TimeoutError) as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise RobustError(f"cannot reach a Ray cluster at {self.address!r}: {first}") from None
         finally:
             with contextlib.suppress(ValueError):  # not the main thread: nothing was replaced
                 signal.signal(signal.SIGTERM, keep)
-        try:
-            yield
-        finally:
-            ray.shutdown()
+        self._owned = True
+
+    def disconnect(self) -> None:
+        if self._owned:
+            self.ray.shutdown()
+            self._owned = False
 
     def _placement(self, n_chunks: int) -> tuple[int, float]:
         """(workers, GPUs per worker): one GPU each when the cluster has GPUs, else one CPU each."""
@@ -140,13 +159,16 @@ class RayExecutor:
     def run(self, job: Job, items: Sequence[WorkItem], on_done: OnDone) -> None:
         if not items:
             return
-        with self._connected():
+        self.connect()
+        try:
             pool = _Pool(self, job, items, on_done)
             try:
                 pool.run()
             finally:
                 for actor in pool.actors:
                     self.ray.kill(actor, no_restart=True)
+        finally:
+            self.disconnect()
 
     def _get(self, ref: Any) -> Any:
         """A worker's result, or its exception as the driver would have raised it (a dead worker's

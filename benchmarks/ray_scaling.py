@@ -1,14 +1,15 @@
 """Throughput of `--executor ray` against the number of local workers, its overhead against the in-process
 executor on the same machine, and an estimate of RobTest's paper protocol on N workers from the measured cost
-per model query.
+per victim query.
 
-    python benchmarks/ray_scaling.py --attack typo-G --limit 12 --aug-num 10 --chunk-size 12 --workers 1 2
+    python benchmarks/ray_scaling.py --attack typo-G synonym --limit 16 --aug-num 20 --chunk-size 28 --workers 1 2
 
 Every run starts from a cold output cache (a fresh model per run and per worker) and computes the same items
 with the same chunks (`--chunk-size` overrides RobTest's 56 for both executors, so a small sample still has
 enough chunks to share between workers). Ray is started once, before the runs, and its start is reported
 apart. CPU seconds are those of this process and all its descendants (Ray's raylet, GCS and workers), read from
-/proc while the runs go: on a machine shared with other jobs they are steadier than wall time.
+/proc while the runs go: on a machine shared with other jobs they are steadier than wall time. "Steady" is
+what follows the first committed chunk (imports, model loads and planning excluded).
 Results go to stdout as Markdown (recorded in docs/scaling.md).
 """
 
@@ -75,6 +76,25 @@ class CpuMeter(threading.Thread):
         return self.used()
 
 
+# the victim's forward passes, in this process (in-process runs) ----------------------------------------
+VICTIM = {"cpu": 0.0, "queries": 0}
+
+
+def instrument(model_class: Any) -> None:
+    """Count the texts the victim's one-batch `_classify` receives and the thread CPU time it takes."""
+    inner = model_class._classify
+
+    def forward(self: Any, texts: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return inner(self, texts)
+        finally:
+            VICTIM["cpu"] += time.thread_time() - start
+            VICTIM["queries"] += len(texts)
+
+    model_class._classify = forward
+
+
 # one run -------------------------------------------------------------------------------------------------
 class Timed:
     """Wraps an executor: when each chunk was committed, the CPU used by then, and the commit's own time."""
@@ -87,7 +107,7 @@ class Timed:
             start = time.perf_counter()
             on_done(chunk, records, queries)
             done = time.perf_counter()
-            self.marks.append((done, len(chunk), done - start, self.meter.used()))
+            self.marks.append((done, len(chunk), done - start, self.meter.used(), dict(VICTIM)))
 
         self.inner.run(job, items, timed)
 
@@ -107,21 +127,43 @@ def measure(config: Any, executor: Any, label: str) -> dict[str, Any]:
         run = Runner(get_registry(), Store(Path(tmp) / "runs.db"), timed, progress=False).start(config)
     wall = time.perf_counter() - start
     cpu = meter.stop()
-    (t0, n0, _, cpu0), (t1, _, _, cpu1) = timed.marks[0], timed.marks[-1]
-    items = sum(n for _, n, _, _ in timed.marks)
+    (t0, n0, _, cpu0, v0), (t1, _, _, cpu1, v1) = timed.marks[0], timed.marks[-1]
+    items = sum(mark[1] for mark in timed.marks)
+    steady_queries = v1["queries"] - v0["queries"]  # counted in this process: in-process runs only
     return {"label": label, "wall": wall, "cpu": cpu, "queries": run.queries, "items": items,
             "chunks": len(timed.marks), "start_wall": t0 - start, "start_cpu": cpu0,
             "steady_rate": (items - n0) / (t1 - t0), "steady_cpu_per_item": (cpu1 - cpu0) / (items - n0),
-            "commit_ms": 1000 * sum(c for _, _, c, _ in timed.marks) / len(timed.marks)}
+            "steady_cpu_per_query": (cpu1 - cpu0) / steady_queries if steady_queries else None,
+            "victim_cpu_per_query": (v1["cpu"] - v0["cpu"]) / steady_queries if steady_queries else None,
+            "queries_per_chunk": steady_queries / (len(timed.marks) - 1) if steady_queries else None,
+            "commit_ms": 1000 * sum(mark[2] for mark in timed.marks) / len(timed.marks)}
 
 
 # the estimate --------------------------------------------------------------------------------------------
-def estimate(paper_queries: float, per_query_s: float, efficiency: float, counts: list[int]) -> list[str]:
-    rows = []
-    for n in counts:
-        hours = paper_queries * per_query_s / (n * efficiency) / 3600
-        rows.append(f"| {n} | {hours:,.1f} |")
-    return rows
+def hours(queries: float, seconds_per_query: float, workers: int) -> str:
+    return f"{queries * seconds_per_query / workers / 3600:,.1f}"
+
+
+def print_estimate(args: Any, base: dict[str, Any], overhead: float) -> None:
+    """Wall time of the paper protocol's victim queries on N workers: the in-process steady CPU per query
+    (attack + victim) times (1 + Ray's CPU overhead), over N; on GPUs the victim's forward is replaced by an
+    assumed GPU cost per query and the attack's own CPU work stays."""
+    per_query, victim = base["steady_cpu_per_query"], base["victim_cpu_per_query"]
+    outside = per_query - victim
+    print(f"\nMeasured in-process, steady state: {1000 * per_query:.2f} ms CPU per victim query, of which "
+          f"{1000 * victim:.2f} ms in the victim's forward and {1000 * outside:.2f} ms outside it (attack, "
+          f"records); Ray's CPU overhead used below {100 * overhead:+.1f} %; driver commit "
+          f"{base['commit_ms']:.1f} ms per chunk of {base['queries_per_chunk']:.0f} queries "
+          f"(a ceiling of {base['queries_per_chunk'] / base['commit_ms'] * 1000:,.0f} queries/s through the driver).\n")
+    gpu = args.gpu_ms
+    print(f"Estimated hours for {args.paper_queries:,.0f} victim queries on N workers (one CPU core each, as "
+          f"measured; or one GPU each, at an ASSUMED GPU forward cost per query of {', '.join(map(str, gpu))} ms):\n")
+    print("| N | CPU workers | " + " | ".join(f"GPUs at {g} ms/query" for g in gpu) + " |")
+    print("|---|---|" + "---|" * len(gpu))
+    for n in args.counts:
+        cpu = hours(args.paper_queries, per_query * (1 + overhead), n)
+        gpus = [hours(args.paper_queries, outside * (1 + overhead) + g / 1000, n) for g in gpu]
+        print(f"| {n} | {cpu} | " + " | ".join(gpus) + " |")
 
 
 def main() -> None:
@@ -135,6 +177,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--paper-queries", type=float, default=7.7e6, help="victim queries of the paper protocol")
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32])
+    parser.add_argument("--gpu-ms", type=float, nargs="+", default=[0.1, 0.5],
+                        help="assumed GPU forward cost per victim query (not measurable on a CPU-only machine)")
     args = parser.parse_args()
 
     import ray
@@ -144,6 +188,7 @@ def main() -> None:
     from robust.plugins.executors.ray import RayExecutor
 
     get_registry().get("benchmark", "robtest").target.chunk_size = args.chunk_size
+    instrument(type(get_registry().model(args.model)))
     config = RunConfig(bench="robtest", model=args.model, data=args.data, attacks=args.attack, limit=args.limit,
                        settings={"aug_num": args.aug_num})
     print(f"robtest --attack {' '.join(args.attack)} --limit {args.limit} --set aug_num={args.aug_num}, "
@@ -171,18 +216,9 @@ def main() -> None:
               f"{r['start_wall']:.1f} / {r['start_cpu']:.1f} | {r['steady_rate']:.2f} | "
               f"{r['steady_cpu_per_item']:.3f} | {extra:+.1f} % | {r['queries']} | {r['commit_ms']:.1f} |")
 
-    # the estimate: the in-process steady cost per query, times the paper's queries, over N workers at the
-    # steady-state efficiency measured with the most workers (start-up is minutes; the protocol is hours)
-    per_query = base["steady_cpu_per_item"] * base["items"] / base["queries"]
-    top = max(int(r["label"].split()[1]) for r in results[1:])
-    ray_top = next(r for r in results[1:] if int(r["label"].split()[1]) == top)
-    efficiency = ray_top["steady_rate"] / (top * base["steady_rate"])
-    print(f"\nMeasured: {1000 * per_query:.1f} ms of CPU per victim query in-process (whole protocol, steady); "
-          f"steady-state efficiency at {top} workers {efficiency:.2f} (Ray items/s / ({top} x in-process items/s)); "
-          f"driver commit {base['commit_ms']:.1f} ms/chunk.\n")
-    print(f"Estimated wall time of {args.paper_queries:,.0f} victim queries (hours) on N workers of this kind:\n")
-    print("| N | hours |\n|---|---|")
-    print("\n".join(estimate(args.paper_queries, per_query, efficiency, args.counts)))
+    top = max(results[1:], key=lambda r: int(r["label"].split()[1]))
+    overhead = max(0.0, top["steady_cpu_per_item"] / base["steady_cpu_per_item"] - 1)
+    print_estimate(args, base, overhead)
 
 if __name__ == "__main__":
     main()

@@ -148,3 +148,18 @@ def test_driver_stopped_then_killed_resumes_on_ray_then_in_process(local_ray, he
     assert json.loads(out)["status"] == "finished"
     got, rows = records(db)
     assert rows == N and got == expected
+
+
+def test_an_error_on_a_worker_fails_the_run_with_its_cause(local_ray, hello, tmp_path):
+    """A benchmark raising in `run_batch` on a worker ends the run `failed` with the same one-line cause as
+    in-process (here time.sleep refusing robust-hello's negative `sleep`)."""
+    from robust.plugins.executors.ray import RayExecutor
+
+    broken = RunConfig(bench="hello-dropout", model="keywords", settings={"n": 8, "sleep": -1.0})
+    causes = []
+    for db, executor in ((tmp_path / "local.db", None), (tmp_path / "ray.db", RayExecutor(workers=2))):
+        with pytest.raises(ValueError, match="sleep length must be non-negative"):
+            run(broken, db, executor)
+        (failed,) = Store(db).runs()
+        causes.append((failed.status, failed.error))
+    assert causes[0] == causes[1] == ("failed", "ValueError: sleep length must be non-negative")

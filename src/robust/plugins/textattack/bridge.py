@@ -18,7 +18,7 @@ import numpy as np
 
 from robust.core.labels import label_index
 from robust.plugins.benchmarks.attack.results import AttackResult, word_edits
-from robust.plugins.textattack.offline import import_textattack
+from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe
 
 textattack = import_textattack()
@@ -61,7 +61,8 @@ def build_attack(recipe: Recipe, wrapper: ModelWrapper, params: dict[str, Any]) 
     """TextAttack's own recipe class builds the Attack (transformation, constraints, goal, search)."""
     import textattack.attack_recipes as recipes
 
-    return getattr(recipes, recipe.cls).build(wrapper, **params)
+    with no_downloads():
+        return getattr(recipes, recipe.cls).build(wrapper, **params)
 
 
 def convert(result: Any, budget: float) -> TextAttackResult:
@@ -97,7 +98,7 @@ class RecipeRunner:
 
     def run(self, examples: Sequence[Example], budget: int | None,
             rngs: Sequence[np.random.Generator]) -> list[TextAttackResult]:
-        cap = float(budget) if budget else math.inf
+        cap = int(budget) if budget else math.inf  # TextAttack slices its query list with it: an int
         self.attack.goal_function.query_budget = cap
         out = []
         for example, rng in zip(examples, rngs):

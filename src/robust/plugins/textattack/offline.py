@@ -9,8 +9,10 @@ rewrites are restored after the import.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from robust.core.errors import MissingResource
@@ -73,5 +75,21 @@ def import_textattack() -> Any:
 def _quiet() -> None:
     """TextAttack logs at INFO and warns that it does not know robust's model classes (harmless, #722)."""
     import logging
+    import warnings
 
     logging.getLogger("textattack.shared.utils.install").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", message="The 'warn' method is deprecated", category=DeprecationWarning)
+
+
+@contextlib.contextmanager
+def no_downloads() -> Iterator[None]:
+    """`nltk.download` as a no-op: TextAttack components call it when built (WordSwapWordNet asks for
+    omw-1.4 every time, anchors §4.1); the data they need is robust's, already on NLTK's path."""
+    import nltk
+
+    real = nltk.download
+    nltk.download = lambda *args, **kwargs: False
+    try:
+        yield
+    finally:
+        nltk.download = real

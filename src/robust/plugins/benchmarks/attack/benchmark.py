@@ -39,7 +39,7 @@ class AttackBenchmark(Benchmark):
 
     def prepare(self, ctx: RunContext) -> None:
         settings = ctx.extra.get("attack_settings", {})
-        self.attackers: dict[str, Attacker] = {name: ctx.registry.get("attack", name).create(**settings.get(name, {}))
+        self.attackers: dict[str, Attacker] = {name: _create(ctx, name, dict(settings.get(name, {})))
                                                for name in self._attacker_classes(ctx)}
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
         examples = resolve_examples(ctx.data or "mr", ctx.registry, seed=ctx.seed, **cols)
@@ -112,6 +112,14 @@ class AttackBenchmark(Benchmark):
         else:
             summary = {f"{name}/{k}": v for name, s in stats.items() for k, v in s.items()}
         return Result(summary, tables, {"per_attack": stats})
+
+
+def _create(ctx: RunContext, name: str, config: dict[str, Any]) -> Attacker:
+    """An attacker with its settings. Today's `saliency-greedy` takes its Transform as a constructor argument
+    that shadows its `transform` setting, so a transform given by name is resolved here first."""
+    if isinstance(config.get("transform"), str):
+        config["transform"] = ctx.registry.get("attack", config["transform"]).create()
+    return ctx.registry.get("attack", name).create(**config)
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

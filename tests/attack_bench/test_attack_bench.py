@@ -160,3 +160,18 @@ def test_listing_attacks_never_imports_textattack_or_torch():
     assert imported == []
     assert "[unavailable: needs counter-fitted word embeddings (TextAttack S3)" in textfooler
     assert deepwordbug.endswith("[available]") or "needs textattack 0.3.11" in deepwordbug
+
+
+@pytest.mark.parametrize("budget", [5, 20, 40])
+def test_native_attack_never_exceeds_the_budget(tmp_path, budget):
+    bench, ctx = make(tmp_path, budget=budget)
+    records = run(bench, ctx, chunk=100)
+    assert all(r["queries"] <= budget for r in records.values())
+    unlimited = run(*make(tmp_path), chunk=100)
+    for key, r in records.items():
+        if unlimited[key]["queries"] <= budget:  # the budget did not bind: same outcome
+            assert without_time({key: r}) == without_time({key: unlimited[key]})
+        else:
+            assert r["status"] in ("budget", "succeeded") and r["queries"] < unlimited[key]["queries"]
+    if budget == 5:  # one saliency round needs 15 texts: nothing can be tried
+        assert {r["status"] for r in records.values()} == {"budget"}

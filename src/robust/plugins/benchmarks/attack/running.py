@@ -35,21 +35,29 @@ def run_attacker(attacker: Attacker, examples: Sequence[Example], model: ModelAd
     """One AttackResult per example, whichever calling convention the attacker follows."""
     if follows_contract(attacker):
         return attacker.attack(examples, model, degree=degree, budget=budget, rngs=rngs)  # type: ignore[call-arg]
-    return _legacy(attacker, examples, model, rngs, degree)
+    return _legacy(attacker, examples, model, rngs, degree, budget)
 
 
 class _Sent:
-    """The distinct texts one example sent to the model (a repeated text costs nothing: it is cached)."""
+    """The distinct texts one example sent to the model (a repeated text is cached: it costs nothing), and
+    the last answered query of its search."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None) -> None:
         self.texts: set[str] = set()
+        self.budget = budget
+        self.last: str | None = None
+        self.exhausted = False
 
     def add(self, texts: Sequence[str]) -> None:
         self.texts.update(texts)
 
+    def fits(self, texts: Sequence[str]) -> bool:
+        """Whether sending `texts` keeps this example within its budget."""
+        return self.budget is None or len(self.texts | set(texts)) <= self.budget
+
 
 class _CountingModel:
-    """A model proxy recording the texts each `classify` call sends."""
+    """A model proxy recording the texts each `classify` call sends (no budget: these attackers cannot stop)."""
 
     def __init__(self, model: ModelAdapter, sent: _Sent) -> None:
         self._model, self._sent = model, sent
@@ -63,21 +71,28 @@ class _CountingModel:
 
 
 def _counted(search: Generator, sent: _Sent) -> Generator:
-    """A score-based search whose queries are recorded in `sent`."""
+    """A score-based search whose queries are recorded in `sent`; when the next query would exceed the
+    budget the search stops and returns the first text of its last answered query (the greedy search's
+    current text)."""
     value = None
     try:
         while True:
             query = search.send(value)
+            if not sent.fits(query):
+                search.close()
+                sent.exhausted = True
+                return [sent.last] if sent.last is not None else []
             sent.add(query)
             value = yield query
+            sent.last = query[0] if query else sent.last
     except StopIteration as stop:
         return stop.value
 
 
 def _legacy(attacker: Any, examples: Sequence[Example], model: ModelAdapter, rngs: Sequence[np.random.Generator],
-            degree: float) -> list[AttackResult]:
+            degree: float, budget: int | None) -> list[AttackResult]:
     golds = [label_index(model, ex.label) for ex in examples]
-    sent = [_Sent() for _ in examples]
+    sent = [_Sent(budget) for _ in examples]
     for s, ex in zip(sent, examples):
         s.add([ex.text])
     clean = model.classify([ex.text for ex in examples]).argmax(1)
@@ -98,11 +113,14 @@ def _legacy(attacker: Any, examples: Sequence[Example], model: ModelAdapter, rng
         if i not in variants:
             out.append(AttackResult(ex.text, ex.text, False, len(sent[i].texts), [], "skipped", []))
             continue
-        texts = variants[i] or [ex.text]
+        texts = [t for t in variants[i] if sent[i].fits([t])] or [sent[i].last or ex.text]
+        if len(texts) < len(variants[i]):
+            sent[i].exhausted = True  # a returned variant could not be checked within the budget
         sent[i].add(texts)
         preds = model.classify(texts).argmax(1)
         wrong = [t for t, p in zip(texts, preds) if int(p) != golds[i]]
         perturbed = wrong[0] if wrong else texts[-1]
+        status = "succeeded" if wrong else "budget" if sent[i].exhausted else "failed"
         out.append(AttackResult(ex.text, perturbed, bool(wrong), len(sent[i].texts), word_edits(ex.text, perturbed),
-                                "succeeded" if wrong else "failed", list(texts)))
+                                status, list(texts)))
     return out

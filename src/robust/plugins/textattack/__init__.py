@@ -54,6 +54,11 @@ class TextAttackRecipe(Attacker):
         if reason:
             raise MissingResource(f"{cls.name} cannot run here: {reason}")
 
+    def warm_up(self, model: ModelAdapter) -> None:
+        """Import textattack and build the recipe before the first example (the benchmark times attacks)."""
+        self.check_available()
+        self.runner(model)
+
     def runner(self, model: ModelAdapter) -> Any:
         """The recipe built for `model` (built once per model)."""
         if self._runner is None or self._runner[0] is not model:

@@ -44,6 +44,12 @@ class AttackBenchmark(Benchmark):
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
         examples = resolve_examples(ctx.data or "mr", ctx.registry, seed=ctx.seed, **cols)
         self.examples = examples[: ctx.limit] if ctx.limit else examples
+        if self.examples:  # load the model now, so seconds_per_example times attacks only (the text is cached)
+            ctx.model.classify([self.examples[0].text])
+        for attacker in self.attackers.values():  # e.g. a TextAttack recipe imports textattack and builds itself
+            warm_up = getattr(attacker, "warm_up", None)
+            if warm_up is not None:
+                warm_up(ctx.model)
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
         # called before the run is recorded: the place to refuse bad --attack names with one line

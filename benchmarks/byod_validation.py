@@ -18,9 +18,9 @@ PROFANE = "Fuck Fuck this shit , fuck it all ."
 
 
 def reviews() -> list[str]:
-    from robust.plugins.benchmarks.byod.benchmark import MovieReviews
+    from robust.core.context import RunContext
 
-    return [e.text for e in MovieReviews().examples()]
+    return [e.text for e in RunContext.default().create("dataset", "mr-reviews").examples()]
 
 
 def train_tokenizer(texts: list[str], out: Path, vocab: int):

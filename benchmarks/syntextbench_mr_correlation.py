@@ -11,7 +11,6 @@ it has them, else computed here.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -29,11 +28,10 @@ MODELS = ["E1 MiniLM", "E1 MiniLM, shuffled words", "E2 MiniLM, 25% word rows pe
 
 
 def mr_sentences() -> tuple[list[str], np.ndarray]:
-    from robust.core.resources import mr_path
+    from robust.core.context import RunContext
 
-    with open(mr_path("sentences"), encoding="utf-8-sig", newline="") as fh:
-        rows = [(text.strip(), int(label)) for label, text in csv.reader(fh)]  # no header: label,text
-    return [t for t, _ in rows], np.array([y for _, y in rows])
+    examples = list(RunContext.default().create("dataset", "mr", split="all").examples())
+    return [e.text for e in examples], np.array([1 if e.label == "positive" else -1 for e in examples])
 
 
 def probe_accuracy(Z: np.ndarray, y: np.ndarray) -> float:
@@ -62,7 +60,7 @@ def main() -> None:
     from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench, choose_pooling
 
     registry = get_registry()
-    lists = SynTextBench().load_word_lists(registry)
+    lists = SynTextBench().word_lists
     texts, labels = mr_sentences()
     keep = np.sort(np.concatenate([np.flatnonzero(labels == c)[: args.mr_size // 2] for c in (1, -1)]))
     texts, labels = [texts[i] for i in keep], labels[keep]

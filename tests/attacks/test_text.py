@@ -124,7 +124,7 @@ def test_all_dimension_transforms_are_registered_with_dimensions():
                 "phonetic-M": "phonetic", "phonetic-G": "phonetic", "synonym": "synonym",
                 "inflection": "inflection"}
     for name, dimension in expected.items():
-        entry = registry.get("attack", name)
+        entry = registry.get("transform", name)
         assert entry.target.dimension == dimension
         assert entry.description and "\n" not in entry.description
     assert {TypoM.unit, GlyphM.unit, PhoneticM.unit} == {"char"}
@@ -143,7 +143,7 @@ def test_a_broken_attack_module_is_skipped_with_a_warning(monkeypatch):
     got = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        attacks.register_attacks(got.append)
+        attacks.register_transforms(got.append)
     assert TypoM in got and Synonym in got and GlyphM not in got
     assert any("glyph" in str(w.message) and "boom" in str(w.message) for w in caught)
 

@@ -85,21 +85,30 @@ def test_bootstrap_ci_brackets_the_statistic():
     assert low < np.median(v) < high
 
 
-def test_readers_stream_text_jsonl_and_csv(tmp_path):
+def test_corpora_come_through_the_core_data_path(tmp_path, gpt2_dir):
+    """BYOD reads plain text (paragraphs or lines), JSONL and CSV corpora through robust.core.data."""
+    from robust.core.context import RunContext
+    from robust.core.plugins import get_registry
+    from robust.plugins.benchmarks.byod.benchmark import BYOD
+
     txt = tmp_path / "c.txt"
-    txt.write_text("First para line one.\nline two.\n\nSecond para.\n")
-    assert list(corpus.read_texts(txt)) == ["First para line one. line two.", "Second para."]
-    assert list(corpus.read_texts(txt, per_line=True))[:2] == ["First para line one.", "line two."]
+    txt.write_text("First para line one.\nLine two is here.\n\nSecond para. It has two sentences.\n")
     jl = tmp_path / "c.jsonl"
-    jl.write_text(json.dumps({"body": "A b."}) + "\n\n" + json.dumps({"body": "C d."}) + "\n")
-    assert list(corpus.read_texts(jl, "body")) == ["A b.", "C d."]
-    with pytest.raises(RobustError, match="text_column"):
-        list(corpus.read_texts(jl))
+    jl.write_text(json.dumps({"body": "A b is c. D e f."}) + "\n\n" + json.dumps({"body": "C d. G h i."}) + "\n")
     cv = tmp_path / "c.csv"
-    cv.write_text('label,text\n1,"Multi\nline. Text."\n0,Other.\n')
-    assert list(corpus.read_texts(cv)) == ["Multi\nline. Text.", "Other."]
-    with pytest.raises(RobustError, match="not found"):
-        list(corpus.read_texts(tmp_path / "nope.txt"))
+    cv.write_text('label,text\n1,"Multi\nline. Text here."\n0,Other. And more.\n')
+    second = "Second para. It has two sentences."
+    cases = [(txt, {}, ["First para line one. Line two is here.", second]),
+             (txt, {"per_line": True}, ["First para line one.", "Line two is here.", second]),
+             (jl, {"text_column": "body"}, ["A b is c. D e f.", "C d. G h i."]),
+             (cv, {}, ["Multi line. Text here.", "Other. And more."])]
+    for path, settings, expected in cases:
+        ctx = RunContext("t", 0, None, get_registry(), data=str(path))
+        assert [p.text for p in BYOD(**settings)._corpus(ctx)] == expected
+    with pytest.raises(RobustError, match="c.jsonl:1: missing column 'text'"):
+        list(BYOD()._corpus(RunContext("t", 0, None, get_registry(), data=str(jl))))
+    with pytest.raises(RobustError, match="no such file"):
+        list(BYOD()._corpus(RunContext("t", 0, None, get_registry(), data=str(tmp_path / "nope.txt"))))
 
 
 def test_sentence_splitters_agree_on_plain_prose():

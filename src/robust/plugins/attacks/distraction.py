@@ -81,7 +81,7 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
     """
     import numpy as np
 
-    from robust.core.resources import require_nltk
+    from robust.core.paths import require_nltk
 
     require_nltk("corpora/wordnet", "wordnet")
     from nltk.corpus import wordnet as wn

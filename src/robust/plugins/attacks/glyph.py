@@ -146,7 +146,7 @@ def _render_space() -> tuple[str, np.ndarray]:
 def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
     import numpy as np
 
-    from robust.core.resources import cache_dir
+    from robust.core.paths import cache_dir
 
     path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
     if path.exists():

@@ -182,7 +182,7 @@ def final_check(token: str, match: str) -> bool:
 @functools.cache
 def lexicon() -> dict[str, list[str]]:
     """Level-1 SOUNDEX code -> lower-case lexicon tokens (built once, cached in `cache_dir()/phonetic/`)."""
-    from robust.core.resources import cache_dir
+    from robust.core.paths import cache_dir
 
     path = cache_dir() / "phonetic" / f"lexicon-{LEXICON_VERSION}.json"
     if path.exists():

@@ -31,7 +31,7 @@ _INFLECTED_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"
 @functools.cache
 def wordnet():
     """NLTK's WordNet reader over robust's data (MissingResource if `robust setup wordnet` is due)."""
-    from robust.core.resources import require_nltk
+    from robust.core.paths import require_nltk
 
     require_nltk("corpora/wordnet", "wordnet")
     from nltk.corpus import wordnet as wn

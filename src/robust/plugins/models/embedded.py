@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.resources import cache_dir, package_dir
+from robust.core.paths import cache_dir, package_dir
 from robust.plugins.models.hf import HFModel
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

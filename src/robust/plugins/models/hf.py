@@ -14,6 +14,7 @@ import numpy as np
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.seeding import derive_seed
+from robust.core.settings import Setting
 
 TASK_CAPABILITIES = {
     "classify": frozenset({"classify", "embed"}),
@@ -42,27 +43,29 @@ class HFModel(ModelAdapter):
     name = "hf"
     description = "Any transformers model by hub id or local dir: classifier, causal LM, seq2seq, encoder, masked LM"
     capabilities = frozenset().union(*TASK_CAPABILITIES.values(), {"tokenize"})
+    poolings = POOLINGS
     settings = {
-        "batch_size": 32,
-        "task": "auto",  # auto | classify | causal | seq2seq | encoder | fill-mask
-        "pooling": "auto",  # auto (mean; last-token for causal LMs) | mean | cls | first-last-avg | last-token
-        "max_length": 512,
-        "device": "auto",
-        "dtype": "float32",
+        "batch_size": Setting(32, min=1),
+        "task": Setting("auto", choices=("auto", *TASK_CAPABILITIES)),
+        "pooling": Setting("auto", choices=("auto", *POOLINGS), help="auto: mean; last-token for causal LMs"),
+        "max_length": Setting(512, min=2, help="tokens per input (longer inputs are truncated)"),
+        "device": Setting("auto", help="auto (cuda if available, else cpu), cpu, cuda, cuda:1, mps"),
+        "dtype": Setting("float32", choices=("float32", "float16", "bfloat16")),
         "trust_remote_code": False,
         "revision": "",
         "gguf_file": "",
-        "top_k": 50,  # sampling in generate (HF default)
-        "temperature": 1.0,
-        "num_beams": 1,  # beam search for seq2seq generation (e.g. paraphrasers)
+        "top_k": Setting(50, min=0, help="sampling in generate (HF default); 0 = no cut"),
+        "temperature": Setting(1.0, min=1e-6),
+        "num_beams": Setting(1, min=1, help="beam search for seq2seq generation (e.g. paraphrasers)"),
     }
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
         if not self.arg:
             raise RobustError(f"model {self.name!r} needs a hub id or a local directory, e.g. hf:gpt2")
-        if self.config["pooling"] not in ("auto", *POOLINGS):
-            raise RobustError(f"unknown pooling {self.config['pooling']!r}; choose from {', '.join(POOLINGS)}")
+        local = Path(self.arg).expanduser()
+        if self.arg.startswith(("/", ".", "~")) and not local.is_dir():
+            raise RobustError(f"no such model directory: {local}")
 
     # what to load -----------------------------------------------------------------------------
     @property
@@ -80,8 +83,6 @@ class HFModel(ModelAdapter):
     @cached_property
     def task(self) -> str:
         if self.config["task"] != "auto":
-            if self.config["task"] not in TASK_CAPABILITIES:
-                raise RobustError(f"unknown task {self.config['task']!r}; choose from {', '.join(TASK_CAPABILITIES)}")
             return self.config["task"]
         config_file = Path(self.source) / "config.json"
         if config_file.is_file():
@@ -90,7 +91,7 @@ class HFModel(ModelAdapter):
 
         try:
             cfg = AutoConfig.from_pretrained(self.source, **self._load_kwargs())
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
         return _task_from_architectures(getattr(cfg, "architectures", None) or [])
 
@@ -116,7 +117,7 @@ class HFModel(ModelAdapter):
 
         try:
             tok = AutoTokenizer.from_pretrained(self.source, **self._load_kwargs())
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise RobustError(f"cannot load tokenizer of {self.source!r}: {_first_line(exc)}") from None
         return tok
 
@@ -138,7 +139,7 @@ class HFModel(ModelAdapter):
         kw["dtype"] = getattr(torch, self.config["dtype"])
         try:
             model = self._model_class().from_pretrained(self.source, **kw)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
         return model.to(self.device).eval()
 
@@ -204,6 +205,9 @@ class HFModel(ModelAdapter):
         if chosen not in POOLINGS:
             raise RobustError(f"unknown pooling {chosen!r}; choose from {', '.join(POOLINGS)}")
         return chosen
+
+    def pooling_used(self, pooling: str | None) -> str:
+        return self._pooling(pooling)
 
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
         import torch

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from robust.core.errors import MissingResource, RobustError
-from robust.core.resources import package_dir
+from robust.core.paths import package_dir
 
 EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, spec §2.5)
 LN2 = float(np.log(2.0))

@@ -27,8 +27,8 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
     rows, details, scores, values = [], [], {}, {}
     for test in [t for t in TESTS if t in by_test]:
         scorer, records = scorers[test], by_test[test]
-        stats = scorer.summarise(records)
-        v = scorer.values(records)
+        stats = scorer.summarize(records)
+        v = scorer.numbers(records)
         low, high = bootstrap_ci(v, scorer.aggregate, ctx.seed_for("bootstrap", test), int(config["bootstrap"]))
         metric = scorer.metric
         better = "higher" if scorer.higher_is_better else "lower"
@@ -45,7 +45,7 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
                         "higher_is_better": scorer.higher_is_better}
         values[test] = [round(float(x), 6) for x in v]
     if BENIGN in by_test and "negation" in scores:
-        benign = np.abs(scorers[BENIGN].values(by_test[BENIGN]))
+        benign = np.abs(scorers[BENIGN].numbers(by_test[BENIGN]))
         normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (§4)
         summary.update({"negation_benign_abs_delta": float(benign.mean()), "negation_benign_n": len(benign),
                         "negation_sensitivity_normalized": normalized})

@@ -10,74 +10,83 @@ from typing import Any
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag
-from robust.plugins.benchmarks.robtest.scores import average_curve, degree_key, final_score, worst_curve
+from robust.plugins.benchmarks.robtest.scores import degree_key, final_score
 
 ACCESS_TITLE = {"rule": "Rule", "score": "Score"}
 METRICS = ("average", "worst")
 
 
+def title(access: str) -> str:
+    return ACCESS_TITLE.get(access, access)
+
+
 def method(access: str, metric: str) -> str:
     """Row name as printed in the paper: Rule-Average, Score-Worst, ..."""
-    return f"{ACCESS_TITLE[access]}-{metric.capitalize()}"
+    return f"{title(access)}-{metric.capitalize()}"
+
+
+def _mean(values: Sequence[Any]) -> float | None:
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) / len(numbers) if numbers else None
 
 
 def _fmt(value: float | None) -> Any:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else round(value, 1)
 
 
-def _per_example(records: Mapping[str, dict[str, Any]], tag: str, access: str, degrees: Sequence[float],
-                 example_ids: Sequence[str]) -> tuple[list[dict], list[dict], dict[str, list[dict]]]:
-    """Per example: acc_i(d) and all-correct flags by degree key (degree 0 from the shared clean items)."""
-    acc, ok, by_degree = [], [], {}
+def _rows(records: Mapping[str, dict[str, Any]], tag: str, access: str, degrees: Sequence[float],
+          example_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The records of one (tag, access) at every degree, with degree 0 from the shared clean items."""
+    out = []
     for eid in example_ids:
-        a, o = {}, {}
         for d in degrees:
-            key = degree_key(d)
-            item_id = f"clean/{eid}" if d == 0 else f"{tag}/{access}/{key}/{eid}"
+            item_id = f"clean/{eid}" if d == 0 else f"{tag}/{access}/{degree_key(d)}/{eid}"
             if item_id not in records:
                 raise RobustError(f"robtest run is incomplete (no record for {item_id}); resume it first")
-            rec = records[item_id]
-            a[key], o[key] = rec["correct"] / rec["n"], rec["all_correct"]
-            by_degree.setdefault(key, []).append(rec)
-        acc.append(a)
-        ok.append(o)
-    return acc, ok, by_degree
+            out.append({**records[item_id], "example": eid, "degree": d})
+    return out
 
 
-def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[DimensionTag], score_tags: Sequence[str],
-                 access: Sequence[str], degrees: Sequence[float], example_ids: Sequence[str],
-                 settings: Mapping[str, Any]) -> Result:
-    """Average/Worst curves, finals and diagnostics of one run."""
-    formula = settings.get("final", "code")
+def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[DimensionTag], scorers: Sequence[Any],
+                 degrees: Sequence[float], example_ids: Sequence[str], settings: Mapping[str, Any]) -> Result:
+    """Average/Worst curves (from the `robtest-average` and `robtest-worst` scorers), finals and diagnostics."""
     clean = [records[f"clean/{eid}"] for eid in example_ids]
     clean_acc = 100.0 * sum(r["correct"] for r in clean) / len(clean)
+    keys = [degree_key(d) for d in degrees]
     curves: dict[str, dict[str, dict[str, list[float]]]] = {}
     finals: dict[str, dict[str, float]] = {}
     variants: dict[str, dict[str, list[float]]] = {}
     achieved: dict[str, dict[str, list[float]]] = {}
     samples: dict[str, dict[str, dict[str, list[str]]]] = {}
+    queries: dict[str, dict[str, list[float | None]]] = {}
+    capped: dict[str, dict[str, list[int]]] = {}
     for tag in tags:
         curves[tag.name], finals[tag.name], variants[tag.name], achieved[tag.name] = {}, {}, {}, {}
-        samples[tag.name] = {}
-        for acc_mode in access:
-            if acc_mode == "score" and tag.name not in score_tags:
-                continue
-            acc, ok, by_degree = _per_example(records, tag.name, acc_mode, degrees, example_ids)
-            curve = {"average": average_curve(acc, degrees), "worst": worst_curve(ok, degrees)}
-            curves[tag.name][acc_mode] = curve
-            for metric in METRICS:
-                finals[tag.name][method(acc_mode, metric)] = final_score(curve[metric], formula)
-            keys = [degree_key(d) for d in degrees]
-            variants[tag.name][acc_mode] = [sum(r["n"] for r in by_degree[k]) / len(by_degree[k]) for k in keys]
-            achieved[tag.name][acc_mode] = [
+        samples[tag.name], queries[tag.name], capped[tag.name] = {}, {}, {}
+        for access in tag.accesses:
+            rows = _rows(records, tag.name, access, degrees, example_ids)
+            curves[tag.name][access] = {}
+            for metric, scorer in zip(METRICS, scorers):
+                summary = scorer.summarize(scorer.values(rows), rows)
+                curves[tag.name][access][metric] = [summary[k] for k in keys]
+                finals[tag.name][method(access, metric)] = summary["final"]
+            by_degree = {k: [r for r in rows if degree_key(r["degree"]) == k] for k in keys}
+            variants[tag.name][access] = [sum(r["n"] for r in by_degree[k]) / len(by_degree[k]) for k in keys]
+            achieved[tag.name][access] = [
                 sum(r.get("achieved", 0.0) for r in by_degree[k]) / len(by_degree[k]) for k in keys]
-            samples[tag.name][acc_mode] = {k: [r["sample"] for r in by_degree[k] if r.get("sample")][:3]
-                                           for k in keys[1:]}
+            samples[tag.name][access] = {k: [r["sample"] for r in by_degree[k] if r.get("sample")][:3]
+                                         for k in keys[1:]}
+            queries[tag.name][access] = [_mean([r.get("queries") for r in by_degree[k]]) for k in keys]
+            capped[tag.name][access] = [sum(r.get("status") == "budget" for r in by_degree[k]) for k in keys]
     data = {"kind": "robtest", "degrees": list(degrees), "settings": dict(settings), "clean_accuracy": clean_acc,
-            "tags": [{"name": t.name, "dimension": t.dimension, "tag": t.tag} for t in tags],
-            "access": list(access), "curves": curves, "finals": finals, "variants": variants,
-            "achieved": achieved, "samples": samples}
+            "tags": [t.to_json() for t in tags], "access": sorted({a for t in tags for a in t.accesses}),
+            "curves": curves, "finals": finals, "variants": variants, "achieved": achieved, "samples": samples,
+            "queries": queries, "capped": capped}
     summary: dict[str, Any] = {"examples": len(example_ids), "clean accuracy": round(clean_acc, 2)}
+    if settings.get("budget"):
+        hits = sum(sum(v) for by_access in capped.values() for v in by_access.values())
+        summary["query budget"] = settings["budget"]
+        summary["items that hit the query budget"] = hits
     for tag in tags:
         for name, value in finals[tag.name].items():
             summary[f"{tag.name} {name} final"] = round(value, 2)
@@ -94,7 +103,8 @@ def tables_of(data: Mapping[str, Any]) -> list[Table]:
     """The paper's report table per dimension-tag, a Final Score overview and the generation diagnostics."""
     degrees, formula = data["degrees"], data["settings"].get("final", "code")
     columns = ["Method"] + [degree_key(d) for d in degrees] + ["Final Score"]
-    methods = [(a, m) for a in ("rule", "score") if a in data["access"] for m in METRICS]
+    accesses = [a for a in ("rule", "score") if a in data["access"]] + sorted(set(data["access"]) - {"rule", "score"})
+    methods = [(a, m) for a in accesses for m in METRICS]
     out = []
     for t in data["tags"]:
         rows = [_row(method(a, m), data["curves"][t["name"]].get(a, {}).get(m), degrees, formula) for a, m in methods]
@@ -107,10 +117,15 @@ def tables_of(data: Mapping[str, Any]) -> list[Table]:
     diag = []
     for t in data["tags"]:
         for a in data["variants"][t["name"]]:
-            diag.append([t["name"], ACCESS_TITLE[a], "distinct variants per example"]
+            diag.append([t["name"], title(a), "distinct variants per example"]
                         + [round(v, 2) for v in data["variants"][t["name"]][a]])
-            diag.append([t["name"], ACCESS_TITLE[a], "achieved degree (mean)"]
+            diag.append([t["name"], title(a), "achieved degree (mean)"]
                         + [round(v, 3) for v in data["achieved"][t["name"]][a]])
+            if a in data.get("queries", {}).get(t["name"], {}):
+                diag.append([t["name"], title(a), "model queries per example (mean)"]
+                            + [_fmt(v) for v in data["queries"][t["name"]][a]])
+                diag.append([t["name"], title(a), "examples that hit the query budget"]
+                            + data["capped"][t["name"]][a])
     out.append(Table("Generation diagnostics", ["Dimension-tag", "Access", "Quantity"]
                      + [degree_key(d) for d in degrees], diag))
     return out
@@ -128,7 +143,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         tags += [t for t in d["tags"] if t["name"] not in {x["name"] for x in tags}]
     columns = ["Method"] + [degree_key(x) for x in degrees] + ["Final Score"]
     tables, summary = [], {}
-    for access in ("rule", "score"):
+    for access in dict.fromkeys(a for _, d in runs for a in d["access"]):
         for t in tags:
             rows = []
             for label, d in runs:
@@ -138,7 +153,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
                 rows += [_row(f"{label}-{m.capitalize()}", curve[m] if same else None, degrees, formula)
                          for m in METRICS]
             if any(cell != "-" for row in rows for cell in row[1:]):
-                tables.append(Table(f"{ACCESS_TITLE[access]}-based: {t['name']}", columns, rows))
+                tables.append(Table(f"{title(access)}-based: {t['name']}", columns, rows))
     for label, d in runs:
         summary[f"{label} clean accuracy"] = round(d["clean_accuracy"], 2)
     data = {"kind": "robtest-compare", "degrees": degrees, "tags": tags, "labels": [lab for lab, _ in runs],
@@ -174,7 +189,7 @@ def _curves_figure(tag: str, runs: Mapping[str, Mapping[str, Any]]) -> Any:
     for r, (label, data) in enumerate(runs.items()):
         for access, by_metric in data["curves"].get(tag, {}).items():
             for metric, values in by_metric.items():
-                color, line = STYLE[(access, metric)]
+                color, line = STYLE.get((access, metric), ("tab:green", "-" if metric == "average" else "--"))
                 name = method(access, metric) if not label else f"{label} {method(access, metric)}"
                 ax.plot(data["degrees"], values, line, color=color if len(runs) == 1 else f"C{r}",
                         marker=markers[r % len(markers)] if len(runs) > 1 else "o", label=name,
@@ -222,7 +237,7 @@ def _radar_figure(data: Mapping[str, Any], metric: str) -> Any:
         ax.set_xticks(angles)
         ax.set_xticklabels(dims, fontsize=8)
         ax.set_ylim(0, 100)
-        ax.set_title(f"{ACCESS_TITLE[access]}-based", fontsize=10)
+        ax.set_title(f"{title(access)}-based", fontsize=10)
         ax.legend(fontsize=7, loc="lower right", bbox_to_anchor=(1.25, -0.1))
     fig.suptitle(f"Final Scores ({metric.capitalize()})")
     fig.tight_layout()

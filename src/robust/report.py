@@ -22,18 +22,26 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _md(value: Any) -> str:
+    """A value as inert Markdown text: HTML escaped, table pipes and emphasis marks neutralised, one line."""
+    text = html.escape(_fmt(value), quote=False)
+    for ch in "\\`*_[]|#":
+        text = text.replace(ch, "\\" + ch)
+    return " ".join(text.split())
+
+
 def markdown_table(table: Table) -> str:
-    head = "| " + " | ".join(map(str, table.columns)) + " |"
+    head = "| " + " | ".join(_md(c) for c in table.columns) + " |"
     rule = "|" + "---|" * len(table.columns)
-    rows = ["| " + " | ".join(_fmt(c) for c in row) + " |" for row in table.rows]
-    return "\n".join([f"### {table.title}", "", head, rule, *rows])
+    rows = ["| " + " | ".join(_md(c) for c in row) + " |" for row in table.rows]
+    return "\n".join([f"### {_md(table.title)}", "", head, rule, *rows])
 
 
 def markdown(title: str, meta: dict[str, Any], result: Result) -> str:
-    lines = [f"# {title}", ""]
-    lines += [f"- **{k}**: {_fmt(v)}" for k, v in meta.items()]
+    lines = [f"# {_md(title)}", ""]
+    lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in meta.items()]
     lines += ["", "## Summary", ""]
-    lines += [f"- **{k}**: {_fmt(v)}" for k, v in result.summary.items()]
+    lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in result.summary.items()]
     for table in result.tables:
         lines += ["", markdown_table(table)]
     return "\n".join(lines) + "\n"

@@ -129,26 +129,22 @@ def leg_plain(args: argparse.Namespace, recipe: str, padding: str) -> dict[str, 
     return {"rows": rows, "seconds": time.perf_counter() - start}
 
 
-def leg_bench(args: argparse.Namespace, attack: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """An attacker through robust's `attack` benchmark code path (items, chunks, run_batch), no store."""
+def leg_bench(args: argparse.Namespace, attack: str, settings: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """An --attack value through robust's `attack` benchmark code path (prepare, items, run_batch), no store."""
     from robust.core.context import RunContext
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark
 
     registry = get_registry()
-    check = getattr(registry.get("attack", attack).target, "check_available", None)
-    if check is not None:
-        try:
-            check()
-        except Exception as exc:  # noqa: BLE001 - reported as the leg's outcome
-            return {"unavailable": str(exc)}
     victim = probe()
-    ctx = RunContext("bench", args.seed, victim, registry, "mr", args.n, [attack],
-                     extra={"attack_settings": {attack: settings}})
-    bench = AttackBenchmark(budget=args.budget, degree=args.degree)
-    bench.required_capabilities(ctx)
-    bench.prepare(ctx)
-    items = bench.items(ctx)  # prepare() loaded the model and built a TextAttack recipe: not timed
+    ctx = RunContext("bench", args.seed, victim, registry, "mr", args.n, [attack], plugin_settings=settings)
+    bench = AttackBenchmark(budget=args.budget, degree=args.degree).bind(ctx)
+    try:
+        bench.required_capabilities(ctx)
+    except Exception as exc:  # noqa: BLE001 - an unavailable recipe is the leg's outcome
+        return {"unavailable": str(exc)}
+    bench.prepare(ctx)  # loads the model and builds a TextAttack recipe: not timed
+    items = bench.items(ctx)
     rows, start = [], time.perf_counter()
     for i in range(0, len(items), bench.chunk_size):
         chunk = items[i : i + bench.chunk_size]
@@ -170,8 +166,8 @@ def run_leg(args: argparse.Namespace) -> dict[str, Any]:
     if args.leg == "bridge":
         return leg_bench(args, f"textattack:{args.recipe}", {})
     if args.leg == "native":
-        return leg_bench(args, "saliency-greedy", {"transform": args.transform, "stop_on_flip": True,
-                                                   "ratio": args.ratio})
+        return leg_bench(args, f"saliency-greedy:{args.transform}",
+                         {"saliency-greedy": {"stop_on_flip": True, "ratio": args.ratio}})
     raise SystemExit(f"unknown leg {args.leg}")
 
 

@@ -11,26 +11,25 @@ import pytest
 
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
-from robust.core.interfaces import Example
+from robust.core.interfaces import Attacker, AttackResult, Example
 from robust.core.registry import Entry
 from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark, summarize
-from robust.plugins.benchmarks.attack.results import AttackResult, word_edits
-from robust.plugins.benchmarks.attack.running import follows_contract, run_attacker
-from robust.plugins.benchmarks.robtest import SaliencyGreedy
 from robust.plugins.models.function import FunctionModel
 from tests.robtest.robtest_toys import ToyWord, keyword_probs, registry_with, write_reviews
 
+GREEDY = "saliency-greedy:toy-G"
 
-def make(tmp_path, attacks=("saliency-greedy",), settings=None, fn=keyword_probs, extra_attackers=(),
-         **bench_settings):
+
+def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), settings=None, **bench_settings):
     model = FunctionModel(fn, "classify", labels=["neg", "pos"], batch_size=10_000)
-    registry = registry_with(ToyWord, *extra_attackers)
-    registry.add(Entry("benchmark", "attack", AttackBenchmark, "tests", "local", "0"))
+    registry = registry_with(ToyWord)
+    for target in (AttackBenchmark, *extra_attackers):
+        registry.add(Entry(target.kind, target.name, target, "tests", "local", "0"))
     data = write_reviews(tmp_path / "reviews.jsonl", n_pos=6, n_neg=4)
-    extra = {"attack_settings": settings if settings is not None
-             else {"saliency-greedy": {"transform": "toy-G", "stop_on_flip": True}}}
-    ctx = RunContext("t", seed=3, model=model, registry=registry, data=str(data), attacks=list(attacks), extra=extra)
-    bench = AttackBenchmark(**bench_settings)
+    plugin = settings if settings is not None else {"saliency-greedy": {"stop_on_flip": True}}
+    ctx = RunContext("t", seed=3, model=model, registry=registry, data=str(data), attacks=list(attacks),
+                     plugin_settings=plugin)
+    bench = AttackBenchmark(**bench_settings).bind(ctx)
     bench.required_capabilities(ctx)
     bench.prepare(ctx)
     return bench, ctx
@@ -47,13 +46,6 @@ def run(bench, ctx, chunk):
 
 def without_time(records):
     return {k: {f: v for f, v in r.items() if f != "seconds"} for k, r in records.items()}
-
-
-def test_word_edits_align_substitutions_insertions_and_deletions():
-    assert word_edits("a good film", "a good film") == []
-    assert word_edits("a good film", "a g00d film") == [{"index": 1, "before": "good", "after": "g00d"}]
-    assert [e["index"] for e in word_edits("a good film", "a very good film")] == [1]
-    assert word_edits("a good film", "a film") == [{"index": 1, "before": "good", "after": ""}]
 
 
 def test_summary_follows_textattack_conventions():
@@ -99,7 +91,7 @@ def test_records_do_not_depend_on_chunking(tmp_path):
 def test_queries_are_the_distinct_texts_the_victim_saw(tmp_path):
     bench, ctx = make(tmp_path)
     records = run(bench, ctx, chunk=100)
-    attacker = bench.attackers["saliency-greedy"]
+    arm = bench.arms[GREEDY]
     for ex in bench.examples[:4]:
         seen: set[str] = set()
 
@@ -108,9 +100,9 @@ def test_queries_are_the_distinct_texts_the_victim_saw(tmp_path):
             return keyword_probs(texts)
 
         alone = FunctionModel(spy, "classify", labels=["neg", "pos"])
-        res = run_attacker(attacker, [ex], alone, [ctx.rng("attack", "saliency-greedy", ex.id)], 0.3, None)[0]
+        res = arm.attacker.attack([ex], alone, arm.transform, 0.3, None, [ctx.rng("attack", GREEDY, ex.id)])[0]
         assert res.queries == len(seen) > 1
-        assert records[f"saliency-greedy/{ex.id}"]["queries"] == res.queries  # batching changes nothing
+        assert records[f"{GREEDY}/{ex.id}"]["queries"] == res.queries  # batching changes nothing
 
 
 def test_already_wrong_examples_are_skipped(tmp_path):
@@ -122,39 +114,49 @@ def test_already_wrong_examples_are_skipped(tmp_path):
     assert bench.reduce(records, ctx).summary["clean_accuracy"] == 0.0
 
 
-def test_contract_style_attackers_are_called_with_the_batch(tmp_path):
-    class Echo(SaliencyGreedy):
+def test_attackers_get_the_batch_the_budget_and_no_transform_when_they_bring_their_own(tmp_path):
+    calls = []
+
+    class Echo(Attacker):
         name = "echo"
+        uses_transform = False
 
         def attack(self, examples, model, transform=None, degree=None, budget=None, rngs=None):
-            return [AttackResult(ex.text, ex.text.upper(), True, budget or 0, [], "succeeded", []) for ex in examples]
+            calls.append((len(examples), transform, budget, len(rngs)))
+            return [AttackResult(ex.text, ex.text.upper(), True, budget, "succeeded") for ex in examples]
 
-    assert follows_contract(Echo()) and not follows_contract(SaliencyGreedy())
-    bench, ctx = make(tmp_path, attacks=("echo",), settings={}, extra_attackers=(Echo,), budget=7)
+    bench, ctx = make(tmp_path, attacks=("echo",), extra_attackers=(Echo,), budget=7)
     records = run(bench, ctx, chunk=4)
+    assert calls == [(4, None, 7, 4), (4, None, 7, 4), (2, None, 7, 2)]
     assert all(r["queries"] == 7 and r["perturbed"] == r["original"].upper() for r in records.values())
+    assert all(r["perturbed_words"] == sum(w != w.upper() for w in r["original"].split()) for r in records.values())
+
+
+def test_a_bare_transform_is_run_by_the_default_attacker(tmp_path):
+    bench, ctx = make(tmp_path, attacks=("toy-G",))
+    assert list(bench.arms) == [GREEDY]
 
 
 def test_user_mistakes_are_one_line_errors(tmp_path):
     with pytest.raises(RobustError, match="needs --attack"):
         make(tmp_path, attacks=())
-    with pytest.raises(RobustError, match="is a transform, not an attacker"):
-        make(tmp_path, attacks=("toy-G",))
-    with pytest.raises(RobustError, match="unknown attack"):
+    with pytest.raises(RobustError, match="searches over a transform's edits"):
+        make(tmp_path, attacks=("saliency-greedy",))
+    with pytest.raises(RobustError, match="no-such-attack"):
         make(tmp_path, attacks=("no-such-attack",))
 
 
 def test_example_objects_are_what_attackers_receive(tmp_path):
     bench, ctx = make(tmp_path)
     assert all(isinstance(it.payload[1], Example) for it in bench.items(ctx))
-    assert [it.id for it in bench.items(ctx)][:2] == ["saliency-greedy/000001", "saliency-greedy/000002"]
+    assert [it.id for it in bench.items(ctx)][:2] == [f"{GREEDY}/000001", f"{GREEDY}/000002"]
 
 
 def test_listing_attacks_never_imports_textattack_or_torch():
     code = ("import sys; from robust.core.plugins import get_registry; r = get_registry(); "
             "import json; print(json.dumps([sorted(m for m in ('textattack', 'torch', 'transformers', 'nltk') "
-            "if m in sys.modules), r.entries['attack']['textattack:textfooler'].description, "
-            "r.entries['attack']['textattack:deepwordbug'].description]))")
+            "if m in sys.modules), r.get('attacker', 'textattack:textfooler').description, "
+            "r.get('attacker', 'textattack:deepwordbug').description]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     imported, textfooler, deepwordbug = json.loads(out.stdout)
     assert imported == []

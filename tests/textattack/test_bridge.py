@@ -143,7 +143,7 @@ def cli(*args, env=None, timeout=300):
 
 
 def test_list_shows_availability_per_recipe():
-    out = cli("list", "attacks", "--json")
+    out = cli("list", "attackers", "--json")
     rows = {e["name"]: e["description"] for e in json.loads(out.stdout) if e["name"].startswith("textattack:")}
     assert set(rows) == {f"textattack:{name}" for name in RECIPES}
     assert rows["textattack:deepwordbug"].endswith("[available]")
@@ -154,7 +154,8 @@ def test_list_shows_availability_per_recipe():
 def test_without_stopwords_the_run_stops_with_one_line(tmp_path):
     env = {"ROBUST_CACHE": str(tmp_path / "cache"), "NLTK_DATA": "", "HOME": str(tmp_path),
            "ROBUST_HOME": str(tmp_path / "runs")}
-    out = cli("run", "--bench", "attack", "--attack", "textattack:deepwordbug", "--limit", "2", env=env)
+    out = cli("run", "--bench", "attack", "--attack", "textattack:deepwordbug", "--model", "probe:minilm",
+              "--limit", "2", env=env)
     assert out.returncode == 1
     assert out.stderr.strip() == ("error: textattack:deepwordbug cannot run here: needs NLTK stopwords "
                                   "(run `robust setup stopwords`)")
@@ -197,7 +198,7 @@ def test_import_is_offline_and_leaves_hf_home_alone(tmp_path):
 
 
 def _robust_nltk():
-    from robust.core.resources import nltk_data_dir
+    from robust.core.paths import nltk_data_dir
 
     return nltk_data_dir()
 

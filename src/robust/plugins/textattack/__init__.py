@@ -18,8 +18,7 @@ from robust.plugins.textattack.recipes import RECIPES, Recipe, unavailable_reaso
 if TYPE_CHECKING:
     import numpy as np
 
-    from robust.core.interfaces import Example, ModelAdapter, Transform
-    from robust.plugins.benchmarks.attack.results import AttackResult
+    from robust.core.interfaces import AttackResult, Example, ModelAdapter, Transform
 
 PREFIX = "textattack:"
 
@@ -79,6 +78,6 @@ def recipe_attacker(recipe: Recipe) -> type[TextAttackRecipe]:
 
 
 @hookimpl
-def register_attacks(register):
+def register_attackers(register):
     for recipe in RECIPES.values():
         register(recipe_attacker(recipe))

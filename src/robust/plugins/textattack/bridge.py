@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robust.core.interfaces import AttackResult
 from robust.core.labels import label_index
-from robust.plugins.benchmarks.attack.results import AttackResult, word_edits
+from robust.core.text import word_edits
 from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe
 
@@ -73,7 +74,7 @@ def convert(result: Any, budget: float) -> TextAttackResult:
     original, perturbed = first.attacked_text.text, last.attacked_text.text
     kind = type(result).__name__
     if isinstance(result, SkippedAttackResult):
-        return TextAttackResult(original, original, False, first.num_queries, [], "skipped", [], kind)
+        return TextAttackResult(original, original, False, first.num_queries, "skipped", textattack_result=kind)
     if isinstance(result, SuccessfulAttackResult):
         success, status = True, "succeeded"
     elif isinstance(result, MaximizedAttackResult):
@@ -83,8 +84,8 @@ def convert(result: Any, budget: float) -> TextAttackResult:
         success, status = False, "budget" if last.num_queries >= budget else "failed"
     else:
         raise TypeError(f"unknown TextAttack result type {kind}")
-    return TextAttackResult(original, perturbed, success, last.num_queries, word_edits(original, perturbed), status,
-                            [perturbed], kind)
+    return TextAttackResult(original, perturbed, success, last.num_queries, status, word_edits(original, perturbed),
+                            [perturbed], textattack_result=kind)
 
 
 class RecipeRunner:

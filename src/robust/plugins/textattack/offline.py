@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.resources import nltk_data_dir
+from robust.core.paths import nltk_data_dir
 from robust.plugins.textattack.recipes import INSTALL_HINT, RESOURCES, textattack_cache, textattack_installed
 
 OFFLINE_FLAGS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.resources import cache_dir, nltk_data_dir
+from robust.core.paths import cache_dir, nltk_data_dir
 
 TEXTATTACK_VERSION = "0.3.11"
 INSTALL_HINT = "install the extra in its own environment: see docs/textattack.md"

@@ -1,27 +1,37 @@
 """`attack`: run Attackers over labelled examples; per example success, queries, perturbed words and texts.
 
 Reduce (TextAttack's summary conventions): attack success rate = succeeded / attacked (skipped = already
-misclassified, not attacked), accuracy under attack = not-succeeded and not-skipped / all, mean queries over
-attacked examples, mean perturbed-word share (changed whitespace words / words of the original) over
-successful attacks.
+misclassified, not attacked), accuracy under attack = (attacked - succeeded) / all, mean queries over attacked
+examples, mean perturbed-word share (changed whitespace words / words of the original) over successful attacks.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.datasets import resolve_examples
+from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, Benchmark, WorkItem
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem
+from robust.core.labels import label_index
 from robust.core.results import Result, Table
-from robust.plugins.benchmarks.attack.running import run_attacker
+from robust.core.settings import Setting
+from robust.core.text import changed_words, words
 
 SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "mean_queries",
                 "mean_perturbed_word_share", "seconds_per_example")
+
+
+@dataclass
+class Arm:
+    """One `--attack` value: an attacker and the transform it searches over (None for recipes)."""
+
+    name: str
+    attacker: Attacker
+    transform: Transform | None
 
 
 class AttackBenchmark(Benchmark):
@@ -31,69 +41,81 @@ class AttackBenchmark(Benchmark):
     needs = frozenset({"classify"})
     accepts_attacks = True
     default_model = "probe:minilm"
+    default_data = "mr"
     chunk_size = 8
-    settings = {"text_column": "text", "label_column": "label",
-                "budget": 0,  # max classify queries per example (0 = no cap); attackers that cannot cap ignore it
-                "degree": 0.3,  # perturbation degree for attackers driven by a Transform (e.g. saliency-greedy)
-                "examples_shown": 10}
+    settings = {
+        "text_column": "text",
+        "label_column": "label",
+        "budget": Setting(0, min=0, help="max classify queries per example (0 = no cap)"),
+        "degree": Setting(0.3, min=0.0, max=1.0, help="perturbation degree for attackers driven by a Transform"),
+        "attacker": Setting("saliency-greedy", help="the attacker of an --attack that names only a transform"),
+        "examples_shown": Setting(10, min=0, help="successful attacks listed per attacker in the report"),
+    }
 
     def prepare(self, ctx: RunContext) -> None:
-        settings = ctx.extra.get("attack_settings", {})
-        self.attackers: dict[str, Attacker] = {name: _create(ctx, name, dict(settings.get(name, {})))
-                                               for name in self._attacker_classes(ctx)}
+        self.arms = {name: Arm(name, ctx.create("attacker", attacker.name),
+                               ctx.create("transform", transform.name) if transform else None)
+                     for name, (attacker, transform) in self._resolve(ctx).items()}
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        examples = resolve_examples(ctx.data or "mr", ctx.registry, seed=ctx.seed, **cols)
-        self.examples = examples[: ctx.limit] if ctx.limit else examples
+        self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
+                                      limit=ctx.limit, **cols)
         if self.examples:  # load the model now, so seconds_per_example times attacks only (the text is cached)
             ctx.model.classify([self.examples[0].text])
-        for attacker in self.attackers.values():  # e.g. a TextAttack recipe imports textattack and builds itself
-            warm_up = getattr(attacker, "warm_up", None)
+        for arm in self.arms.values():  # e.g. a TextAttack recipe imports textattack and builds itself
+            warm_up = getattr(arm.attacker, "warm_up", None)
             if warm_up is not None:
                 warm_up(ctx.model)
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        # called before the run is recorded: the place to refuse bad --attack names with one line
-        needs = set(self.needs)
-        for cls in self._attacker_classes(ctx).values():
-            needs |= set(cls.needs)
+        # called before the run is recorded: the place to refuse unusable --attack values with one line
+        needs = set(super().required_capabilities(ctx))
+        for attacker, _ in self._resolve(ctx).values():
+            needs |= set(attacker.target.needs)
         return frozenset(needs)
 
-    @staticmethod
-    def _attacker_classes(ctx: RunContext) -> dict[str, type[Attacker]]:
+    def _resolve(self, ctx: RunContext) -> dict[str, tuple[Any, Any]]:
+        """`--attack` values -> (attacker entry, transform entry or None), checked."""
         if not ctx.attacks:
-            raise RobustError("the attack benchmark needs --attack NAME (see `robust list attacks`, e.g. "
-                              "saliency-greedy or textattack:deepwordbug)")
+            raise RobustError("the attack benchmark needs --attack (see `robust list attackers`), e.g. "
+                              "textattack:deepwordbug, saliency-greedy:typo-G or a transform such as typo-G")
         out = {}
-        for name in ctx.attacks:
-            target = ctx.registry.get("attack", name).target
-            cls = target if isinstance(target, type) else type(target)
-            if not issubclass(cls, Attacker):
-                raise RobustError(f"{name!r} is a transform, not an attacker; run it through an attacker, e.g. "
-                                  f"--attack saliency-greedy --set saliency-greedy.transform={name}")
-            check = getattr(cls, "check_available", None)
+        for spec in ctx.registry.attack_specs(ctx.attacks):
+            attacker = spec.attacker or ctx.registry.get("attacker", self.config["attacker"])
+            name = spec.text if spec.attacker else f"{attacker.name}:{spec.transform.name}"
+            if getattr(attacker.target, "uses_transform", True) and spec.transform is None:
+                raise RobustError(f"attacker {attacker.name!r} searches over a transform's edits; name one, "
+                                  f"e.g. --attack {attacker.name}:typo-G")
+            check = getattr(attacker.target, "check_available", None)
             if check is not None:
                 check()
-            out[name] = cls
+            out[name] = (attacker, spec.transform)
         return out
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
-        return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.attackers for ex in self.examples]
+        return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.arms for ex in self.examples]
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
+        budget = int(self.config["budget"]) or None
         for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
             group = [it for it in items if it.payload[0] == name]
             examples = [it.payload[1] for it in group]
-            rngs = [ctx.rng("attack", name, ex.id) for ex in examples]
+            arm = self.arms[name]
             start = time.perf_counter()
-            results = run_attacker(self.attackers[name], examples, ctx.model, rngs, float(self.config["degree"]),
-                                   int(self.config["budget"]) or None)
+            # TextAttack's convention for every attacker: an example the model already gets wrong is skipped
+            clean = ctx.model.classify([ex.text for ex in examples]).argmax(1)
+            right = [ex for ex, p in zip(examples, clean) if int(p) == label_index(ctx.model, ex.label)]
+            found = arm.attacker.attack(right, ctx.model, arm.transform, float(self.config["degree"]), budget,
+                                        [ctx.rng("attack", name, ex.id) for ex in right]) if right else []
+            by_id = {ex.id: res for ex, res in zip(right, found)}
+            results = [by_id.get(ex.id) or AttackResult(ex.text, ex.text, False, 1, "skipped") for ex in examples]
             seconds = (time.perf_counter() - start) / len(examples)
             for it, ex, res in zip(group, examples, results):
-                n_words = len(ex.text.split())
-                records[it.id] = {**{k: v for k, v in dataclasses.asdict(res).items() if k != "variants"},
-                                  "attack": name, "label": ex.label, "n_words": n_words,
-                                  "perturbed_words": len(res.edits), "word_share": len(res.edits) / max(n_words, 1),
+                n_words = len(words(ex.text))
+                changed = changed_words(ex.text, res.perturbed)
+                record = {k: v for k, v in res.to_json().items() if k != "variants"}
+                records[it.id] = {**record, "attack": name, "label": ex.label, "n_words": n_words,
+                                  "perturbed_words": changed, "word_share": changed / max(n_words, 1),
                                   "seconds": seconds}
         return [records[it.id] for it in items]
 
@@ -103,8 +125,7 @@ class AttackBenchmark(Benchmark):
             by_attack.setdefault(rec["attack"], []).append(rec)
         stats = {name: summarize(recs) for name, recs in by_attack.items()}
         columns = ["attack", "n", "succeeded", "failed", "budget", "skipped", *SUMMARY_KEYS]
-        rows = [[name] + [s[c] for c in columns[1:]] for name, s in stats.items()]
-        tables = [Table("Attack summary", columns, rows)]
+        tables = [Table("Attack summary", columns, [[name] + [s[c] for c in columns[1:]] for name, s in stats.items()])]
         shown = int(self.config["examples_shown"])
         for name, recs in by_attack.items():
             wins = [r for r in recs if r["status"] == "succeeded"][:shown]
@@ -118,14 +139,6 @@ class AttackBenchmark(Benchmark):
         else:
             summary = {f"{name}/{k}": v for name, s in stats.items() for k, v in s.items()}
         return Result(summary, tables, {"per_attack": stats})
-
-
-def _create(ctx: RunContext, name: str, config: dict[str, Any]) -> Attacker:
-    """An attacker with its settings. Today's `saliency-greedy` takes its Transform as a constructor argument
-    that shadows its `transform` setting, so a transform given by name is resolved here first."""
-    if isinstance(config.get("transform"), str):
-        config["transform"] = ctx.registry.get("attack", config["transform"]).create()
-    return ctx.registry.get("attack", name).create(**config)
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

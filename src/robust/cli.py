@@ -22,7 +22,7 @@ app = typer.Typer(help="Measure how robust language models are.", add_completion
 runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_without_command=True)
 app.add_typer(runs_app, name="runs")
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
 _state: dict[str, Any] = {"store": None, "debug": False}
 
 
@@ -164,14 +164,11 @@ def run(
 
     registry = _registry()
     store = _store()
-    runner = Runner(registry, store, progress=not quiet)
+    runner = Runner(registry, store, progress=not quiet, say=lambda line: err.print(line, markup=False))
+    config = None
     if resume:
         if bench or attack or model or data or set_ or scorer or test:
             raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")
-        target = store.latest_resumable() if resume == "latest" else store.get(resume)
-        err.print(f"run {target.id} is already finished" if target.status == "finished"
-                  else f"resuming run {target.id} ({target.status})", highlight=False)
-        result_run = runner.resume(target.id)
     else:
         if not bench:
             raise RobustError("missing --bench; see `robust list benchmarks`")
@@ -184,19 +181,25 @@ def run(
             if not target.default_model:
                 raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
             model = target.default_model
-            err.print(f"no --model given: using {model}, the default model of {bench}", highlight=False)
+            err.print(f"no --model given: using {model}, the default model of {bench}")
         config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed,
                            attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
                            scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],
                            batch_size=batch_size, settings=bench_settings, model_settings=model_settings,
                            plugin_settings=plugin_settings, out=out_dir)
-        result_run = runner.start(config)
+    try:
+        result_run = runner.start(config) if config else runner.resume(resume or "latest")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
+        ref = runner.run_id
+        err.print(f"interrupted: run {ref} is saved; continue with `robust run --resume {ref}`" if ref
+                  else "interrupted before a run was created", markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json(result_run.to_json())
     else:
         _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}",
                       Result.from_json(result_run.result or {}))
-        err.print(f"stored in {store.path} as run {result_run.id}", highlight=False)
+        err.print(f"stored in {store.path} as run {result_run.id}", markup=False)
 
 
 # --- inspecting runs ----------------------------------------------------------------------------------
@@ -356,12 +359,14 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _add_plugin_commands()
         code = app(args=args, prog_name="robust", standalone_mode=False)
+        if code == 130:  # typer turned a Ctrl-C outside `robust run` into this code
+            err.print("interrupted")
         if isinstance(code, int) and code:
             sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        err.print("interrupted; continue with `robust run --resume latest`", highlight=False)
+        err.print("interrupted")
         sys.exit(130)
     except RobustError as exc:
         if debug:

@@ -69,7 +69,7 @@ def _is_number(value: Any) -> bool:
 
 def _print_table(table: Table) -> None:
     """A rich table as wide as its content needs (never truncating numbers)."""
-    t = RichTable(title=escape(table.title), title_justify="left")
+    t = RichTable(title=escape(table.title), title_justify="left", min_width=len(table.title))
     for i, col in enumerate(table.columns):
         numeric = bool(table.rows) and i < len(table.rows[0]) and _is_number(table.rows[0][i])
         t.add_column(escape(str(col)), justify="right" if numeric else "left", no_wrap=True)
@@ -359,8 +359,6 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _add_plugin_commands()
         code = app(args=args, prog_name="robust", standalone_mode=False)
-        if code == 130:  # typer turned a Ctrl-C outside `robust run` into this code
-            err.print("interrupted")
         if isinstance(code, int) and code:
             sys.exit(code)
     except typer.Exit as exc:

@@ -158,11 +158,11 @@ def _ctx():
     ("k.jsonl", "", "k.jsonl: no examples"),
 ])
 def test_malformed_data_names_file_and_line(tmp_path, monkeypatch, name, content, message):
-    monkeypatch.setattr("robust.core.data.MAX_CHARS", 200)
+    monkeypatch.setenv("ROBUST_MAX_CHARS", "200")
     path = tmp_path / name
     path.write_text(content)
     with pytest.raises(RobustError, match=message.replace("(", r"\(")):
-        load_examples(str(path), _ctx(), labels=["0", "1"], max_chars=200)
+        load_examples(str(path), _ctx(), labels=["0", "1"])
 
 
 def test_bytes_that_are_not_utf8_name_their_line(tmp_path):

@@ -33,7 +33,7 @@ class Setting:
     def describe(self) -> str:
         parts = [type(self.default).__name__]
         if self.choices is not None:
-            parts.append("one of " + ", ".join(map(str, self.choices)))
+            parts.append("one of " + _listing(self.choices))
         if self.min is not None or self.max is not None:
             lo = "-inf" if self.min is None else f"{self.min:g}"
             hi = "inf" if self.max is None else f"{self.max:g}"
@@ -56,13 +56,17 @@ class Setting:
         if self.choices is not None and value not in self.choices:
             hint = did_you_mean(str(value), map(str, self.choices))
             raise RobustError(f"bad value {value!r} for setting {name!r}{hint}; choose one of "
-                              + ", ".join(map(str, self.choices)))
+                              + _listing(self.choices))
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if isinstance(value, float) and not math.isfinite(value):
                 raise _bad(name, value, "a finite number")
             if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
                 raise _bad(name, value, self.describe())
         return value
+
+
+def _listing(choices: Sequence[Any]) -> str:
+    return ", ".join(str(c) or "''" for c in choices)
 
 
 def _bad(name: str, value: Any, expected: str) -> RobustError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -66,6 +67,9 @@ class HFModel(ModelAdapter):
         local = Path(self.arg).expanduser()
         if self.arg.startswith(("/", ".", "~")) and not local.is_dir():
             raise RobustError(f"no such model directory: {local}")
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.config["device"]):
+            raise RobustError(f"bad value {self.config['device']!r} for setting 'device': expected auto, cpu, cuda, "
+                              "cuda:N or mps")
 
     # what to load -----------------------------------------------------------------------------
     @property

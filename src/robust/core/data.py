@@ -165,6 +165,8 @@ class FileData(DataGenerator):
                 raise RobustError(f"{at}: missing column {self.label_column!r} (columns: {columns})")
             label = row[self.label_column]
             label = label.strip() if isinstance(label, str) else label
+            if label is None or label == "":
+                raise RobustError(f"{at}: empty label in column {self.label_column!r}")
             problem = label_problem(label, self.allowed)
             if problem:
                 raise RobustError(f"{at}: {problem}")

@@ -22,7 +22,7 @@ from robust import cli
 from robust.core import plugins
 from robust.core.settings import schema
 
-FAST = settings(max_examples=40, deadline=timedelta(seconds=10), derandomize=True,
+FAST = settings(max_examples=40, deadline=timedelta(seconds=10), derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 MISSING_MODEL = "hf:/nonexistent-model-dir"
 
@@ -282,6 +282,7 @@ def data_case(store, folder, case):
 # --- negative controls: the same properties fail when a check is removed ---------------------------------
 def test_the_properties_fail_without_the_checks_they_guard(store, tmp_path, monkeypatch):
     from robust.core import data, settings
+    from robust.core.errors import RobustError
     from robust.core.runner import Runner
 
     with monkeypatch.context() as m:  # no range check: p_e=5 goes on to the model
@@ -296,12 +297,13 @@ def test_the_properties_fail_without_the_checks_they_guard(store, tmp_path, monk
             data_case(store, tmp_path, case)
     plan = Runner.plan
 
-    def plan_then_fail(self, bench, ctx):  # a refusal that leaves a run behind
+    def plan_then_fail(self, bench, ctx, error):  # a refusal that leaves a run behind
         plan(self, bench, ctx)
         self.store.create_run("b", "m", {}, {}, "o")
-        raise RuntimeError("late")
+        raise error
 
-    with monkeypatch.context() as m:
-        m.setattr(Runner, "plan", plan_then_fail)
-        with pytest.raises(AssertionError, match="an unexpected exception"):
-            check(store, "run", "--bench", "perturbed-accuracy", "--quiet")
+    for error, message in ((RobustError("late"), "changed the store"), (RuntimeError("late"), "unexpected exception")):
+        with monkeypatch.context() as m:
+            m.setattr(Runner, "plan", lambda self, bench, ctx, error=error: plan_then_fail(self, bench, ctx, error))
+            with pytest.raises(AssertionError, match=message):
+                check(store, "run", "--bench", "perturbed-accuracy", "--quiet")

@@ -5,7 +5,6 @@ most two lines on stderr, no traceback, and the run store unchanged. The CLI run
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -18,9 +17,9 @@ from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
-from robust import cli
 from robust.core import plugins
 from robust.core.settings import schema
+from tests.core.conftest import in_process
 
 FAST = settings(max_examples=40, deadline=timedelta(seconds=10), derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -28,38 +27,15 @@ MISSING_MODEL = "hf:/nonexistent-model-dir"
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """A store holding one finished run, with robust-example registered in-process for the module."""
-    import sys
-
-    from tests.conftest import install_plugin
-
-    site = tmp_path_factory.mktemp("site")
-    install_plugin("robust-example", site)
-    plugins.load_plugins()  # the entry points of this environment, before robust-example is importable
-    sys.path.insert(0, str(site))
-    import robust_example
-
-    plugins.register_plugin(robust_example, "example", "robust-example", "0.1.0")
-    plugins.get_registry().get("resource", "keyword-lexicon").create().setup()
+def store(example_site, tmp_path_factory):
+    """A store holding one finished run (robust-example is registered in this process)."""
     path = tmp_path_factory.mktemp("store") / "robust.db"
     code, _, err = robust("--store", str(path), "run", "--bench", "perturbed-accuracy", "--quiet")
     assert code == 0, err
-    yield path
-    plugins.unregister_plugin("example")
-    sys.path.remove(str(site))
+    return path
 
 
-def robust(*args: str) -> tuple[int, str, str]:
-    """`robust ARGS` in this process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            cli.main(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-    return code, out.getvalue(), err.getvalue()
+robust = in_process
 
 
 def dump(path) -> list[str]:

@@ -125,6 +125,19 @@ def test_store_paths_and_corrupt_files_are_one_line_errors(tmp_path):
     bad.write_bytes(b"not a database at all, just bytes" * 100)
     with pytest.raises(RobustError, match=f"{bad} is not a usable robust run store"):
         Store(bad)
+    other = tmp_path / "other.db"  # another program's database is refused and left exactly as it was
+    import sqlite3
+
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE people (name TEXT)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(RobustError, match=r"its tables \(people\) are not a run store's"):
+        Store(other)
+    assert other.read_bytes() == before
+    (tmp_path / "empty.db").touch()  # an empty file becomes a store
+    assert Store(tmp_path / "empty.db").runs() == []
 
 
 def test_deleting_runs_removes_their_records_and_refuses_a_live_run(tmp_path):

@@ -107,10 +107,13 @@ class Store:
             raise RobustError(f"cannot open run store {self.path}: directory {self.path.parent} does not exist")
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+            if tables and not ({"runs", "records"} <= tables and set(COLUMNS[:9]) <= have):  # never touch it
+                raise sqlite3.DatabaseError(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
-            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
             for column, decl in EXTRA_COLUMNS.items():
                 if column not in have:
                     self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")

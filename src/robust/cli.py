@@ -148,7 +148,7 @@ def run(
     model: str = typer.Option("", "--model", "-m", help="minilm, smollm2, hf:<id-or-dir>, probe:<embedder>, ..."),
     data: str | None = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
     limit: int | None = typer.Option(None, "--limit", help="Use at most N examples."),
-    seed: int = typer.Option(0, "--seed", help="Run seed; every random choice derives from it."),
+    seed: int | None = typer.Option(None, "--seed", help="Run seed (default 0); every random choice derives from it."),
     batch_size: int | None = typer.Option(None, "--batch-size", help="Model batch size."),
     set_: list[str] | None = typer.Option(None, "--set", help="key=value; model.key=value; NAME.key=value."),
     test: list[str] | None = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
@@ -167,8 +167,12 @@ def run(
     runner = Runner(registry, store, progress=not quiet, say=lambda line: err.print(line, markup=False))
     config = None
     if resume:
-        if bench or attack or model or data or set_ or scorer or test:
-            raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")
+        given = [name for name, value in (("--bench", bench), ("--attack", attack), ("--scorer", scorer),
+                                           ("--model", model), ("--data", data), ("--limit", limit),
+                                           ("--seed", seed), ("--batch-size", batch_size), ("--set", set_),
+                                           ("--test", test), ("--out", out_dir)) if value not in (None, "", [])]
+        if given:
+            raise RobustError(f"--resume continues a run as it was configured; drop {', '.join(given)}")
     else:
         if not bench:
             raise RobustError("missing --bench; see `robust list benchmarks`")
@@ -182,7 +186,7 @@ def run(
                 raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
             model = target.default_model
             err.print(f"no --model given: using {model}, the default model of {bench}")
-        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed,
+        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed or 0,
                            attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
                            scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],
                            batch_size=batch_size, settings=bench_settings, model_settings=model_settings,
@@ -248,10 +252,12 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
         return
     from robust.report import run_meta
 
-    for key, value in run_meta(r).items():
-        out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False)
+    meta = {**run_meta(r), **({"cause": r.error} if r.error else {})}
+    for key, value in meta.items():
+        out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False, soft_wrap=True)
     if r.result is None:
-        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False)
+        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False,
+                  soft_wrap=True)
     else:
         _print_result(f"{r.bench} · {r.model}", Result.from_json(r.result))
 

@@ -160,7 +160,7 @@ def fault_test(tmp_path, site, args, total, chunk, seed):
     records, [(run_id, status, error, q1, s1)] = stored(home)
     assert code == 130 and err.strip().splitlines()[-1] == (
         f"interrupted: run {run_id} is saved; continue with `robust run --resume {run_id}`"), err
-    assert (status, error) == ("interrupted", "interrupted by SIGTERM") and 0 < len(records) < total
+    assert (status, error) == ("interrupted", "stopped by SIGTERM") and 0 < len(records) < total
 
     resume = ["run", "--resume", "latest", "--quiet", "--json"]
     code, err = stop(home, site, resume, signal.SIGKILL, rng, total, chunk,

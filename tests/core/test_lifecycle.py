@@ -68,6 +68,10 @@ def test_a_failed_run_says_why_and_resumes_to_the_same_records(robust, tmp_path)
     assert (failed["status"], failed["error"]) == ("failed", "RuntimeError: boom at item-4")
     assert failed["model_queries"] == 4 and failed["seconds"] > 0  # two chunks were committed
 
+    code, out, _ = robust("show", failed["id"])
+    assert "cause: RuntimeError: boom at item-4" in out and f"continue with `robust run --resume {failed['id']}`" in out
+    code, _, err = robust("run", "--resume", "latest", "--limit", "2", "--seed", "0")  # a resume keeps its config
+    assert code == 1 and err.strip() == "error: --resume continues a run as it was configured; drop --limit, --seed"
     code, _, err = robust("run", "--resume", "latest", "--quiet")  # still broken: failed again, same cause
     assert code == 1 and "resuming run " + failed["id"] + " (failed)" in err
     FAIL_AT.clear()

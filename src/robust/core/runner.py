@@ -219,7 +219,7 @@ class Runner:
                 yield
         except KeyboardInterrupt as exc:
             how = "SIGTERM" if isinstance(exc, Interrupted) else "Ctrl-C"
-            self.store.end(run_id, owner, "interrupted", meter.take(), f"interrupted by {how}")
+            self.store.end(run_id, owner, "interrupted", meter.take(), f"stopped by {how}")
             raise
         except BaseException as exc:
             self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))

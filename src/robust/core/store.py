@@ -65,8 +65,8 @@ def _gone(owner: str | None, until: float | None) -> bool:
         os.kill(int(pid), 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
-        return False
+    except PermissionError:  # alive, another user's
+        pass
     return False
 
 

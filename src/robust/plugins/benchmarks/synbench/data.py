@@ -22,7 +22,6 @@ from robust.plugins.benchmarks.synbench.theory import H_BAND, S_GRID, band_apply
 
 COVARIANCES = ("identity", "heptadiagonal")  # Gaussian-I (default), Gaussian-H (spec §2.2)
 TRANSLATIONS = ("code", "thesis", "none")  # μ̄ = 0.5·1_d (code, default), 0.5·1_d/√d (thesis Alg. 1), 0 (spec A2)
-NORMALIZATIONS = ("none", "imagenet")
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 BLOCK_ROWS = 32  # rows drawn from one seed; 32 × 3×224×224 float32 = 19 MB
@@ -130,7 +129,8 @@ def rows_for_memory(d: int, memory_mb: int) -> int:
 
 
 class SynBenchGaussians(DataGenerator):
-    """SynBench's synthetic inputs as Examples (data = the array, label = ±1), train then test per level."""
+    """SynBench's synthetic inputs as Examples (data = the array, label = ±1), train then test per level.
+    The `synbench` benchmark draws through the same `sampler` (with the model's shape and constants)."""
 
     name = "synbench-gaussians"
     description = "SynBench's class-conditional Gaussian images/vectors over the difficulty grid s (Ko, ch. 5)"
@@ -140,7 +140,8 @@ class SynBenchGaussians(DataGenerator):
         "n": 2048,  # samples per split and level
         "covariance": "identity",  # identity (Gaussian-I) | heptadiagonal (Gaussian-H, placeholder band)
         "translation": "code",  # code: +0.5 per pixel | thesis: 0.5·1/√d | none
-        "normalize": "imagenet",  # imagenet (the code's Normalize, 3 channels) | none
+        "mean": [],  # per-channel normalisation (x - mean)/std, e.g. ImageNet's; empty = none
+        "std": [],
         "splits": "train,test",
         "trial": 0,
     }
@@ -148,30 +149,36 @@ class SynBenchGaussians(DataGenerator):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         c = self.config
-        if int(c["n"]) < 1:
-            raise RobustError(f"n must be a positive number of samples, not {c['n']}")
-        if not c["levels"] or min(float(s) for s in c["levels"]) <= 0:
+        if isinstance(c["n"], bool) or not isinstance(c["n"], int) or c["n"] < 1:
+            raise RobustError(f"n must be a positive whole number of samples, not {c['n']!r}")
+        try:
+            levels = [float(v) for v in c["levels"]]
+            mean, std = [float(v) for v in c["mean"]], [float(v) for v in c["std"]]
+        except (TypeError, ValueError):
+            raise RobustError("levels, mean and std must be lists of numbers") from None
+        if not levels or min(levels) <= 0:
             raise RobustError("levels must be a non-empty list of positive difficulties s")
-        if c["normalize"] not in NORMALIZATIONS:
-            raise RobustError(f"normalize must be one of {', '.join(NORMALIZATIONS)}, not {c['normalize']!r}")
+        self.levels = levels
         self.splits = [p.strip() for p in str(c["splits"]).split(",") if p.strip()]
         if not self.splits or set(self.splits) - {"train", "test"}:
             raise RobustError(f"splits must be train, test or train,test, not {c['splits']!r}")
-        shape = parse_shape(c["shape"])
-        norm = c["normalize"] == "imagenet"
-        if norm and (len(shape) != 3 or shape[0] != 3):
-            raise RobustError("normalize=imagenet needs a 3xHxW shape")
-        self.spec = GaussianSpec(shape, c["covariance"], c["translation"],
-                                 IMAGENET_MEAN if norm else None, IMAGENET_STD if norm else None)
+        self.spec = GaussianSpec(parse_shape(c["shape"]), c["covariance"], c["translation"],
+                                 tuple(mean) or None, tuple(std) or None)
+        self._sampler: GaussianSampler | None = None
+
+    @property
+    def sampler(self) -> GaussianSampler:
+        if self._sampler is None:
+            self._sampler = GaussianSampler(self.spec)
+        return self._sampler
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
-        sampler = GaussianSampler(self.spec)
         trial, n = int(self.config["trial"]), int(self.config["n"])
-        for s in self.config["levels"]:
+        for s in self.levels:
             for split in self.splits:
                 i = 0
-                for x, y in sampler.draw(float(s), n, seed, trial, split):
+                for x, y in self.sampler.draw(s, n, seed, trial, split):
                     for row, label in zip(x, y):
-                        yield Example(f"s{float(s):.2f}-{split}-{i}", label=int(label), data=row,
-                                      meta={"s": float(s), "split": split, "trial": trial})
+                        yield Example(f"s{s:.2f}-{split}-{i}", label=int(label), data=row,
+                                      meta={"s": s, "split": split, "trial": trial})
                         i += 1

@@ -245,7 +245,8 @@ class HFModel(ModelAdapter):
         pooling = self.config["pooling"]
         if pooling not in VISION_POOLINGS:
             raise RobustError(f"vision models pool with {', '.join(VISION_POOLINGS)}, not {pooling!r}")
-        return torch_features(self.model, batch, self.device, lambda m, x: pool_vision_output(m(pixel_values=x), pooling))
+        forward = lambda m, x: pool_vision_output(m(pixel_values=x), pooling)  # noqa: E731
+        return torch_features(self.model, batch, self.device, forward)
 
     def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
         out, _ = self._forward(texts)

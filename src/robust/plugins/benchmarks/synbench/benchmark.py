@@ -133,7 +133,8 @@ class SynBench(Benchmark):
         """Shape and normalisation constants: the settings, else the model's `input_spec()`."""
         spec = model.input_spec() if hasattr(model, "input_spec") else None
         native = tuple(spec.shape) if spec is not None and spec.shape else None
-        shape = parse_shape(self.config["shape"]) if self.config["shape"] != "auto" else native or parse_shape(FREE_SHAPE)
+        given = self.config["shape"]
+        shape = parse_shape(given) if given != "auto" else native or parse_shape(FREE_SHAPE)
         norm = self.config["normalize"]
         if norm == "imagenet":
             mean, std = IMAGENET_MEAN, IMAGENET_STD
@@ -165,7 +166,8 @@ class SynBench(Benchmark):
     def items(self, ctx: RunContext) -> list[WorkItem]:
         return [WorkItem(f"t{t}-s{s:.2f}", (t, s)) for t in range(int(self.config["trials"])) for s in self.levels]
 
-    def embed_split(self, s: float, n: int, split: str, trial: int, ctx: RunContext) -> tuple[np.ndarray, np.ndarray, float, float]:
+    def embed_split(self, s: float, n: int, split: str, trial: int,
+                    ctx: RunContext) -> tuple[np.ndarray, np.ndarray, float, float]:
         """Representations and labels of one split, generated and embedded chunk by chunk."""
         if self.generator is None:
             self.prepare(ctx)
@@ -276,7 +278,8 @@ class SynBench(Benchmark):
         level_rows = [[lv["s"], round(lv["ref_accuracy"][0], 4), round(lv["ref_margin"][0], 4),
                        round(lv["accuracy"][0], 4), _round(lv["margin"][0]), round(lv["accuracy"][i_best], 4),
                        _round(lv["margin"][i_best]), lv["rank"]] for lv in levels]
-        level_table = Table(f"Per level (mean over trials): reference vs representation at ε={eps0:g} and ε*={best_eps:g}",
+        level_table = Table(f"Per level (mean over trials): reference vs representation at ε={eps0:g} and "
+                            f"ε*={best_eps:g}",
                             ["s", "a_in", "b_in", "a_rep", "b_rep", "a_rep(ε*)", "b_rep(ε*)", "rank"], level_rows)
         data = {"epsilons": self.epsilons, "thresholds": self.thresholds, "a_T": self.a_T, "levels": levels,
                 "scores": [{"epsilon": e, "a_T": a, "score": m, "std": sd} for (e, a), (m, sd) in mean.items()],
@@ -285,18 +288,17 @@ class SynBench(Benchmark):
 
     def level_curve(self, recs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Per level s: mean over trials of accuracy and bound (lists over ε), the reference, the rank."""
+        def avg(at: Sequence[dict[str, Any]], field: str, key: str, i: int) -> float | None:
+            vals = [r[field][i][key] for r in at if r[field][i][key] is not None]
+            return float(np.mean(vals)) if vals else None
+
         out = []
         for s in sorted({r["s"] for r in recs}):
             at = [r for r in recs if r["s"] == s]
-
-            def avg(field: str, key: str, i: int) -> float | None:
-                vals = [r[field][i][key] for r in at if r[field][i][key] is not None]
-                return float(np.mean(vals)) if vals else None
-
             out.append({"s": s, "rank": int(np.mean([r["rank"] for r in at])),
-                        **{key: [avg("points", field, i) for i in range(len(self.epsilons))]
+                        **{key: [avg(at, "points", field, i) for i in range(len(self.epsilons))]
                            for key, field in (("accuracy", "accuracy"), ("margin", "margin"))},
-                        **{f"ref_{field}": [avg("reference", field, i) for i in range(len(self.epsilons))]
+                        **{f"ref_{field}": [avg(at, "reference", field, i) for i in range(len(self.epsilons))]
                            for field in ("accuracy", "margin")}})
         return out
 

@@ -151,7 +151,7 @@ def test_swapped_classes_fail_the_identity_check():
     for name, flip in (("right", 1), ("swapped", -1)):
         acc, bnd = [], []
         for s in S:
-            def draw(n):
+            def draw(n, s=s):
                 y = np.where(rng.random(n) < 0.5, 1, -1)
                 return y[:, None] * (s / 4) + rng.normal(size=(n, 16)), y
             Ztr, ytr = draw(2048)

@@ -44,9 +44,9 @@ def _range_under_rounding(values, real) -> tuple[float, float]:
     bounds = list(zip(v - half, v + half))
     ends = []
     for sign in (1, -1):
-        best = min(minimize(lambda x: sign * pearson(x, real), v + np.random.default_rng(k).uniform(-half, half, len(v)),
-                            bounds=bounds).fun for k in range(8))
-        ends.append(sign * best)
+        objective = lambda x, sign=sign: sign * pearson(x, real)  # noqa: E731
+        starts = [v + np.random.default_rng(k).uniform(-half, half, len(v)) for k in range(8)]
+        ends.append(sign * min(minimize(objective, x0, bounds=bounds).fun for x0 in starts))
     return ends[0], ends[1]
 
 

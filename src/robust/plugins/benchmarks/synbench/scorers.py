@@ -120,7 +120,7 @@ class SynBenchScorer(Scorer):
         at_headline = {}
         for eps, rs in sorted(groups.items()):
             rs = sorted(rs, key=lambda r: float(r["s"]))
-            acc = [float(r["accuracy"]) for r in rs]
+            acc = [float(_field(r, "accuracy")) for r in rs]
             bnd = [np.nan if r.get("margin") is None else float(r["margin"]) for r in rs]
             ref = [self.reference(r) for r in rs]
             for a_T in sorted({*map(float, self.config["thresholds"]), headline}):

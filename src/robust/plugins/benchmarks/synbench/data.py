@@ -118,9 +118,12 @@ class GaussianSampler:
         y = np.where(rng_for(seed, "synbench", *tag, "labels").random(n) < 0.5, 1, -1).astype(np.int8)
         step = max(BLOCK_ROWS, (max_rows or n) // BLOCK_ROWS * BLOCK_ROWS)
         for start in range(0, n, step):
-            parts = [self.rows(s, y[b:min(b + BLOCK_ROWS, n)], rng_for(seed, "synbench", *tag, b // BLOCK_ROWS))
-                     for b in range(start, min(start + step, n), BLOCK_ROWS)]
-            yield (parts[0] if len(parts) == 1 else np.concatenate(parts)), y[start:start + step]
+            stop = min(start + step, n)
+            chunk = np.empty((stop - start, *self.spec.shape), dtype=np.float32)  # filled block by block
+            for b in range(start, stop, BLOCK_ROWS):
+                end = min(b + BLOCK_ROWS, stop)
+                chunk[b - start:end - start] = self.rows(s, y[b:end], rng_for(seed, "synbench", *tag, b // BLOCK_ROWS))
+            yield chunk, y[start:stop]
 
 
 def rows_for_memory(d: int, memory_mb: int) -> int:

@@ -29,7 +29,6 @@ def peak_rss_mb() -> float:
 
 def measure(config: dict) -> dict:
     """One synbench run (all its levels) in this process; timings from the records, peak RSS of the process."""
-    import numpy as np
     import torch
 
     from robust.core.context import RunContext

@@ -60,6 +60,8 @@ def test_default_model_run_show_report_and_resume(invoke, tmp_path):
     resumed = runner.resume(run["id"])  # nothing left to compute
     assert resumed.result["summary"]["model_queries"] == 0
     assert resumed.result["summary"]["score"] == summary["score"]
+    reduced = runner.reduce(run["id"])  # no model: the same numbers from the stored records
+    assert reduced.summary["score"] == summary["score"] and reduced.summary["shape"] == "3x8x8"
 
 
 def test_compare_ranks_encoders(invoke, tmp_path):
@@ -82,13 +84,13 @@ def test_compare_ranks_encoders(invoke, tmp_path):
     ("epsilons=0,0.9", "epsilons must be distinct numbers in [0, 0.8]"),
     ("epsilons=-0.1", "epsilons must be distinct numbers in [0, 0.8]"),
     ("thresholds=0.5,0.7", "thresholds must be distinct numbers in [0.6, 0.999]"),
-    ("a_T=1.2", "a_T must be distinct numbers in [0.6, 0.999]"),
+    ("a_T=1.2", "a_T must be a number in [0.6, 0.999]"),
     ("levels=0,1", "levels must be distinct numbers in (0, 10]"),
     ("integration=simpson", "integration must be one of exact, grid100"),
     ("eps_mode=percent", "eps_mode must be one of relative, absolute"),
     ("covariance=band", "covariance must be one of identity, heptadiagonal"),
     ("shape=3x224", "shape must be CxHxW or d"),
-    ("cutoff=0", "cutoff must be distinct numbers in (0, 1]"),
+    ("cutoff=0", "cutoff must be a number in (0, 1]"),
     ("trials=0", "trials must be a whole number >= 1"),
     ("nn=3", "unknown setting 'nn' for synbench (did you mean 'n'?)"),
 ])

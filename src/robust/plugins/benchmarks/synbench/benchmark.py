@@ -55,7 +55,7 @@ def _whole(name: str, value: Any, low: int) -> int:
 
 
 def _numbers(name: str, values: Any, low: float, high: float, low_open: bool = False) -> list[float]:
-    """A non-empty list of distinct numbers in [low, high] ((low, high] when low_open)."""
+    """A non-empty list of distinct numbers (or one number) in [low, high] ((low, high] when low_open)."""
     try:
         out = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
     except (TypeError, ValueError):
@@ -63,7 +63,8 @@ def _numbers(name: str, values: Any, low: float, high: float, low_open: bool = F
     bad = [v for v in out if not (low < v if low_open else low <= v) or v > high or v != v]
     if not out or bad or len(set(out)) != len(out):
         side = "(" if low_open else "["
-        raise RobustError(f"{name} must be distinct numbers in {side}{low:g}, {high:g}], not {values!r}")
+        what = "distinct numbers" if isinstance(values, (list, tuple)) else "a number"
+        raise RobustError(f"{name} must be {what} in {side}{low:g}, {high:g}], not {values!r}")
     return out
 
 
@@ -127,6 +128,7 @@ class SynBench(Benchmark):
         if c["shape"] != "auto":
             parse_shape(c["shape"])
         self.generator: SynBenchGaussians | None = None
+        self.setup: dict[str, Any] | None = None
 
     # --- setup ---------------------------------------------------------------------------------------
     def input_setup(self, model: Any) -> dict[str, Any]:
@@ -210,7 +212,8 @@ class SynBench(Benchmark):
                              self.config["denominator"], self.cutoff)
         reference = self.reference(s)
         t2 = time.perf_counter()
-        return {"trial": trial, "s": s, "n_train": len(ytr), "n_test": len(yte), "n_pos_train": int((ytr == 1).sum()),
+        return {"trial": trial, "s": s, "shape": format_shape(self.generator.spec.shape), "n_train": len(ytr),
+                "n_test": len(yte), "n_pos_train": int((ytr == 1).sum()),
                 "dim": int(Ztr.shape[1]), "rank": rank,
                 "points": [{"epsilon": p.epsilon, "accuracy": p.accuracy, "margin": p.margin} for p in points],
                 "reference": reference, "seconds_generate": g1 + g2, "seconds_model": m1 + m2,
@@ -261,15 +264,13 @@ class SynBench(Benchmark):
             "share_outside_model": 1 - secs["seconds_model"] / secs["seconds_total"] if secs["seconds_total"] else None,
             **secs,
         }
-        setup = getattr(self, "setup", None)
+        summary["shape"] = recs[0]["shape"]
         if ctx.model is not None:
-            setup = setup or self.input_setup(ctx.model)
+            setup = self.setup or self.input_setup(ctx.model)
             summary["model"] = ctx.model.identity
+            summary["normalization"] = "none" if setup["mean"] is None else f"mean={setup['mean']} std={setup['std']}"
             if ctx.model.name in REFERENCE_MODELS:
                 summary["model_note"] = "built-in reference representation, not a pretrained encoder"
-        if setup is not None:
-            summary["shape"] = format_shape(setup["shape"])
-            summary["normalization"] = "none" if setup["mean"] is None else f"mean={setup['mean']} std={setup['std']}"
         score_rows = [[a_T, *[round(mean[(e, a_T)][0], 4) for e in self.epsilons]] for a_T in self.thresholds]
         score_table = Table(f"SynBench-Score ({integration}; rows a_T, columns ε; mean over {len(trials)} trial(s))",
                             ["a_T", *[f"eps={e:g}" for e in self.epsilons]], score_rows)

@@ -143,14 +143,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--only", help="run only configurations whose label contains this text")
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(json.loads(args.one))))
         return
     with tempfile.TemporaryDirectory() as vit_dir:
-        if not args.quick:
+        if not args.quick and (not args.only or args.only in "hf: ViT-B/16"):
             save_vit_base(vit_dir)
-        rows = [run_child(c) for c in configs(args.quick, vit_dir)]
+        rows = [run_child(c) for c in configs(args.quick, vit_dir) if not args.only or args.only in c["label"]]
     keys = ["label", "dim", "n", "images", "wall_s", "generate_s", "model_s", "probe_s", "outside_share",
             "ms_per_image_model", "ms_per_image_generate", "rss_before_mb", "peak_rss_mb", "params"]
     print("| " + " | ".join(keys) + " |")

@@ -185,6 +185,7 @@ class SynBench(Benchmark):
             t_model += start - mid
             feats.append(z.reshape(len(z), -1))
             labels.append(y)
+            del x, z  # the chunk's memory goes before the next chunk is drawn (identity's z is x itself)
         return np.concatenate(feats), np.concatenate(labels), t_gen, t_model
 
     def reference(self, s: float) -> list[dict[str, float]]:

@@ -124,6 +124,7 @@ class GaussianSampler:
                 end = min(b + BLOCK_ROWS, stop)
                 chunk[b - start:end - start] = self.rows(s, y[b:end], rng_for(seed, "synbench", *tag, b // BLOCK_ROWS))
             yield chunk, y[start:stop]
+            del chunk  # free it before the next chunk is allocated (one chunk alive at a time)
 
 
 def rows_for_memory(d: int, memory_mb: int) -> int:

@@ -9,6 +9,7 @@ each from its own seed, so the data never depend on the chunk size used to bound
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +68,7 @@ class GaussianSpec:
             if min(self.std) <= 0:
                 raise RobustError("normalisation std must be positive")
 
-    @property
+    @functools.cached_property
     def d(self) -> int:
         return int(np.prod(self.shape))
 

@@ -5,6 +5,7 @@ and the test accuracy and mean scaled margin of correct points for every ε at o
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,13 +27,19 @@ class FittedGaussian:
     eigen: Eigen
 
 
+@functools.lru_cache(maxsize=1)
+def _blas_controller() -> Any:
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()  # scans the loaded libraries once, not per level
+
+
 def _one_blas_thread() -> Any:
     """Small dense algebra runs faster on one BLAS thread on a shared machine (threadpoolctl if present)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    controller = _blas_controller()
+    return contextlib.nullcontext() if controller is None else controller.limit(limits=1, user_api="blas")
 
 
 def fit_gaussian(Z: np.ndarray, y: np.ndarray, denominator: str = "n-2", cutoff: float = EIG_CUTOFF) -> FittedGaussian:

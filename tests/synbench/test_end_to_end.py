@@ -103,3 +103,20 @@ def test_nonsense_settings_are_one_line_errors(invoke, setting, message):
 def test_text_models_are_refused_with_one_line(invoke):
     out = invoke("run", "--bench", "synbench", "--model", "minilm", *SMALL, "-q")
     assert isinstance(out.exception, RobustError) and "needs embed_arrays" in str(out.exception)
+
+
+def test_hf_vision_encoder_from_a_local_directory(invoke, tmp_path):
+    """A tiny ViT saved with save_pretrained (no hub): native shape and the processor's normalisation are used."""
+    import torch
+    from transformers import ViTConfig, ViTModel
+
+    torch.manual_seed(0)
+    path = tmp_path / "tiny-vit"
+    ViTModel(ViTConfig(image_size=16, patch_size=8, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                       intermediate_size=32)).save_pretrained(path)
+    (path / "preprocessor_config.json").write_text(json.dumps({"image_mean": [0.5] * 3, "image_std": [0.25] * 3}))
+    run = _run_json(invoke("run", "--bench", "synbench", "--model", f"hf:{path}", *SMALL, "--json", "-q"))
+    summary = run["result"]["summary"]
+    assert summary["shape"] == "3x16x16" and summary["dim"] == 16
+    assert summary["normalization"] == "mean=(0.5, 0.5, 0.5) std=(0.25, 0.25, 0.25)"
+    assert "model_note" not in summary and 0 <= summary["score"] <= 1.05

@@ -96,11 +96,11 @@ def test_dataset_plugin_yields_examples():
 
 
 @pytest.mark.parametrize("settings, message", [
-    ({"n": -5}, "n must be"),
-    ({"levels": [0.5, -1.0]}, "levels must be"),
+    ({"n": -5}, "setting 'n'"),
+    ({"levels": [0.5, -1.0]}, "setting 'levels'"),
     ({"shape": "3x224"}, "shape must be"),
     ({"shape": "abc"}, "shape must look like"),
-    ({"covariance": "diag"}, "covariance must be one of"),
+    ({"covariance": "diag"}, "setting 'covariance'"),
     ({"mean": [0.5, 0.5, 0.5]}, "needs both mean and std"),
     ({"shape": "5", "mean": [0.5, 0.5, 0.5], "std": [1, 1, 1]}, "3 channel(s) but the input has 1"),
 ])

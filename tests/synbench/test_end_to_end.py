@@ -57,9 +57,8 @@ def test_default_model_run_show_report_and_resume(invoke, tmp_path):
     assert html.count("data:image/png;base64") == 3 and "Expected bound E(a_t)" in html
 
     runner = Runner(get_registry(), store, progress=False)
-    resumed = runner.resume(run["id"])  # nothing left to compute
-    assert resumed.result["summary"]["model_queries"] == 0
-    assert resumed.result["summary"]["score"] == summary["score"]
+    resumed = runner.resume(run["id"])  # a finished run: nothing left to compute, nothing changes
+    assert resumed.result == run["result"] and resumed.queries == summary["model_queries"]
     reduced = runner.reduce(run["id"])  # no model: the same numbers from the stored records
     assert reduced.summary["score"] == summary["score"] and reduced.summary["shape"] == "3x8x8"
 
@@ -79,19 +78,19 @@ def test_compare_ranks_encoders(invoke, tmp_path):
 
 
 @pytest.mark.parametrize("setting, message", [
-    ("n=-5", "n must be a whole number >= 16"),
-    ("n_test=3", "n_test must be a whole number >= 16"),
-    ("epsilons=0,0.9", "epsilons must be distinct numbers in [0, 0.8]"),
-    ("epsilons=-0.1", "epsilons must be distinct numbers in [0, 0.8]"),
-    ("thresholds=0.5,0.7", "thresholds must be distinct numbers in [0.6, 0.999]"),
-    ("a_T=1.2", "a_T must be a number in [0.6, 0.999]"),
-    ("levels=0,1", "levels must be distinct numbers in (0, 10]"),
-    ("integration=simpson", "integration must be one of exact, grid100"),
-    ("eps_mode=percent", "eps_mode must be one of relative, absolute"),
-    ("covariance=band", "covariance must be one of identity, heptadiagonal"),
+    ("n=-5", "bad value -5 for setting 'n': expected int, in [16, inf]"),
+    ("n_test=3", "bad value 3 for setting 'n_test': expected int, in [16, inf]"),
+    ("epsilons=0,0.9", "epsilons must lie in [0, 0.8] with eps_mode=relative"),
+    ("epsilons=-0.1", "bad value -0.1 for setting 'epsilons'"),
+    ("thresholds=0.5,0.7", "a_T values must be in [0.6, 1) with integration=grid100"),
+    ("a_T=1.2", "bad value 1.2 for setting 'a_T'"),
+    ("levels=0,1", "bad value 0.0 for setting 'levels'"),
+    ("integration=simpson", "bad value 'simpson' for setting 'integration'; choose one of exact, grid100"),
+    ("eps_mode=percent", "bad value 'percent' for setting 'eps_mode'"),
+    ("covariance=band", "bad value 'band' for setting 'covariance'"),
     ("shape=3x224", "shape must be CxHxW or d"),
-    ("cutoff=0", "cutoff must be a number in (0, 1]"),
-    ("trials=0", "trials must be a whole number >= 1"),
+    ("cutoff=0", "bad value 0.0 for setting 'cutoff'"),
+    ("trials=0", "bad value 0 for setting 'trials'"),
     ("nn=3", "unknown setting 'nn' for synbench (did you mean 'n'?)"),
 ])
 def test_nonsense_settings_are_one_line_errors(invoke, setting, message):

@@ -17,7 +17,8 @@ _FALSE = {"0", "false", "no", "off"}
 @dataclass(frozen=True)
 class Setting:
     """One setting: its default (which fixes the type), optional bounds or choices, and a one-line help.
-    For a list setting, bounds and choices apply to every item; `min_items` bounds its length."""
+    For a list setting, bounds and choices apply to every item, `min_items` bounds its length, and `item` is
+    the item type when the default list is empty."""
 
     default: Any
     min: float | None = None
@@ -25,6 +26,7 @@ class Setting:
     choices: Sequence[Any] | None = None
     help: str = ""
     min_items: int = 0
+    item: type = str
 
     @property
     def type(self) -> type:
@@ -46,7 +48,7 @@ class Setting:
             items = [t.strip() for t in value.split(",") if t.strip()] if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)):
                 raise _bad(name, value, f"a list ({self.describe()})")
-            example = self.default[0] if self.default else ""
+            example = self.default[0] if self.default else self.item()
             item = Setting(example, self.min, self.max, self.choices)
             out = [item.validate(name, v) for v in items]
             if len(out) < self.min_items:

@@ -16,6 +16,7 @@ import numpy as np
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
+from robust.core.settings import Setting
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class ArrayModel(ModelAdapter):
     """Base of models that embed arrays; subclasses implement `_embed_arrays(batch) -> ndarray[n, d]`."""
 
     capabilities = frozenset({"embed_arrays"})
-    settings = {"batch_size": 256}
+    settings = {"batch_size": Setting(256, min=1)}
 
     def input_spec(self) -> ArrayInput:
         return ArrayInput()
@@ -53,7 +54,7 @@ class RandomProjection(ArrayModel):
 
     name = "random-projection"
     description = "Reference representation: K seeded random orthonormal projections of the flattened input"
-    settings = {"batch_size": 256, "seed": 0}
+    settings = {"batch_size": Setting(256, min=1), "seed": 0}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)

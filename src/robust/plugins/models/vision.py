@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from robust.core.errors import RobustError
+from robust.core.settings import Setting
 from robust.plugins.models.arrays import ArrayInput, ArrayModel
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -91,19 +92,16 @@ class RandomViT(ArrayModel):
 
     name = "random-vit"
     description = "Baseline representation: a seeded, randomly initialised small ViT (class token features)"
-    settings = {"batch_size": 64, "image_size": 224, "patch_size": 16, "hidden_size": 64, "layers": 2,
-                "heads": 2, "mlp_size": 128, "seed": 0, "pooling": "cls"}
+    settings = {"batch_size": Setting(64, min=1), "image_size": Setting(224, min=1),
+                "patch_size": Setting(16, min=1), "hidden_size": Setting(64, min=1), "layers": Setting(2, min=1),
+                "heads": Setting(2, min=1), "mlp_size": Setting(128, min=1), "seed": 0,
+                "pooling": Setting("cls", choices=VISION_POOLINGS)}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
         c = self.config
-        for key in ("image_size", "patch_size", "hidden_size", "layers", "heads", "mlp_size"):
-            if int(c[key]) < 1:
-                raise RobustError(f"random-vit {key} must be positive, not {c[key]}")
         if int(c["image_size"]) % int(c["patch_size"]) or int(c["hidden_size"]) % int(c["heads"]):
             raise RobustError("random-vit needs patch_size dividing image_size and heads dividing hidden_size")
-        if c["pooling"] not in VISION_POOLINGS:
-            raise RobustError(f"random-vit pooling must be one of {', '.join(VISION_POOLINGS)}, not {c['pooling']!r}")
         self._model: Any = None
 
     @property
@@ -143,7 +141,7 @@ class TimmModel(ArrayModel):
 
     name = "timm"
     description = "Any timm image model's pooled pre-logit features (needs the optional `timm` package)"
-    settings = {"batch_size": 32, "pretrained": True, "checkpoint": "", "device": "cpu"}
+    settings = {"batch_size": Setting(32, min=1), "pretrained": True, "checkpoint": "", "device": "cpu"}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)

@@ -18,6 +18,7 @@ import numpy as np
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.results import Result, Table
+from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.data import (
     COVARIANCES,
     IMAGENET_MEAN,
@@ -48,32 +49,6 @@ REFERENCE_MODELS = ("identity", "random-projection", "random-vit")
 MIN_N = 16
 
 
-def _whole(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise RobustError(f"{name} must be a whole number >= {low}, not {value!r}")
-    return value
-
-
-def _numbers(name: str, values: Any, low: float, high: float, low_open: bool = False) -> list[float]:
-    """A non-empty list of distinct numbers (or one number) in [low, high] ((low, high] when low_open)."""
-    try:
-        out = [float(v) for v in (values if isinstance(values, (list, tuple)) else [values])]
-    except (TypeError, ValueError):
-        raise RobustError(f"{name} must be a list of numbers, not {values!r}") from None
-    bad = [v for v in out if not (low < v if low_open else low <= v) or v > high or v != v]
-    if not out or bad or len(set(out)) != len(out):
-        side = "(" if low_open else "["
-        what = "distinct numbers" if isinstance(values, (list, tuple)) else "a number"
-        raise RobustError(f"{name} must be {what} in {side}{low:g}, {high:g}], not {values!r}")
-    return out
-
-
-def _choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise RobustError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
-    return value
-
-
 def _mean_std(values: Sequence[float]) -> tuple[float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
@@ -87,44 +62,36 @@ class SynBench(Benchmark):
     default_model = "identity"  # `robust run --bench synbench` without --model: the reference representation
     chunk_size = 1
     settings = {
-        "shape": "auto",  # auto: the model's native CxHxW; models without one get 3x8x8 | CxHxW | d
-        "levels": list(S_GRID),  # s = 0.1 ... 4.9, the code's 49 levels (spec A1)
-        "n": 2048,  # training samples per level (spec A12)
-        "n_test": 2048,  # test samples per level
-        "trials": 1,  # independent regenerations; scores are mean ± std over trials (spec A13)
-        "epsilons": list(EPS_GRID),  # ε of the robust classifier, 0 ... 0.8
-        "thresholds": list(A_T_GRID),  # a_T values of the score table (Table B.4)
-        "a_T": 0.7,  # the headline threshold (Table 5.2)
-        "eps_mode": "relative",  # relative: ε·‖μ̃'‖ (code, spec A4) | absolute
-        "integration": "grid100",  # grid100 (the code; use to compare with the thesis) | exact (eq. 5.4)
-        "covariance": "identity",  # identity (Gaussian-I) | heptadiagonal (Gaussian-H, placeholder band A14)
-        "translation": "code",  # μ̄: code (0.5 per pixel) | thesis (0.5·1/√d) | none (spec A2)
-        "normalize": "auto",  # auto: the model's own mean/std (none if it declares none) | imagenet | none
-        "denominator": "n-2",  # pooled covariance n1+n2-2 (code) | n-1 (thesis) (spec A5)
-        "cutoff": EIG_CUTOFF,  # absolute eigenvalue cut-off of Σ' (spec A6)
-        "memory_mb": 256,  # input chunk size bound (float32), generation and forward passes
+        "shape": Setting("auto", help="auto: the model's native CxHxW (models without one: 3x8x8) | CxHxW | d"),
+        "levels": Setting(list(S_GRID), min=1e-9, max=10.0, min_items=1, help="difficulties s (the code's 49)"),
+        "n": Setting(2048, min=MIN_N, help="training samples per level (spec A12)"),
+        "n_test": Setting(2048, min=MIN_N, help="test samples per level"),
+        "trials": Setting(1, min=1, help="independent regenerations; scores are mean ± std over trials (A13)"),
+        "epsilons": Setting(list(EPS_GRID), min=0.0, min_items=1, help="ε of the robust classifier, 0 ... 0.8"),
+        "thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_items=1, help="a_T values of the table"),
+        "a_T": Setting(0.7, min=0.5, max=0.999, help="the headline threshold (Table 5.2)"),
+        "eps_mode": Setting("relative", choices=EPS_MODES, help="relative: ε·‖μ̃'‖ (code, spec A4) | absolute"),
+        "integration": Setting("grid100", choices=INTEGRATIONS, help="grid100 (the code) | exact (eq. 5.4)"),
+        "covariance": Setting("identity", choices=COVARIANCES, help="identity (Gaussian-I) | heptadiagonal (-H)"),
+        "translation": Setting("code", choices=TRANSLATIONS, help="μ̄: code (0.5/pixel) | thesis | none (A2)"),
+        "normalize": Setting("auto", choices=NORMALIZE, help="auto: the model's own mean/std | imagenet | none"),
+        "denominator": Setting("n-2", choices=DENOMINATORS, help="pooled covariance n1+n2-2 (code) | n-1 (A5)"),
+        "cutoff": Setting(EIG_CUTOFF, min=1e-300, max=1.0, help="absolute eigenvalue cut-off of Σ' (spec A6)"),
+        "memory_mb": Setting(256, min=16, help="input chunk size bound (float32)"),
     }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         c = self.config
-        _whole("n", c["n"], MIN_N)
-        _whole("n_test", c["n_test"], MIN_N)
-        _whole("trials", c["trials"], 1)
-        _whole("memory_mb", c["memory_mb"], 16)
-        _choice("integration", c["integration"], INTEGRATIONS)
-        _choice("eps_mode", c["eps_mode"], EPS_MODES)
-        _choice("covariance", c["covariance"], COVARIANCES)
-        _choice("translation", c["translation"], TRANSLATIONS)
-        _choice("normalize", c["normalize"], NORMALIZE)
-        _choice("denominator", c["denominator"], DENOMINATORS)
-        self.levels = sorted(_numbers("levels", c["levels"], 0.0, 10.0, low_open=True))
-        self.epsilons = sorted(_numbers("epsilons", c["epsilons"], 0.0, 0.8 if c["eps_mode"] == "relative" else 1e6))
-        a_low = GRID_MIN_A_T if c["integration"] == "grid100" else 0.5
-        self.thresholds = sorted(_numbers("thresholds", c["thresholds"], a_low, 0.999))
-        self.a_T = _numbers("a_T", c["a_T"], a_low, 0.999)[0]
-        cutoff = _numbers("cutoff", c["cutoff"], 0.0, 1.0, low_open=True)[0]
-        self.cutoff = cutoff
+        self.levels = sorted(set(c["levels"]))
+        self.epsilons = sorted(set(c["epsilons"]))
+        if c["eps_mode"] == "relative" and self.epsilons[-1] > 0.8:
+            raise RobustError(f"epsilons must lie in [0, 0.8] with eps_mode=relative, not {c['epsilons']}")
+        self.thresholds = sorted(set(c["thresholds"]))
+        self.a_T, self.cutoff = c["a_T"], c["cutoff"]
+        low = GRID_MIN_A_T if c["integration"] == "grid100" else 0.5
+        if min(*self.thresholds, self.a_T) < low:
+            raise RobustError(f"a_T values must be in [{low}, 1) with integration={c['integration']}")
         if c["shape"] != "auto":
             parse_shape(c["shape"])
         self.generator: SynBenchGaussians | None = None

@@ -19,6 +19,7 @@ import numpy as np
 from robust.core.errors import RobustError
 from robust.core.interfaces import DataGenerator, Example
 from robust.core.seeding import rng_for
+from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.theory import H_BAND, S_GRID, band_apply, band_cholesky
 
 COVARIANCES = ("identity", "heptadiagonal")  # Gaussian-I (default), Gaussian-H (spec §2.2)
@@ -140,33 +141,22 @@ class SynBenchGaussians(DataGenerator):
     name = "synbench-gaussians"
     description = "SynBench's class-conditional Gaussian images/vectors over the difficulty grid s (Ko, ch. 5)"
     settings = {
-        "shape": format_shape(FULL_SHAPE),  # CxHxW (channel-major) or d
-        "levels": list(S_GRID),  # difficulties s (half the distance between class means)
-        "n": 2048,  # samples per split and level
-        "covariance": "identity",  # identity (Gaussian-I) | heptadiagonal (Gaussian-H, placeholder band)
-        "translation": "code",  # code: +0.5 per pixel | thesis: 0.5·1/√d | none
-        "mean": [],  # per-channel normalisation (x - mean)/std, e.g. ImageNet's; empty = none
-        "std": [],
-        "splits": "train,test",
-        "trial": 0,
+        "shape": Setting(format_shape(FULL_SHAPE), help="CxHxW (channel-major) or d"),
+        "levels": Setting(list(S_GRID), min=1e-9, min_items=1, help="difficulties s (half the mean distance)"),
+        "n": Setting(2048, min=1, help="samples per split and level"),
+        "covariance": Setting("identity", choices=COVARIANCES, help="identity (Gaussian-I) | heptadiagonal (-H)"),
+        "translation": Setting("code", choices=TRANSLATIONS, help="code: +0.5 per pixel | thesis: 0.5/√d | none"),
+        "mean": Setting([], item=float, help="per-channel normalisation (x - mean)/std, e.g. ImageNet's; empty = none"),
+        "std": Setting([], item=float, min=1e-9),
+        "splits": Setting(["train", "test"], choices=("train", "test"), min_items=1),
+        "trial": Setting(0, min=0),
     }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         c = self.config
-        if isinstance(c["n"], bool) or not isinstance(c["n"], int) or c["n"] < 1:
-            raise RobustError(f"n must be a positive whole number of samples, not {c['n']!r}")
-        try:
-            levels = [float(v) for v in c["levels"]]
-            mean, std = [float(v) for v in c["mean"]], [float(v) for v in c["std"]]
-        except (TypeError, ValueError):
-            raise RobustError("levels, mean and std must be lists of numbers") from None
-        if not levels or min(levels) <= 0:
-            raise RobustError("levels must be a non-empty list of positive difficulties s")
-        self.levels = levels
-        self.splits = [p.strip() for p in str(c["splits"]).split(",") if p.strip()]
-        if not self.splits or set(self.splits) - {"train", "test"}:
-            raise RobustError(f"splits must be train, test or train,test, not {c['splits']!r}")
+        self.levels, self.splits = list(c["levels"]), list(c["splits"])
+        mean, std = list(c["mean"]), list(c["std"])
         self.spec = GaussianSpec(parse_shape(c["shape"]), c["covariance"], c["translation"],
                                  tuple(mean) or None, tuple(std) or None)
         self._sampler: GaussianSampler | None = None

@@ -15,9 +15,10 @@ import numpy as np
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.data import COVARIANCES, parse_shape
 from robust.plugins.benchmarks.synbench.probe import EPS_MODES
-from robust.plugins.benchmarks.synbench.scoring import INTEGRATIONS, area, recommended_eps, synbench_score
+from robust.plugins.benchmarks.synbench.scoring import GRID_MIN_A_T, INTEGRATIONS, area, recommended_eps, synbench_score
 from robust.plugins.benchmarks.synbench.theory import A_T_GRID, reference_band, reference_identity
 
 Row = Mapping[str, Any]
@@ -29,11 +30,13 @@ def _field(row: Row, key: str) -> Any:
     return row[key]
 
 
+THRESHOLDS = {"thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_items=1)}
+
+
 def _check(scorer: Scorer) -> None:
+    """grid100 integration starts at a = 0.6 (spec §4.4)."""
     c = scorer.config
-    if c.get("integration", "exact") not in INTEGRATIONS:
-        raise RobustError(f"integration must be one of {', '.join(INTEGRATIONS)}, not {c['integration']!r}")
-    low = 0.6 if c.get("integration") == "grid100" else 0.5
+    low = GRID_MIN_A_T if c.get("integration") == "grid100" else 0.5
     for a_T in [*c["thresholds"], c.get("a_T", 0.7)]:
         if not low <= float(a_T) < 1:
             raise RobustError(f"a_T values must be in [{low}, 1), not {a_T!r}")
@@ -45,15 +48,12 @@ class ReferenceScorer(Scorer):
     name = "synbench-reference"
     description = "SynBench's closed-form input reference: Bayes accuracy Φ(·) and expected scaled bound b(a)"
     inputs: ClassVar[frozenset[str]] = frozenset({"s", "epsilon"})
-    settings = {"covariance": "identity", "shape": "3x224x224", "eps_mode": "relative",
-                "thresholds": list(A_T_GRID), "integration": "exact"}
+    settings = {"covariance": Setting("identity", choices=COVARIANCES), "shape": "3x224x224",
+                "eps_mode": Setting("relative", choices=EPS_MODES), **THRESHOLDS,
+                "integration": Setting("exact", choices=INTEGRATIONS)}
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        if self.config["covariance"] not in COVARIANCES:
-            raise RobustError(f"covariance must be one of {', '.join(COVARIANCES)}, not {self.config['covariance']!r}")
-        if self.config["eps_mode"] not in EPS_MODES:
-            raise RobustError(f"eps_mode must be one of {', '.join(EPS_MODES)}, not {self.config['eps_mode']!r}")
         self.shape = parse_shape(self.config["shape"])
         _check(self)
 
@@ -89,7 +89,8 @@ class SynBenchScorer(Scorer):
     name = "synbench-score"
     description = "SynBench-Score (eq. 5.4) of per-level (accuracy, scaled bound) points, per ε and a_T"
     inputs: ClassVar[frozenset[str]] = frozenset({"s", "epsilon", "accuracy", "margin"})
-    settings = {"thresholds": list(A_T_GRID), "a_T": 0.7, "integration": "grid100"}
+    settings = {**THRESHOLDS, "a_T": Setting(0.7, min=0.5, max=0.999),
+                "integration": Setting("grid100", choices=INTEGRATIONS)}
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

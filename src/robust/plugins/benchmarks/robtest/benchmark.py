@@ -19,9 +19,9 @@ from robust.core.labels import label_index
 from robust.core.results import Result
 from robust.core.settings import Setting
 from robust.core.text import word_modification_rate
-from robust.plugins.benchmarks.robtest.report import build_result, compare, figures
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.report import build_result, compare, figures
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 

@@ -22,7 +22,7 @@ app = typer.Typer(help="Measure how robust language models are.", add_completion
 runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_without_command=True)
 app.add_typer(runs_app, name="runs")
 out = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
 _state: dict[str, Any] = {"store": None, "debug": False}
 
 
@@ -69,7 +69,7 @@ def _is_number(value: Any) -> bool:
 
 def _print_table(table: Table) -> None:
     """A rich table as wide as its content needs (never truncating numbers)."""
-    t = RichTable(title=escape(table.title), title_justify="left")
+    t = RichTable(title=escape(table.title), title_justify="left", min_width=len(table.title))
     for i, col in enumerate(table.columns):
         numeric = bool(table.rows) and i < len(table.rows[0]) and _is_number(table.rows[0][i])
         t.add_column(escape(str(col)), justify="right" if numeric else "left", no_wrap=True)
@@ -148,7 +148,7 @@ def run(
     model: str = typer.Option("", "--model", "-m", help="minilm, smollm2, hf:<id-or-dir>, probe:<embedder>, ..."),
     data: str | None = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
     limit: int | None = typer.Option(None, "--limit", help="Use at most N examples."),
-    seed: int = typer.Option(0, "--seed", help="Run seed; every random choice derives from it."),
+    seed: int | None = typer.Option(None, "--seed", help="Run seed (default 0); every random choice derives from it."),
     batch_size: int | None = typer.Option(None, "--batch-size", help="Model batch size."),
     set_: list[str] | None = typer.Option(None, "--set", help="key=value; model.key=value; NAME.key=value."),
     test: list[str] | None = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
@@ -171,14 +171,16 @@ def run(
 
     registry = _registry()
     store = _store()
-    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet)
+    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet,
+                    say=lambda line: err.print(line, markup=False))
+    config = None
     if resume:
-        if bench or attack or model or data or set_ or scorer or test:
-            raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")
-        target = store.latest_resumable() if resume == "latest" else store.get(resume)
-        err.print(f"run {target.id} is already finished" if target.status == "finished"
-                  else f"resuming run {target.id} ({target.status})", highlight=False)
-        result_run = runner.resume(target.id)
+        given = [name for name, value in (("--bench", bench), ("--attack", attack), ("--scorer", scorer),
+                                           ("--model", model), ("--data", data), ("--limit", limit),
+                                           ("--seed", seed), ("--batch-size", batch_size), ("--set", set_),
+                                           ("--test", test), ("--out", out_dir)) if value not in (None, "", [])]
+        if given:
+            raise RobustError(f"--resume continues a run as it was configured; drop {', '.join(given)}")
     else:
         if not bench:
             raise RobustError("missing --bench; see `robust list benchmarks`")
@@ -191,19 +193,25 @@ def run(
             if not target.default_model:
                 raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
             model = target.default_model
-            err.print(f"no --model given: using {model}, the default model of {bench}", highlight=False)
-        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed,
+            err.print(f"no --model given: using {model}, the default model of {bench}")
+        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed or 0,
                            attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
                            scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],
                            batch_size=batch_size, settings=bench_settings, model_settings=model_settings,
                            plugin_settings=plugin_settings, out=out_dir)
-        result_run = runner.start(config)
+    try:
+        result_run = runner.start(config) if config else runner.resume(resume or "latest")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
+        ref = runner.run_id
+        err.print(f"interrupted: run {ref} is saved; continue with `robust run --resume {ref}`" if ref
+                  else "interrupted before a run was created", markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json(result_run.to_json())
     else:
         _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}",
                       Result.from_json(result_run.result or {}))
-        err.print(f"stored in {store.path} as run {result_run.id}", highlight=False)
+        err.print(f"stored in {store.path} as run {result_run.id}", markup=False)
 
 
 # --- inspecting runs ----------------------------------------------------------------------------------
@@ -252,10 +260,12 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
         return
     from robust.report import run_meta
 
-    for key, value in run_meta(r).items():
-        out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False)
+    meta = {**run_meta(r), **({"cause": r.error} if r.error else {})}
+    for key, value in meta.items():
+        out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False, soft_wrap=True)
     if r.result is None:
-        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False)
+        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False,
+                  soft_wrap=True)
     else:
         _print_result(f"{r.bench} · {r.model}", Result.from_json(r.result))
 
@@ -368,7 +378,7 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        err.print("interrupted; continue with `robust run --resume latest`", highlight=False)
+        err.print("interrupted")
         sys.exit(130)
     except RobustError as exc:
         if debug:

@@ -25,7 +25,7 @@ def _fmt(value: Any) -> str:
 def _md(value: Any) -> str:
     """A value as inert Markdown text: HTML escaped, table pipes and emphasis marks neutralised, one line."""
     text = html.escape(_fmt(value), quote=False)
-    for ch in "\\`*_[]|#":
+    for ch in "\\`*_[]|#~":
         text = text.replace(ch, "\\" + ch)
     return " ".join(text.split())
 

@@ -79,14 +79,16 @@ def test_output_cache_is_bounded_by_bytes_least_recently_used_first():
 def test_store_commits_records_once_and_ends_runs_with_counters(tmp_path):
     store = Store(tmp_path / "r.db")
     run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}}, "me")
-    store.add_records(run_id, [("i1", {"x": 1}), ("i2", {"x": 2})])
-    store.add_records(run_id, [("i2", {"x": 99}), ("i3", {"x": 3})])
+    store.add_records(run_id, "me", [("i1", {"x": 1}), ("i2", {"x": 2})], (3, 0.25))
+    store.add_records(run_id, "me", [("i2", {"x": 99}), ("i3", {"x": 3})])
     assert store.records(run_id) == {"i1": {"x": 1}, "i2": {"x": 2}, "i3": {"x": 3}}
     assert store.get(run_id[:12]).id == run_id and store.get("latest").status == "running"
-    store.end(run_id, "me", "interrupted", 10, 1.5, "stopped")
+    store.end(run_id, "me", "interrupted", (7, 1.25), "stopped")
+    with pytest.raises(RobustError, match="taken over by another process"):  # the lease is gone: no more records
+        store.add_records(run_id, "me", [("i4", {"x": 4})])
     assert store.latest_resumable().id == run_id
     store.acquire(run_id, "me-again")
-    store.end(run_id, "me-again", "finished", 5, 0.5, result={"summary": {"a": 1}})
+    store.end(run_id, "me-again", "finished", (5, 0.5), result={"summary": {"a": 1}})
     run = Store(tmp_path / "r.db").get(run_id)
     assert (run.status, run.result, run.queries, run.seconds, run.error) == ("finished", {"summary": {"a": 1}},
                                                                               15, 2.0, None)
@@ -123,13 +125,26 @@ def test_store_paths_and_corrupt_files_are_one_line_errors(tmp_path):
     bad.write_bytes(b"not a database at all, just bytes" * 100)
     with pytest.raises(RobustError, match=f"{bad} is not a usable robust run store"):
         Store(bad)
+    other = tmp_path / "other.db"  # another program's database is refused and left exactly as it was
+    import sqlite3
+
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE people (name TEXT)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(RobustError, match=r"its tables \(people\) are not a run store's"):
+        Store(other)
+    assert other.read_bytes() == before
+    (tmp_path / "empty.db").touch()  # an empty file becomes a store
+    assert Store(tmp_path / "empty.db").runs() == []
 
 
 def test_deleting_runs_removes_their_records_and_refuses_a_live_run(tmp_path):
     store = Store(tmp_path / "r.db")
     done = store.create_run("b", "m", {}, {}, "o")
-    store.add_records(done, [("i", {})])
-    store.end(done, "o", "failed", 0, 0.0, "boom")
+    store.add_records(done, "o", [("i", {})])
+    store.end(done, "o", "failed", error="boom")
     live = store.create_run("b", "m", {}, {}, f"{__import__('socket').gethostname()}:{os.getpid()}:x")
     store.delete([done])
     assert [r.id for r in store.runs()] == [live] and store.records(done) == {}
@@ -156,11 +171,11 @@ def _ctx():
     ("k.jsonl", "", "k.jsonl: no examples"),
 ])
 def test_malformed_data_names_file_and_line(tmp_path, monkeypatch, name, content, message):
-    monkeypatch.setattr("robust.core.data.MAX_CHARS", 200)
+    monkeypatch.setenv("ROBUST_MAX_CHARS", "200")
     path = tmp_path / name
     path.write_text(content)
     with pytest.raises(RobustError, match=message.replace("(", r"\(")):
-        load_examples(str(path), _ctx(), labels=["0", "1"], max_chars=200)
+        load_examples(str(path), _ctx(), labels=["0", "1"])
 
 
 def test_bytes_that_are_not_utf8_name_their_line(tmp_path):

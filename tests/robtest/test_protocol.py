@@ -168,3 +168,21 @@ def test_user_mistakes_are_one_line_errors(tmp_path):
     ctx.model = FunctionModel(CountingFn(), "classify", labels=["a", "b"])
     with pytest.raises(RobustError, match=r"reviews.jsonl:1: unknown label 'pos'; expected one of \['a', 'b'\]"):
         bench.prepare(ctx)
+
+
+def test_records_carry_queries_outcomes_and_a_budget_summary(tmp_path):
+    bench, ctx, _ = make(tmp_path, budget=17)  # 15-word reviews: 16 texts per saliency round, 1 for the check
+    records = run(bench, ctx)
+    clean = records["clean/000001"]
+    assert clean["text"].startswith("the plot") and clean["pred"] == clean["gold"] == 1
+    score = [r for k, r in records.items() if "/score/" in k]
+    assert all(r["queries"] <= 17 and r["status"] in ("succeeded", "failed", "budget") for r in score)
+    assert any(r["status"] == "budget" for r in score)  # a second round never fits: negatives never flip
+    flipped = next(r for k, r in records.items() if k.startswith("toy-G/score/0.05/") and r["status"] == "succeeded")
+    assert flipped["queries"] == 17 and flipped["pred"] == 0 and flipped["edits"][0]["before"] == "good"
+    assert all(e["before"] != e["after"] for r in score for e in r["edits"])
+    result = bench.reduce(records, ctx)
+    hits = sum(r["status"] == "budget" for r in score)
+    assert result.summary["query budget"] == 17 and result.summary["items that hit the query budget"] == hits
+    diagnostics = next(t for t in result.tables if t.title == "Generation diagnostics")
+    assert any(row[2] == "examples that hit the query budget" for row in diagnostics.rows)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -19,29 +20,45 @@ from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import DataGenerator, Example
 from robust.core.labels import label_problem
 
-MAX_CHARS = int(os.environ.get("ROBUST_MAX_CHARS", 1_000_000))  # per line / text
+MAX_CHARS = 1_000_000  # per line / text, unless ROBUST_MAX_CHARS says otherwise
 TEXT_SUFFIXES = (".txt", ".text", ".md")
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 CSV_SUFFIXES = (".csv", ".tsv", ".tab")
 
 
+def char_limit() -> int:
+    """The longest line or text read: `ROBUST_MAX_CHARS` (read when a file is opened), else MAX_CHARS."""
+    value = os.environ.get("ROBUST_MAX_CHARS", "").strip()
+    if not value:
+        return MAX_CHARS
+    if not value.isdigit() or int(value) < 1:
+        raise RobustError(f"ROBUST_MAX_CHARS must be a positive number of characters, not {value!r}")
+    return int(value)
+
+
+def _too_long(path: Path, number: int, max_chars: int) -> RobustError:
+    return RobustError(f"{path}:{number}: line longer than {max_chars:,} characters "
+                       "(split the text, or raise the limit with ROBUST_MAX_CHARS)")
+
+
 def _lines(path: Path, max_chars: int) -> Iterator[tuple[int, str]]:
     """(line number, decoded line) pairs, each read with a bound and decoded strictly as UTF-8."""
+    bound = 4 * max_chars + 8  # bytes: UTF-8 takes at most 4 a character, so a line cut here is too long
     with path.open("rb") as handle:
-        for number in range(1, 1 << 62):
-            raw = handle.readline(4 * max_chars + 1)
+        for number in itertools.count(1):
+            raw = handle.readline(bound)
             if not raw:
                 return
+            if len(raw) == bound and not raw.endswith(b"\n"):
+                raise _too_long(path, number, max_chars)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise RobustError(f"{path}:{number}: not UTF-8 (byte {raw[exc.start]:#04x} at column "
                                   f"{exc.start + 1}); re-encode the file as UTF-8") from None
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            if len(line.rstrip("\r\n")) > max_chars or (len(raw) > 4 * max_chars and not raw.endswith(b"\n")):
-                raise RobustError(f"{path}:{number}: line longer than {max_chars:,} characters "
-                                  "(split the text, or raise the limit with ROBUST_MAX_CHARS)")
+            line = line.removeprefix("\ufeff") if number == 1 else line
+            if len(line.rstrip("\r\n")) > max_chars:
+                raise _too_long(path, number, max_chars)
             yield number, line
 
 
@@ -52,10 +69,10 @@ class FileData(DataGenerator):
     description = "A JSONL, CSV/TSV, plain-text file or a datasets.save_to_disk directory"
 
     def __init__(self, path: str | Path, text_column: str = "text", label_column: str | None = "label",
-                 labels: Sequence[Any] | None = None, per_line: bool = False, max_chars: int = MAX_CHARS) -> None:
+                 labels: Sequence[Any] | None = None, per_line: bool = False, max_chars: int | None = None) -> None:
         super().__init__()
         self.path, self.text_column, self.label_column = Path(path), text_column, label_column or None
-        self.allowed, self.per_line, self.max_chars = labels, per_line, max_chars
+        self.allowed, self.per_line, self.max_chars = labels, per_line, max_chars or char_limit()
         self.labelled = self.label_column is not None and self.path.suffix.lower() not in TEXT_SUFFIXES
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
@@ -79,9 +96,12 @@ class FileData(DataGenerator):
         for number, line in _lines(self.path, self.max_chars):
             if line.strip():
                 try:
-                    yield number, json.loads(line)
+                    row = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise RobustError(f"{self.path}:{number}: not valid JSON ({exc.msg})") from None
+                except RecursionError:
+                    raise RobustError(f"{self.path}:{number}: not valid JSON (nested too deeply)") from None
+                yield number, row
 
     def _csv_rows(self, delimiter: str) -> Iterator[tuple[int, Any]]:
         csv.field_size_limit(self.max_chars)
@@ -103,7 +123,8 @@ class FileData(DataGenerator):
             if line and not self.per_line:
                 start, size = (start or number), size + len(line) + 1
                 if size > self.max_chars:
-                    raise RobustError(f"{self.path}:{start}: paragraph longer than {self.max_chars:,} characters")
+                    raise RobustError(f"{self.path}:{start}: paragraph longer than {self.max_chars:,} characters "
+                                      "(separate it with a blank line, or raise the limit with ROBUST_MAX_CHARS)")
                 block.append(line)
             elif line:
                 yield number, line
@@ -144,6 +165,8 @@ class FileData(DataGenerator):
                 raise RobustError(f"{at}: missing column {self.label_column!r} (columns: {columns})")
             label = row[self.label_column]
             label = label.strip() if isinstance(label, str) else label
+            if label is None or label == "":
+                raise RobustError(f"{at}: empty label in column {self.label_column!r}")
             problem = label_problem(label, self.allowed)
             if problem:
                 raise RobustError(f"{at}: {problem}")

@@ -33,6 +33,7 @@ CAPABILITIES = {
     "fill_mask": "texts with a mask token -> ranked substitutes",
     "gradients": "texts -> input-embedding gradients of the loss",
     "tokenize": "texts -> the model's token ids",
+    "embed_arrays": "arrays -> vectors (ndarray[n, d])",
 }
 
 
@@ -403,11 +404,25 @@ class ModelAdapter(Plugin):
         """Token ids of each text as the model sees it (special tokens included)."""
         raise NotImplementedError(f"model {self.identity} cannot tokenize")
 
+    def embed_arrays(self, batch: np.ndarray) -> np.ndarray:
+        """Representations of model-ready arrays (images C×H×W or vectors), ndarray[n, d], in batches of
+        `batch_size`; not cached (array inputs, e.g. synthetic samples, rarely repeat)."""
+        import numpy as np
+
+        batch = np.asarray(batch)
+        size = max(1, int(self.config["batch_size"]))
+        out = [np.asarray(self._embed_arrays(batch[i : i + size])) for i in range(0, len(batch), size)]
+        self.cache.misses += len(batch)  # counted as queries
+        return np.concatenate(out) if out else np.zeros((0, 0))
+
     # one-batch methods for subclasses --------------------------------------------------------
     def _embed(self, texts: Sequence[str], pooling: str | None) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
     def _classify(self, texts: Sequence[str]) -> Sequence[np.ndarray]:
+        raise NotImplementedError
+
+    def _embed_arrays(self, batch: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _next_token_distribution(self, inputs: Sequence[Any]) -> Sequence[np.ndarray]:

@@ -8,7 +8,7 @@ import platform
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -85,7 +85,7 @@ def _sigterm_interrupts() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: Any) -> None:
-        raise Interrupted(f"signal {signum}")
+        raise Interrupted("SIGTERM")
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
@@ -94,12 +94,32 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+class Meter:
+    """This process's model queries and seconds on a run not yet added to the run's counters (they are added
+    with each committed chunk, so even a killed process leaves its share)."""
+
+    def __init__(self) -> None:
+        self.model: Any = None
+        self.queries, self.since = 0, time.monotonic()
+
+    def watch(self, model: Any) -> None:
+        self.model, self.queries = model, model.queries
+
+    def take(self) -> tuple[int, float]:
+        """The (queries, seconds) since the last take."""
+        queries, now = (self.model.queries if self.model else 0), time.monotonic()
+        counted = (queries - self.queries, now - self.since)
+        self.queries, self.since = queries, now
+        return counted
+
+
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, say: Callable[[str], None] = lambda line: None) -> None:
         self.registry, self.store = registry, store
         self.executor = executor or InProcessExecutor()
-        self.progress = progress
+        self.progress, self.say = progress, say
+        self.run_id = ""  # the run this runner created or resumed last (for the CLI's interruption message)
 
     # building -------------------------------------------------------------------------------------
     def build(self, config: RunConfig, run_id: str = "") -> tuple[Benchmark, RunContext]:
@@ -149,27 +169,37 @@ class Runner:
     # running --------------------------------------------------------------------------------------
     def start(self, config: RunConfig) -> Run:
         """Validate a new run completely, then record it and compute it."""
-        bench, ctx = self.build(config)
-        items = self.plan(bench, ctx)
-        environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
-                       "settings": bench.config}
-        owner = owner_token()
-        ctx.run_id = self.store.create_run(config.bench, config.model, asdict(config), environment, owner)
-        return self._execute(ctx.run_id, owner, config, bench, ctx, items)
+        meter = Meter()
+        with _sigterm_interrupts():
+            bench, ctx = self.build(config)
+            meter.watch(ctx.model)
+            items = self.plan(bench, ctx)
+            environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
+                           "settings": bench.config}
+            owner = owner_token()
+            ctx.run_id = self.run_id = self.store.create_run(config.bench, config.model, asdict(config),
+                                                             environment, owner)
+            with self._holding(ctx.run_id, owner, meter):
+                return self._execute(ctx.run_id, owner, config, bench, ctx, items, meter)
 
     def resume(self, ref: str) -> Run:
-        """Continue an interrupted or failed run from its stored config; finished items are not recomputed
-        (a finished run is returned as it is)."""
+        """Continue an interrupted or failed run (`latest`: the latest such run) from its stored config; finished
+        items are not recomputed (a finished run is returned as it is). A run another process holds is refused."""
         run = self.store.latest_resumable() if ref == "latest" else self.store.get(ref)
         if run.status == "finished":
-            return run  # nothing left to compute
-        owner = owner_token()
-        self.store.acquire(run.id, owner)
-        config = RunConfig.from_json(run.config)
-        with self._ending(run.id, owner, None, time.monotonic()):
-            bench, ctx = self.build(config, run.id)
-            items = self.plan(bench, ctx)
-        return self._execute(run.id, owner, config, bench, ctx, items)
+            self.say(f"run {run.id} is already finished")
+            return run
+        meter, owner = Meter(), owner_token()
+        with _sigterm_interrupts():
+            self.store.acquire(run.id, owner)
+            self.run_id = run.id
+            with self._holding(run.id, owner, meter):
+                self.say(f"resuming run {run.id} ({run.status})")
+                config = RunConfig.from_json(run.config)
+                bench, ctx = self.build(config, run.id)
+                meter.watch(ctx.model)
+                items = self.plan(bench, ctx)
+                return self._execute(run.id, owner, config, bench, ctx, items, meter)
 
     def reduce(self, ref: str) -> Result:
         """Recompute a run's result from its stored records (no model calls)."""
@@ -181,50 +211,48 @@ class Runner:
         return bench.bind(ctx).reduce(self.store.records(run.id), ctx)
 
     @contextlib.contextmanager
-    def _ending(self, run_id: str, owner: str, ctx: RunContext | None, started: float) -> Iterator[None]:
-        """End the run `interrupted` (Ctrl-C, SIGTERM) or `failed` (any error, with its cause) if the block raises."""
-        queries = (lambda: ctx.model.queries) if ctx and ctx.model else (lambda: 0)
-        q0 = queries()
+    def _holding(self, run_id: str, owner: str, meter: Meter) -> Iterator[None]:
+        """Hold the run's lease (renewed in the background) while the block runs; if it raises, end the run
+        `interrupted` (Ctrl-C, SIGTERM) or `failed` (any error, with its one-line cause)."""
         try:
-            with _sigterm_interrupts():
+            with Lease(self.store, run_id, owner):
                 yield
-        except KeyboardInterrupt:
-            self.store.end(run_id, owner, "interrupted", queries() - q0, time.monotonic() - started,
-                           "interrupted by the user (Ctrl-C or SIGTERM)")
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Interrupted) else "Ctrl-C"
+            self.store.end(run_id, owner, "interrupted", meter.take(), f"stopped by {how}")
             raise
         except BaseException as exc:
-            self.store.end(run_id, owner, "failed", queries() - q0, time.monotonic() - started, one_line(exc))
+            self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))
             raise
 
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
-                 items: list[WorkItem]) -> Run:
+                 items: list[WorkItem], meter: Meter) -> Run:
+        """Compute the items without a record (committing each chunk with its counters), reduce, end `finished`."""
         from robust.progress import make_progress
 
-        started, model = time.monotonic(), ctx.model
-        q0 = model.queries
-        with Lease(self.store, run_id, owner), self._ending(run_id, owner, ctx, started):
-            done = self.store.done_ids(run_id)
-            todo = [item for item in items if item.id not in done]
-            with make_progress(lambda: model.queries, self.progress) as progress:
-                task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
-                                         completed=len(items) - len(todo))
+        model = ctx.model
+        done = self.store.done_ids(run_id)
+        todo = [item for item in items if item.id not in done]
+        with make_progress(lambda: model.queries, self.progress) as progress:
+            task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
+                                     completed=len(items) - len(todo))
 
-                def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
-                    self.store.add_records(run_id, [(item.id, rec) for item, rec in zip(chunk, records)])
-                    model.cache.misses += queries  # queries of the model's replicas on remote workers
-                    progress.advance(task, len(chunk))
+            def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
+                model.cache.misses += queries  # queries of the model's replicas on remote workers
+                self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
+                                       meter.take())
+                progress.advance(task, len(chunk))
 
-                # workers rebuild the run from its config, writing files where this process would
-                stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
-                job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
-                self.executor.run(job, todo, on_done)
-            stored = self.store.records(run_id)
-            result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)
-            queries, seconds = self.store.counters(run_id)
-            result.summary.setdefault("items", len(stored))
-            result.summary["model_queries"] = queries + model.queries - q0
-        self.store.end(run_id, owner, "finished", model.queries - q0, time.monotonic() - started,
-                       result=result.to_json())
+            # workers rebuild the run from its config, writing files where this process would
+            stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
+            job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
+            self.executor.run(job, todo, on_done)
+        stored = self.store.records(run_id)
+        result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)
+        counted = meter.take()
+        result.summary.setdefault("items", len(stored))
+        result.summary["model_queries"] = self.store.counters(run_id)[0] + counted[0]
+        self.store.end(run_id, owner, "finished", counted, result=result.to_json())
         return self.store.get(run_id)
 
     def _origins(self, config: RunConfig) -> dict[str, str]:

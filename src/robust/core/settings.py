@@ -17,7 +17,8 @@ _FALSE = {"0", "false", "no", "off"}
 @dataclass(frozen=True)
 class Setting:
     """One setting: its default (which fixes the type), optional bounds or choices, and a one-line help.
-    For a list setting, bounds and choices apply to every item; `min_items` bounds its length."""
+    For a list setting, bounds and choices apply to every item, `min_items` bounds its length, and `item` is
+    the item type when the default list is empty."""
 
     default: Any
     min: float | None = None
@@ -25,6 +26,7 @@ class Setting:
     choices: Sequence[Any] | None = None
     help: str = ""
     min_items: int = 0
+    item: type = str
 
     @property
     def type(self) -> type:
@@ -33,7 +35,7 @@ class Setting:
     def describe(self) -> str:
         parts = [type(self.default).__name__]
         if self.choices is not None:
-            parts.append("one of " + ", ".join(map(str, self.choices)))
+            parts.append("one of " + _listing(self.choices))
         if self.min is not None or self.max is not None:
             lo = "-inf" if self.min is None else f"{self.min:g}"
             hi = "inf" if self.max is None else f"{self.max:g}"
@@ -46,7 +48,7 @@ class Setting:
             items = [t.strip() for t in value.split(",") if t.strip()] if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)):
                 raise _bad(name, value, f"a list ({self.describe()})")
-            example = self.default[0] if self.default else ""
+            example = self.default[0] if self.default else self.item()
             item = Setting(example, self.min, self.max, self.choices)
             out = [item.validate(name, v) for v in items]
             if len(out) < self.min_items:
@@ -56,13 +58,17 @@ class Setting:
         if self.choices is not None and value not in self.choices:
             hint = did_you_mean(str(value), map(str, self.choices))
             raise RobustError(f"bad value {value!r} for setting {name!r}{hint}; choose one of "
-                              + ", ".join(map(str, self.choices)))
+                              + _listing(self.choices))
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if isinstance(value, float) and not math.isfinite(value):
                 raise _bad(name, value, "a finite number")
             if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
                 raise _bad(name, value, self.describe())
         return value
+
+
+def _listing(choices: Sequence[Any]) -> str:
+    return ", ".join(str(c) or "''" for c in choices)
 
 
 def _bad(name: str, value: Any, expected: str) -> RobustError:

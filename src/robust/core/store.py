@@ -1,8 +1,8 @@
 """The run store: one SQLite database (WAL) holding runs and their item records, committed as they finish.
 
 A run ends `finished`, `failed` (with its one-line cause) or `interrupted`. The process computing a run holds
-a lease on it, renewed while it works; a run whose holder died without a word is found by its expired lease
-(or dead local pid) and marked `interrupted` by the next command.
+a lease on it, renewed while it works; a run whose holder died without a word (its pid is dead on this host, or
+its lease expired on another) is marked `interrupted` by the next command.
 """
 
 from __future__ import annotations
@@ -52,21 +52,22 @@ def owner_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def _alive(owner: str | None) -> bool:
-    """Whether a lease holder may still be running (a dead pid on this host is certainly not)."""
+def _gone(owner: str | None, until: float | None) -> bool:
+    """Whether a lease holder has stopped: on this host, its pid is dead (whatever the lease says, so a killed
+    process is found at once and a busy one is never taken over); elsewhere, its lease has expired."""
     if not owner:
-        return False
+        return True
     host, _, rest = owner.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
-        return True
+        return (until or 0) < time.time()
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
-        return False
-    except PermissionError:
         return True
-    return True
+    except PermissionError:  # alive, another user's
+        pass
+    return False
 
 
 @dataclass
@@ -106,10 +107,13 @@ class Store:
             raise RobustError(f"cannot open run store {self.path}: directory {self.path.parent} does not exist")
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+            if tables and not ({"runs", "records"} <= tables and set(COLUMNS[:9]) <= have):  # never touch it
+                raise sqlite3.DatabaseError(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
-            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
             for column, decl in EXTRA_COLUMNS.items():
                 if column not in have:
                     self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")
@@ -139,7 +143,7 @@ class Store:
         """Mark `running` runs whose holder is gone as `interrupted`."""
         rows = self._exec("SELECT id, lease_owner, lease_until FROM runs WHERE status = 'running'").fetchall()
         for run_id, owner, until in rows:
-            if (until or 0) < time.time() or not _alive(owner):
+            if _gone(owner, until):
                 self._exec("UPDATE runs SET status = 'interrupted', error = ?, lease_owner = NULL "
                            "WHERE id = ? AND status = 'running' AND lease_owner IS ?", (STALE, run_id, owner))
 
@@ -184,7 +188,7 @@ class Store:
             try:
                 status, holder, until = self.db.execute(
                     "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
-                if status == "running" and holder and (until or 0) >= time.time() and _alive(holder):
+                if status == "running" and not _gone(holder, until):
                     who = holder.rsplit(":", 1)[0]
                     raise RobustError(f"run {run_id} is being computed by another process ({who}); "
                                       "wait for it or stop it first")
@@ -199,13 +203,13 @@ class Store:
         self._exec("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?",
                    (time.time() + LEASE_SECONDS, run_id, owner))
 
-    def end(self, run_id: str, owner: str, status: str, queries: int, seconds: float,
+    def end(self, run_id: str, owner: str, status: str, counted: tuple[int, float] = (0, 0.0),
             error: str | None = None, result: dict[str, Any] | None = None) -> None:
-        """Release the lease with the final status, adding this process's queries and seconds to the run's."""
+        """Release the lease with the final status, adding `counted` (queries, seconds) to the run's counters."""
         self._exec("UPDATE runs SET status = ?, error = ?, lease_owner = NULL, lease_until = NULL, "
                    "queries = queries + ?, seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END, "
                    "result = COALESCE(?, result) WHERE id = ? AND lease_owner = ?",
-                   (status, error, queries, seconds, status == "finished", time.time(),
+                   (status, error, *counted, status == "finished", time.time(),
                     json.dumps(result) if result is not None else None, run_id, owner))
 
     def counters(self, run_id: str) -> tuple[int, float]:
@@ -229,16 +233,24 @@ class Store:
     def done_ids(self, run_id: str) -> set[str]:
         return {r[0] for r in self._exec("SELECT item_id FROM records WHERE run_id = ?", (run_id,))}
 
-    def add_records(self, run_id: str, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        """Commit a batch of (item id, payload) atomically; an id already stored is kept, never duplicated."""
+    def add_records(self, run_id: str, owner: str, records: Iterable[tuple[str, dict[str, Any]]],
+                    counted: tuple[int, float] = (0, 0.0)) -> None:
+        """Commit a batch of (item id, payload) and the (queries, seconds) spent on it atomically, while `owner`
+        holds the lease (a process whose lease was taken over stops); an id already stored is kept."""
         with self._lock, self.db:
             self.db.execute("BEGIN IMMEDIATE")
+            (holder,) = self.db.execute("SELECT lease_owner FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if holder != owner:
+                raise RobustError(f"run {run_id} was taken over by another process (this one's lease expired); "
+                                  "its records so far are kept")
             (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?",
                                      (run_id,)).fetchone()
             for item_id, payload in records:
                 seq += 1
                 self.db.execute("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
                                 (run_id, item_id, seq, json.dumps(payload, sort_keys=True)))
+            self.db.execute("UPDATE runs SET queries = queries + ?, seconds = seconds + ? WHERE id = ?",
+                            (*counted, run_id))
 
     def records(self, run_id: str) -> dict[str, dict[str, Any]]:
         rows = self._exec("SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", (run_id,))

@@ -1,12 +1,16 @@
-"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, and `probe:`."""
+"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, `probe:`, and the array models
+`identity`, `random-projection:K`, `random-vit` and `timm:<name>` (embed_arrays)."""
 
 from robust.core.hookspecs import hookimpl
+from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
 from robust.plugins.models.embedded import MiniLM, SmolLM2
 from robust.plugins.models.function import FunctionModel
 from robust.plugins.models.hf import HFModel
 from robust.plugins.models.probe import Probe
+from robust.plugins.models.vision import RandomViT, TimmModel
 
-__all__ = ["FunctionModel", "HFModel", "MiniLM", "Probe", "SmolLM2"]
+__all__ = ["ArrayFunction", "FunctionModel", "HFModel", "Identity", "MiniLM", "Probe", "RandomProjection",
+           "RandomViT", "SmolLM2", "TimmModel"]
 
 
 @hookimpl
@@ -15,3 +19,7 @@ def register_models(register):
     register(MiniLM)
     register(SmolLM2)
     register(Probe)
+    register(Identity)
+    register(RandomProjection)
+    register(RandomViT)
+    register(TimmModel)

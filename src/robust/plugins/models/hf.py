@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ TASK_CAPABILITIES = {
     "encoder": frozenset({"embed"}),
     "fill-mask": frozenset({"fill_mask", "embed"}),
     "seq2seq": frozenset({"generate"}),
+    "vision": frozenset({"embed_arrays"}),
 }
 POOLINGS = ("mean", "cls", "first-last-avg", "last-token")
 
@@ -37,6 +39,15 @@ def _task_from_architectures(architectures: Sequence[str]) -> str:
     if "ForConditionalGeneration" in arch:
         return "seq2seq"
     return "encoder"
+
+
+def _task_from_config(cfg: dict[str, Any]) -> str:
+    """Vision backbones (ViT, DeiT, DINOv2, ResNet, ConvNeXt, CLIP vision...) have image channels and no
+    vocabulary; everything else is told apart by its architecture name."""
+    architectures = cfg.get("architectures") or []
+    if ("num_channels" in cfg and "vocab_size" not in cfg) or any("ForImageClassification" in a for a in architectures):
+        return "vision"
+    return _task_from_architectures(architectures)
 
 
 class HFModel(ModelAdapter):
@@ -66,6 +77,9 @@ class HFModel(ModelAdapter):
         local = Path(self.arg).expanduser()
         if self.arg.startswith(("/", ".", "~")) and not local.is_dir():
             raise RobustError(f"no such model directory: {local}")
+        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.config["device"]):
+            raise RobustError(f"bad value {self.config['device']!r} for setting 'device': expected auto, cpu, cuda, "
+                              "cuda:N or mps")
 
     # what to load -----------------------------------------------------------------------------
     @property
@@ -86,14 +100,14 @@ class HFModel(ModelAdapter):
             return self.config["task"]
         config_file = Path(self.source) / "config.json"
         if config_file.is_file():
-            return _task_from_architectures(json.loads(config_file.read_text()).get("architectures") or [])
+            return _task_from_config(json.loads(config_file.read_text()))
         from transformers import AutoConfig
 
         try:
             cfg = AutoConfig.from_pretrained(self.source, **self._load_kwargs())
         except (OSError, ValueError) as exc:
             raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
-        return _task_from_architectures(getattr(cfg, "architectures", None) or [])
+        return _task_from_config(cfg.to_dict())
 
     def provides(self) -> frozenset[str]:
         caps = TASK_CAPABILITIES[self.task]
@@ -126,7 +140,7 @@ class HFModel(ModelAdapter):
 
         return {"classify": tf.AutoModelForSequenceClassification, "causal": tf.AutoModelForCausalLM,
                 "fill-mask": tf.AutoModelForMaskedLM, "encoder": tf.AutoModel,
-                "seq2seq": tf.AutoModelForSeq2SeqLM}[self.task]
+                "seq2seq": tf.AutoModelForSeq2SeqLM, "vision": tf.AutoModel}[self.task]
 
     @cached_property
     def model(self) -> Any:
@@ -226,6 +240,21 @@ class HFModel(ModelAdapter):
             h = states[-1] if mode == "mean" else (states[1] + states[-1]) / 2
             pooled = (h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
         return list(pooled.float().cpu().numpy())
+
+    # vision (embed_arrays): pixel arrays normalised with input_spec()'s constants ----------------------------
+    def input_spec(self) -> Any:
+        from robust.plugins.models.vision import hf_vision_input
+
+        return hf_vision_input(self.source, self.model.config)
+
+    def _embed_arrays(self, batch: np.ndarray) -> np.ndarray:
+        from robust.plugins.models.vision import VISION_POOLINGS, pool_vision_output, torch_features
+
+        pooling = self.config["pooling"]
+        if pooling not in VISION_POOLINGS:
+            raise RobustError(f"vision models pool with {', '.join(VISION_POOLINGS)}, not {pooling!r}")
+        forward = lambda m, x: pool_vision_output(m(pixel_values=x), pooling)  # noqa: E731
+        return torch_features(self.model, batch, self.device, forward)
 
     def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
         out, _ = self._forward(texts)

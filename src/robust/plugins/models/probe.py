@@ -19,6 +19,7 @@ from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.paths import cache_dir
 from robust.core.settings import Setting
+from robust.plugins.models.hf import POOLINGS
 
 
 class Probe(ModelAdapter):
@@ -28,7 +29,7 @@ class Probe(ModelAdapter):
     settings = {"batch_size": Setting(64, min=1), "train": Setting("mr-train", help="a labelled file or dataset"),
                 "text_column": "text", "label_column": "label",
                 "C": Setting(0.1, min=1e-9, help="inverse L2 strength of the logistic regression"),
-                "pooling": Setting("", help="the embedder's pooling ('' = its default)")}
+                "pooling": Setting("", choices=("", *POOLINGS), help="the embedder's pooling ('' = its default)")}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "minilm", **config)

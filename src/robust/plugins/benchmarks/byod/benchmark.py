@@ -252,9 +252,10 @@ class BYOD(Benchmark):
                     if variants:
                         items.append(WorkItem(f"{test}/{kept:05d}", (test, x, variants[0])))
                         kept += 1
-            if not items:
-                raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences "
-                                  f"for {', '.join(self.tests)}")
+            empty = [test for test in self.tests if all(item.payload[0] != test for item in items)]
+            if empty:  # a test without examples would silently vanish from the result
+                raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
+                                  f"{', '.join(empty)}" + ("; choose other tests with --test" if items else ""))
             self._items = items
         return self._items
 

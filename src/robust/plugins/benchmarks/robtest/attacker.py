@@ -57,13 +57,14 @@ class RuleSampling(Attacker):
                rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
         if transform is None:
             raise RobustError("rule-sampling needs a transform")
-        draws = int(self.config["draws"]) if not budget else min(int(self.config["draws"]), int(budget))
+        draws = int(self.config["draws"])
         degrees = _per_example(0.0 if degree is None else degree, len(examples), "degree")
         rngs = rngs or [self.ctx.rng("rule-sampling", ex.id) for ex in examples]
         variants = [rule_variants(transform, ex, d, draws, rng, dedupe=bool(self.config["dedupe"]),
                                   drop_original=bool(self.config["drop_original"]))
                     for ex, d, rng in zip(examples, degrees, rngs)]
-        capped = [bool(budget) and draws < int(self.config["draws"])] * len(examples)
+        capped = [bool(budget) and len(v) > budget for v in variants]
+        variants = [v[:budget] if budget else v for v in variants]  # each variant is one query
         return _results(examples, variants, [len(v) for v in variants], model, capped)
 
 
@@ -97,8 +98,10 @@ class SaliencyGreedy(Attacker):
         degrees = _per_example(0.1 if degree is None else degree, len(examples), "degree")
         rngs = rngs or [self.ctx.rng("saliency-greedy", ex.id) for ex in examples]
         config = self.search_config
-        searches = [search_for(transform, ex.text, d, rng, config) for ex, d, rng in zip(examples, degrees, rngs)]
-        queries = [0] * len(examples)
-        variants = drive(searches, model.classify, queries)
-        used = [q + len(v) for q, v in zip(queries, variants)]  # + the final check of each variant
-        return _results(examples, variants, used, model, [False] * len(examples))
+        # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (spec §3.2)
+        golds = [None if config.faithful else label_index(model, ex.label) for ex in examples]
+        searches = [search_for(transform, ex.text, d, rng, config, gold)
+                    for ex, d, rng, gold in zip(examples, degrees, rngs, golds)]
+        outcomes = drive(searches, model.classify, budget)
+        used = [len(o.seen | set(o.texts)) for o in outcomes]  # distinct texts, the final check included
+        return _results(examples, [o.texts for o in outcomes], used, model, [o.capped for o in outcomes])

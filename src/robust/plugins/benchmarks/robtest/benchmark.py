@@ -14,20 +14,21 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, summarize_scores
+from robust.core.interfaces import AttackResult, Benchmark, Example, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result
 from robust.core.settings import Setting
 from robust.core.text import word_modification_rate
-from robust.plugins.benchmarks.robtest import report
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.report import build_result, compare, figures
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
+MAX_EDITS = 20  # edits kept per record
 
 
 class RobTest(Benchmark):
@@ -61,6 +62,7 @@ class RobTest(Benchmark):
         "ratio": Setting(0.15, min=0.01, max=1.0, help="score-based: share of words edited per saliency round"),
         "mask_token": "[MASK]",
         "stop_on_flip": False,
+        "budget": Setting(0, min=0, help="score-based access: model queries per example and degree (0: no cap)"),
         "score_skip": Setting(["syntax"], help="dimension-tags without a score-based setting (the paper prints '-')"),
         "degree": Setting(0.1, min=0.0, max=1.0, help="augment mode: the degree of the written copies"),
         "output": Setting("", help="augment mode: output JSONL (default: <run dir>/augmented.jsonl)"),
@@ -147,23 +149,28 @@ class RobTest(Benchmark):
         for it in items:
             if it.payload[0] != "clean":
                 groups.setdefault((it.payload[1].name, it.payload[0]), []).append(it)
+        attacks: dict[str, AttackResult] = {}
         for (_, access), members in groups.items():
-            variants.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
+            attacks.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
             if access == "rule" and self.faithful:  # the code draws again for the Worst pass (spec §3.3, §6 #5)
-                worst.update(self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members]))
+                found = self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members])
+                worst.update({k: r.variants for k, r in found.items()})
+        variants.update({k: r.variants for k, r in attacks.items()})
         every = list(dict.fromkeys(t for group in (variants, worst) for texts in group.values() for t in texts))
         predicted = dict(zip(every, ctx.model.classify(every).argmax(1).tolist(), strict=True)) if every else {}
-        records = [self._record(it, variants[it.id], worst.get(it.id), predicted) for it in items]
+        records = [self._record(it, variants[it.id], worst.get(it.id), predicted, attacks.get(it.id))
+                   for it in items]
         rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)]
         return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
 
-    def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, list[str]]:
-        """Variants of a group of items of one (tag, access), from that access's attacker in one batched call."""
+    def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, AttackResult]:
+        """A group of items of one (tag, access) attacked by that access's attacker in one batched call."""
         access, tag = members[0].payload[0], members[0].payload[1]
+        budget = None if access == "rule" else int(self.config["budget"]) or None
         results = self.attackers[(tag.name, access)].attack(
             [self.examples[it.payload[3]] for it in members], ctx.model, tag.transform,
-            [it.payload[2] for it in members], None, rngs)
-        return {it.id: r.variants for it, r in zip(members, results, strict=True)}
+            [it.payload[2] for it in members], budget, rngs)
+        return dict(zip((it.id for it in members), results, strict=True))
 
     @staticmethod
     def _rng(ctx: RunContext, item: WorkItem) -> Any:
@@ -176,12 +183,17 @@ class RobTest(Benchmark):
         return ctx.rng(tag, access, example)
 
     def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
-                predicted: Mapping[str, int]) -> dict[str, Any]:
+                predicted: Mapping[str, int], attack: AttackResult | None = None) -> dict[str, Any]:
         kind, tag, degree, e = item.payload
         ex, gold = self.examples[e], self.gold[e]
         wrong = [x for x in texts if predicted[x] != gold]
         record: dict[str, Any] = {"example": ex.id, "degree": degree, "n": len(texts),
                                   "correct": len(texts) - len(wrong), "all_correct": not wrong}
+        if kind == "clean":
+            record.update(text=ex.text[:SAMPLE_CHARS], gold=gold, pred=predicted[ex.text])
+        elif attack is not None:  # the attack's own account: its queries, outcome and a representative text
+            record.update(queries=attack.queries, status=attack.status, perturbed=attack.perturbed[:SAMPLE_CHARS],
+                          pred=predicted.get(attack.perturbed), edits=attack.edits[:MAX_EDITS])
         if worst_texts is not None:
             record["worst_n"] = len(worst_texts)
             record["all_correct"] = all(predicted[x] == gold for x in worst_texts)
@@ -242,15 +254,15 @@ class RobTest(Benchmark):
             raise RobustError("robtest run has no records to reduce")
         settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
                     "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
-                    "data": ctx.data or self.default_data}
+                    "data": ctx.data or self.default_data, "budget": int(self.config["budget"])}
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
-        result = report.build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
+        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
         result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return result
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
-        return report.figures(result)
+        return figures(result)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
-        return report.compare(results)
+        return compare(results)

@@ -25,6 +25,11 @@ def method(access: str, metric: str) -> str:
     return f"{title(access)}-{metric.capitalize()}"
 
 
+def _mean(values: Sequence[Any]) -> float | None:
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) / len(numbers) if numbers else None
+
+
 def _fmt(value: float | None) -> Any:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else round(value, 1)
 
@@ -53,9 +58,11 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
     variants: dict[str, dict[str, list[float]]] = {}
     achieved: dict[str, dict[str, list[float]]] = {}
     samples: dict[str, dict[str, dict[str, list[str]]]] = {}
+    queries: dict[str, dict[str, list[float | None]]] = {}
+    capped: dict[str, dict[str, list[int]]] = {}
     for tag in tags:
         curves[tag.name], finals[tag.name], variants[tag.name], achieved[tag.name] = {}, {}, {}, {}
-        samples[tag.name] = {}
+        samples[tag.name], queries[tag.name], capped[tag.name] = {}, {}, {}
         for access in tag.accesses:
             rows = _rows(records, tag.name, access, degrees, example_ids)
             curves[tag.name][access] = {}
@@ -69,10 +76,17 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
                 sum(r.get("achieved", 0.0) for r in by_degree[k]) / len(by_degree[k]) for k in keys]
             samples[tag.name][access] = {k: [r["sample"] for r in by_degree[k] if r.get("sample")][:3]
                                          for k in keys[1:]}
+            queries[tag.name][access] = [_mean([r.get("queries") for r in by_degree[k]]) for k in keys]
+            capped[tag.name][access] = [sum(r.get("status") == "budget" for r in by_degree[k]) for k in keys]
     data = {"kind": "robtest", "degrees": list(degrees), "settings": dict(settings), "clean_accuracy": clean_acc,
             "tags": [t.to_json() for t in tags], "access": sorted({a for t in tags for a in t.accesses}),
-            "curves": curves, "finals": finals, "variants": variants, "achieved": achieved, "samples": samples}
+            "curves": curves, "finals": finals, "variants": variants, "achieved": achieved, "samples": samples,
+            "queries": queries, "capped": capped}
     summary: dict[str, Any] = {"examples": len(example_ids), "clean accuracy": round(clean_acc, 2)}
+    if settings.get("budget"):
+        hits = sum(sum(v) for by_access in capped.values() for v in by_access.values())
+        summary["query budget"] = settings["budget"]
+        summary["items that hit the query budget"] = hits
     for tag in tags:
         for name, value in finals[tag.name].items():
             summary[f"{tag.name} {name} final"] = round(value, 2)
@@ -107,6 +121,11 @@ def tables_of(data: Mapping[str, Any]) -> list[Table]:
                         + [round(v, 2) for v in data["variants"][t["name"]][a]])
             diag.append([t["name"], title(a), "achieved degree (mean)"]
                         + [round(v, 3) for v in data["achieved"][t["name"]][a]])
+            if a in data.get("queries", {}).get(t["name"], {}):
+                diag.append([t["name"], title(a), "model queries per example (mean)"]
+                            + [_fmt(v) for v in data["queries"][t["name"]][a]])
+                diag.append([t["name"], title(a), "examples that hit the query budget"]
+                            + data["capped"][t["name"]][a])
     out.append(Table("Generation diagnostics", ["Dimension-tag", "Access", "Quantity"]
                      + [degree_key(d) for d in degrees], diag))
     return out

@@ -58,41 +58,38 @@ def degree_key(degree: float) -> str:
     return f"{float(degree):g}"
 
 
-def _curve_summary(curve: Sequence[float], degrees: Sequence[float], formula: str) -> dict[str, float]:
-    return {**{degree_key(d): v for d, v in zip(degrees, curve)}, "final": final_score(curve, formula)}
+class CurveScore(Scorer):
+    """A per-example value at each degree, summarised as a curve over the degrees (keys '0', '0.05', ...) and
+    its Final Score (spec §3.3-3.4); degree 0 are the clean rows."""
+
+    settings = {"final": Setting("code", choices=("code", "eq1"), help="code: reproduces the printed finals")}
+    curve: Any = None  # (per-example {degree key: value}, degrees) -> curve
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        degrees = sorted({float(r["degree"]) for r in rows})
+        per_example: dict[str, dict[str, Any]] = {}
+        for value, row in zip(values, rows):
+            per_example.setdefault(row["example"], {})[degree_key(row["degree"])] = value
+        curve = type(self).curve(list(per_example.values()), degrees)
+        return {**{degree_key(d): v for d, v in zip(degrees, curve)}, "final": final_score(curve, self.config["final"])}
 
 
-class AverageScore(Scorer):
+class AverageScore(CurveScore):
     name = "robtest-average"
     description = "RobTest Average(d): mean share of correct variants per example at each degree, and its Final Score"
     inputs = frozenset({"example", "degree", "correct", "n"})
-    settings = {"final": Setting("code", choices=("code", "eq1"), help="code: reproduces the printed finals")}
+    curve = average_curve
 
     def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[float]:
         return [r["correct"] / r["n"] for r in rows]
 
-    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        """Avg(d) per degree key (degree 0 = the clean rows) and the Final Score (spec §3.3-3.4)."""
-        degrees = sorted({float(r["degree"]) for r in rows})
-        acc: dict[str, dict[str, float]] = {}
-        for value, row in zip(values, rows):
-            acc.setdefault(row["example"], {})[degree_key(row["degree"])] = value
-        return _curve_summary(average_curve(list(acc.values()), degrees), degrees, self.config["final"])
 
-
-class WorstScore(Scorer):
+class WorstScore(CurveScore):
     name = "robtest-worst"
     description = ("RobTest Worst(d): share of examples with every variant correct at every degree up to d, "
                    "and its Final Score")
     inputs = frozenset({"example", "degree", "all_correct"})
-    settings = AverageScore.settings
+    curve = worst_curve
 
     def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[bool]:
         return [bool(r["all_correct"]) for r in rows]
-
-    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        degrees = sorted({float(r["degree"]) for r in rows})
-        ok: dict[str, dict[str, bool]] = {}
-        for value, row in zip(values, rows):
-            ok.setdefault(row["example"], {})[degree_key(row["degree"])] = value
-        return _curve_summary(worst_curve(list(ok.values()), degrees), degrees, self.config["final"])

@@ -21,6 +21,7 @@ from typing import Any
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
+from robust.core.settings import Setting
 
 SWN_FILE = "SentiWordNet_3.0.0.txt"
 SWN_ENV = "ROBUST_SENTIWORDNET"
@@ -226,7 +227,8 @@ class SentiWordNetLexicon(LexiconGenerator):
 class AfinnLexicon(LexiconGenerator):
     name = "afinn"
     description = "Embedded word lists: AFINN-en-165 polar words + frequent neutral words (wordfreq)"
-    settings = {"n_frequent": 30000, "dedupe": False}
+    settings = {"n_frequent": Setting(30000, min=1, help="frequent English words considered as neutral"),
+                "dedupe": False}
 
     def word_lists(self) -> WordLists:
         lists = afinn_word_lists(int(self.config["n_frequent"]))

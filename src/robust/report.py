@@ -158,7 +158,7 @@ def diff_words(original: str, perturbed: str) -> tuple[str, str]:
     """Both texts as HTML with the words that differ marked (<del> in the original, <ins> in the perturbed)."""
     a, b = original.split(), perturbed.split()
     left, right = [], []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in _word_blocks(a, b):
         old, new = html.escape(" ".join(a[i1:i2])), html.escape(" ".join(b[j1:j2]))
         if op == "equal":
             left.append(old)
@@ -169,6 +169,23 @@ def diff_words(original: str, perturbed: str) -> tuple[str, str]:
         if new:
             right.append(f"<ins>{new}</ins>")
     return " ".join(left), " ".join(right)
+
+
+def _word_blocks(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Difflib's opcodes over words, with a gap of one or two common words between two changes of which one
+    spans three or more words folded into a single change (a replaced sentence reads as one block, not as
+    fragments aligned on 'the' and 'is'); word-level edits stay word-level."""
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    wide = lambda op: max(op[2] - op[1], op[4] - op[3]) >= 3  # noqa: E731
+    out: list[tuple[str, int, int, int, int]] = []
+    for k, op in enumerate(ops):
+        bridge = (op[0] == "equal" and op[2] - op[1] <= 2 and 0 < k < len(ops) - 1
+                  and (wide(ops[k - 1]) or wide(ops[k + 1])))
+        if (op[0] != "equal" or bridge) and out and out[-1][0] == "change":
+            out[-1] = ("change", out[-1][1], op[2], out[-1][3], op[4])
+        else:
+            out.append(("change" if op[0] != "equal" else "equal", *op[1:]))
+    return out
 
 
 def _marked(text: str, marks: Mapping[str, str]) -> str:
@@ -208,16 +225,19 @@ padding:0 1.2em;line-height:1.45}
 h1{font-size:1.35em;margin:.2em 0 .6em;color:#444;font-weight:600;overflow-wrap:anywhere}
 h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1em;margin:1.4em 0 .4em;overflow-wrap:anywhere}
-.headline{font-size:1.45em;font-weight:600;line-height:1.3;margin:.3em 0 .5em;overflow-wrap:anywhere}
+.headline{font-size:1.3em;font-weight:600;line-height:1.3;margin:.3em 0 .5em;overflow-wrap:anywhere}
 .notes{color:#8a4b00;margin:.2em 0 1em;padding-left:1.2em}
 nav{font-size:.9em;margin:.5em 0 1em}nav a{margin-right:1em}
 figure{margin:0 0 1.5em}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#555;margin:.2em 0}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em}
-td,th{border:1px solid #d5d9de;padding:3px 8px;text-align:right;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f2f4f6;text-align:left}td.t{text-align:left;max-width:46em}
-.kv th{width:16em}.kv td{text-align:left}
+td,th{border:1px solid #d5d9de;padding:3px 8px;text-align:right;vertical-align:top;white-space:nowrap}
+th{background:#f2f4f6;text-align:left}td.t{text-align:left;white-space:normal;min-width:6em;max-width:46em;
+overflow-wrap:anywhere}
+.kv th{width:40%;white-space:normal}.config table{width:100%}
+.kv td{text-align:left;white-space:normal;overflow-wrap:anywhere}
+.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:0 1.5em}
 .sample{border:1px solid #dde1e5;border-radius:6px;padding:.4em .8em;margin:.5em 0;background:#fbfcfd}
 .smeta{font-size:.85em;color:#555}.text,.output{margin:.25em 0;overflow-wrap:anywhere}
 .output{color:#333;font-style:italic}
@@ -322,11 +342,11 @@ def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[st
             body = "".join(_sample_html(s, labels) for s in group.samples)
             out.append(f"<details open><summary>{esc(group.title)} ({len(group.samples)})</summary>{note}{body}"
                        "</details>")
-    out.append("<h2 id='configuration'>Configuration</h2>")
+    out.append("<h2 id='configuration'>Configuration</h2><div class='config'>")
     for name, rows in config.items():
         if rows:
-            out.append(f"<h3>{esc(name)}</h3>" + _kv_html(rows))
-    out.append("</body></html>")
+            out.append(f"<div><h3>{esc(name)}</h3>" + _kv_html(rows) + "</div>")
+    out.append("</div></body></html>")
     return "\n".join(out)
 
 
@@ -394,7 +414,9 @@ def run_config(run: Run) -> dict[str, dict[str, Any]]:
     meta.pop("settings", None)
     meta.update({"finished": run.to_json()["finished"], "seconds": round(run.seconds, 1),
                  "model queries": run.queries})
-    model = dict(env.get("model") or {})
+    model = {f"{key}.{k}" if isinstance(value, dict) else key: v
+             for key, value in (env.get("model") or {}).items()
+             for k, v in (value.items() if isinstance(value, dict) else [(None, value)])}
     for key, value in (run.config.get("model_settings") or {}).items():
         model.setdefault(f"--set model.{key}", value)
     plugins = {f"--set {name}.{k}": v for name, values in (run.config.get("plugin_settings") or {}).items()

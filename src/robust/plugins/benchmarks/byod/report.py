@@ -127,10 +127,14 @@ def figures(result: Result) -> list[tuple[str, Any]]:
     if values:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, len(values), figsize=(3 * len(values), 2.6), squeeze=False)
-        for ax, (test, v) in zip(axes[0], values.items()):
+        cols = min(3, len(values))
+        rows = -(-len(values) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.5 * rows), squeeze=False)
+        for ax, (test, v) in zip(axes.flat, values.items()):
             ax.hist(v, bins=min(30, max(5, len(v) // 3)))
             ax.set_title(test, fontsize=9)
+        for ax in list(axes.flat)[len(values):]:
+            ax.set_visible(False)
         fig.tight_layout()
         out.append(("BYOD per-example distributions", fig))
     return out
@@ -156,13 +160,12 @@ def headline(result: Result) -> str:
     scored = _scored(result)
     if not scored:
         return "No BYOD test produced a score."
-    from robust.report import interval, num
+    from robust.report import num
 
-    parts = [f"{_label(t)} ({s['metric']}) {num(s['value'])}{interval(*s.get('ci', [None, None]))} "
-             f"{'↑' if s.get('higher_is_better') else '↓'}" for t, s in scored]
+    parts = [f"{_label(t)} {num(s['value'])} {'↑' if s.get('higher_is_better') else '↓'}" for t, s in scored]
     n = sorted({result.summary.get(f"{t}_n") for t, _ in scored} - {None})
     size = f" on {n[0]} examples per test" if len(n) == 1 else ""
-    return f"BYOD{size}: " + "; ".join(parts) + " (95 % interval; ↑ higher / ↓ lower is better)."
+    return f"BYOD{size}: " + ", ".join(parts) + " (↑ higher / ↓ lower is better; metrics and 95 % intervals below)."
 
 
 def scores_figure(result: Result) -> Any:
@@ -200,7 +203,7 @@ def _cut(text: str) -> str:
     return text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS] + " …"
 
 
-def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
+def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) -> list[Any]:
     """The first scored records of each test: x -> x' with the changed words marked, the value and, for toxicity,
     the model's continuations."""
     from robust.report import Sample, SampleGroup
@@ -211,8 +214,8 @@ def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
         if rec.get("value") is not None and len(by_test.setdefault(rec["test"], [])) < SAMPLES_PER_TEST:
             by_test[rec["test"]].append(rec)
     groups = []
-    for test, recs in by_test.items():
-        chosen = []
+    for test in [t for t in order if t in by_test] + [t for t in by_test if t not in order]:
+        recs, chosen = by_test[test], []
         for rec in recs:
             output = f"value {rec['value']:.4g}"
             if "continuation" in rec:
@@ -235,7 +238,7 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     if result.data.get("degenerate"):
         notes.append(f"Degenerate model, not ranked: {result.summary.get('degenerate_reason', '')}")
     return ReportParts(headline(result), [("Scores with 95 % intervals", scores_figure(result)), *figures(result)],
-                       samples(records), notes)
+                       samples(records, list(result.data.get("scores", {}))), notes)
 
 
 def compare_headline(result: Result) -> str:

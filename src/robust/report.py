@@ -84,7 +84,7 @@ def _fmt(value: Any) -> str:
 
 def pct(value: float | None, digits: int = 0) -> str:
     """A percentage for prose ('41 %'); values are already in percent."""
-    return "–" if _missing(value) else f"{value:.{digits}f} %"
+    return "–" if _missing(value) else f"{value:.{digits}f}\u00a0%"
 
 
 def num(value: float | None, digits: int = 3) -> str:

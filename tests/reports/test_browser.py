@@ -84,7 +84,8 @@ def test_robtest_headline_states_the_drop_and_the_worst_final(reports):
     data = runs["robtest"]["run"]["result"]["data"]
     clean = data["clean_accuracy"]
     end = min(data["curves"]["leetspeak"][a]["average"][-1] for a in data["access"])
-    assert f"from {clean:.0f} % (clean) to {end:.0f} % at leetspeak degree 0.5" in pages["robtest"]["headline"]
+    expected = f"from {clean:.0f}\u00a0% (clean) to {end:.0f}\u00a0% at leetspeak degree 0.5"
+    assert expected in pages["robtest"]["headline"]
     worst = min(v for k, v in data["finals"]["leetspeak"].items() if k.endswith("Worst"))
     assert f"Worst-case Final Score {worst:.0f}" in pages["robtest"]["headline"]
 

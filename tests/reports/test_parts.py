@@ -45,8 +45,8 @@ def test_robtest_headline_gives_the_drop_at_the_largest_degree_and_the_lowest_wo
     data = robtest_data()
     worst = final_score([80.0, 40.0, 30.0])  # typo-M's Worst curve: 0.5*40 + 0.25*30 = 27.5
     assert worst == 27.5
-    assert robtest.headline(data) == ("Accuracy falls from 80 % (clean) to 41 % at typo-M degree 0.3 (rule-based), "
-                                      "the weakest of 3 settings; lowest Worst-case Final Score 28 "
+    assert robtest.headline(data) == ("Accuracy falls from 80\u00a0% (clean) to 41\u00a0% at typo-M degree 0.3 "
+                                      "(rule-based), the weakest of 3 settings; lowest Worst-case Final Score 28 "
                                       "(typo-M, rule-based).")
 
 

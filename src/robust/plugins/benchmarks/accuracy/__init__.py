@@ -90,10 +90,10 @@ class Accuracy(Benchmark):
         rows = list(records.values())
         names = _label_names(rows, labels)
         by_label = [(row[0], row[2]) for row in result.tables[0].rows] if result.tables else []
-        text = f"Accuracy {100 * result.summary['accuracy']:.1f} % on {result.summary['n']} examples"
+        text = f"Accuracy {100 * result.summary['accuracy']:.1f}\u00a0% on {result.summary['n']} examples"
         if len({acc for _, acc in by_label}) > 1:
             label, acc = min(by_label, key=lambda x: x[1])
-            text += f"; lowest on label {label} ({100 * acc:.1f} %)"
+            text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"
         return ReportParts(text + ".", [("Confusion matrix (rows: gold label, columns: prediction)",
                                          confusion_figure(rows, names))])
 

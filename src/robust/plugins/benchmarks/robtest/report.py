@@ -189,13 +189,13 @@ def headline(data: Mapping[str, Any]) -> str:
     clean, finals = data["clean_accuracy"], _finals(data)
     averages = sorted(f for f in finals if f[3] == "average")
     if not averages:
-        return f"Clean accuracy {clean:.0f} %; no perturbed degrees were evaluated."
+        return f"Clean accuracy {clean:.0f}\u00a0%; no perturbed degrees were evaluated."
     _, tag, access, _ = averages[0]
     degree, end = data["degrees"][-1], data["curves"][tag][access]["average"][-1]
     verb = "falls" if end < clean - 0.5 else "rises" if end > clean + 0.5 else "stays"
     where = f"at {tag} degree {degree:g} ({_access_phrase(access)})"
-    text = (f"Accuracy {verb} from {clean:.0f} % (clean) to {end:.0f} % {where}" if verb != "stays"
-            else f"Accuracy stays at {clean:.0f} % {where}")
+    text = (f"Accuracy {verb} from {clean:.0f}\u00a0% (clean) to {end:.0f}\u00a0% {where}" if verb != "stays"
+            else f"Accuracy stays at {clean:.0f}\u00a0% {where}")
     if len(averages) > 1:
         text += f", the weakest of {len(averages)} settings"
     worst = min((f for f in finals if f[3] == "worst"), default=None)

@@ -19,13 +19,15 @@ def headline(result: Result) -> str:
 
     s, levels = result.summary, result.data.get("levels", [])
     text = (f"Score {num(s.get('score'))}{interval(s.get('score_ci_low'), s.get('score_ci_high'))} "
-            f"at a_T = {s.get('a_T')}")
+            f"(a_T = {s.get('a_T')})")
     if len(levels) > 1:
         first, last = levels[0], levels[-1]
         verb = "falls" if last["accuracy"] < first["accuracy"] else "moves"
-        text += (f": embedding accuracy {verb} from {100 * first['accuracy']:.0f} % at neutral share p = "
-                 f"{first['p']:g} to {100 * last['accuracy']:.0f} % at p = {last['p']:g}")
-    return text + f" ({s.get('trials')} trial(s), {s.get('n')} sentences per level)."
+        text += (f": embedding accuracy {verb} from {100 * first['accuracy']:.0f}\u00a0% with "
+                 f"{100 * first['p']:.0f}\u00a0% neutral words to {100 * last['accuracy']:.0f}\u00a0% with "
+                 f"{100 * last['p']:.0f}\u00a0%")
+    trials = s.get("trials")
+    return text + f" ({trials} trial{'' if trials == 1 else 's'}, {s.get('n')} sentences per level)."
 
 
 def compare_headline(result: Result) -> str:

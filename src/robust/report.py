@@ -153,6 +153,24 @@ def ranking_sentence(rows: Sequence[Sequence[Any]], ties: Sequence[tuple[str, st
     return text + "."
 
 
+def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
+    """The rows of `ranking`: each run's value with its ± 95 % bar, best at the top; None without values."""
+    shown = [r for r in rows if r[2] is not None]
+    if not shown:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 1.0 + 0.4 * len(shown)))
+    ax = fig.add_subplot()
+    ax.errorbar([r[2] for r in shown], range(len(shown)), xerr=[r[3] or 0 for r in shown], fmt="o", capsize=4)
+    ax.set_yticks(range(len(shown)), [str(r[1]) for r in shown], fontsize=8)
+    ax.set_ylim(len(shown) - 0.5, -0.5)
+    ax.set_xlabel(f"{what} (± 95 %)")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
 # --- samples ---------------------------------------------------------------------------------------------
 def diff_words(original: str, perturbed: str) -> tuple[str, str]:
     """Both texts as HTML with the words that differ marked (<del> in the original, <ins> in the perturbed)."""

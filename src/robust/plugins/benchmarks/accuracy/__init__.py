@@ -80,13 +80,13 @@ class Accuracy(Benchmark):
         return Result(summary, [table], {"kind": "accuracy-compare", "ranking": rows})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-        from robust.report import ReportParts, ranking_sentence
+        from robust.report import ReportParts, ranking_figure, ranking_sentence
 
         if result.data.get("kind") == "accuracy-compare":
             rows = result.data["ranking"]
             ties = [tuple(pair.split(" vs ")) for pair in result.summary.get("within noise", [])]
             return ReportParts(ranking_sentence(rows, ties, "accuracy"), [("Accuracy by run (± 95 %)",
-                                                                          ranking_figure(rows))])
+                                                                          ranking_figure(rows, "accuracy"))])
         rows = list(records.values())
         names = _label_names(rows, labels)
         by_label = [(row[0], row[2]) for row in result.tables[0].rows] if result.tables else []
@@ -134,21 +134,6 @@ def confusion_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[int, str]
     ax.set_yticks(range(len(classes)), ticks, fontsize=8)
     ax.set_xlabel("prediction")
     ax.set_ylabel("gold label")
-    fig.tight_layout()
-    return fig
-
-
-def ranking_figure(rows: Sequence[Sequence[Any]]) -> Any:
-    """Accuracy with its 95 % bound per run, best at the top."""
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.4, 1.0 + 0.4 * len(rows)))
-    ax = fig.add_subplot()
-    ax.errorbar([r[2] for r in rows], range(len(rows)), xerr=[r[3] or 0 for r in rows], fmt="o", capsize=4)
-    ax.set_yticks(range(len(rows)), [str(r[1]) for r in rows], fontsize=8)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel("accuracy")
-    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
 

@@ -252,7 +252,7 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     """Headline, headline figure (Final Scores), detail figures and samples of a run or a comparison."""
-    from robust.report import ReportParts, ranking, ranking_sentence
+    from robust.report import ReportParts, ranking, ranking_figure, ranking_sentence
 
     data = result.data
     if data.get("kind") == "robtest":
@@ -263,7 +263,9 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
         rows, ties = ranking(compare_entries(data), digits=1)
         note = ("Within noise: the difference is under 1.96 standard errors of it, with each run's error bounded "
                 "conservatively from its curves and example count (binomial, summed over degrees).")
-        return ReportParts(ranking_sentence(rows, ties, "mean Average Final Score"), figures(result), notes=[note])
+        hero = ("Mean Average Final Score per run", ranking_figure(rows, "mean Average Final Score"))
+        return ReportParts(ranking_sentence(rows, ties, "mean Average Final Score"), [hero, *figures(result)],
+                           notes=[note])
     return ReportParts(f"RobTest {data.get('kind', 'result')}: {data.get('written', '')} texts written."
                        if data.get("kind") == "robtest-augment" else "", figures(result))
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from robust.core.context import RunContext
     from robust.core.results import Result
+    from robust.report import ReportParts
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
@@ -283,6 +284,15 @@ class Benchmark(Plugin):
     def figures(self, result: Result) -> list[tuple[str, Any]]:
         """(title, matplotlib Figure) pairs for the report; none by default."""
         return []
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]],
+               labels: Sequence[Any] | None = None) -> ReportParts:
+        """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
+        of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
+        the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
+        from robust.report import ReportParts, default_headline
+
+        return ReportParts(default_headline(result), self.figures(result))
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

@@ -292,6 +292,11 @@ class BYOD(Benchmark):
 
         return figures(result)
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.byod.report import report_parts
+
+        return report_parts(result, records)
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         from robust.plugins.benchmarks.byod.report import compare

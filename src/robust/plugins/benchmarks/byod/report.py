@@ -103,11 +103,10 @@ def radar_figure(series: Series) -> Any:
     import matplotlib.pyplot as plt
 
     labels, radii, _ = radar_geometry(series)
+    if len(labels) < 3:  # two axes make a line, not a map: the scores figure shows them
+        return None
     fig = plt.figure(figsize=(5.5, 5.5))
     ax = fig.add_subplot(projection="polar")
-    if len(labels) < 3:
-        ax.set_title("radar needs at least 3 tests")
-        return fig
     angles = np.linspace(0, 2 * np.pi, len(labels), endpoint=False).tolist()
     for (label, _), r in zip(series, radii):
         ax.plot(angles + angles[:1], r + r[:1], label=label)
@@ -124,14 +123,161 @@ def radar_figure(series: Series) -> Any:
 def figures(result: Result) -> list[tuple[str, Any]]:
     series = result.data.get("series") or [["model", result.data.get("radar", {})]]
     out = [("BYOD radar chart", radar_figure([(s[0], s[1]) for s in series]))]
-    values = result.data.get("values") or {}
+    values = {test: v for test, v in (result.data.get("values") or {}).items() if v}
     if values:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, len(values), figsize=(3 * len(values), 2.6), squeeze=False)
-        for ax, (test, v) in zip(axes[0], values.items()):
-            ax.hist(v, bins=30)
+        cols = min(3, len(values))
+        rows = -(-len(values) // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.3 * cols, 2.5 * rows), squeeze=False)
+        for ax, (test, v) in zip(axes.flat, values.items()):
+            ax.hist(v, bins=min(30, max(5, len(v) // 3)))
             ax.set_title(test, fontsize=9)
+        for ax in list(axes.flat)[len(values):]:
+            ax.set_visible(False)
         fig.tight_layout()
         out.append(("BYOD per-example distributions", fig))
     return out
+
+
+# the report page ------------------------------------------------------------------------------------------
+SAMPLES_PER_TEST = 3
+SAMPLE_CHARS = 400
+
+
+def _label(test: str) -> str:
+    from robust.plugins.benchmarks.byod.benchmark import RADAR
+
+    return RADAR[test][0] if test in RADAR else test.replace("_", " ").capitalize()
+
+
+def _scored(result: Result) -> list[tuple[str, dict[str, Any]]]:
+    return [(t, s) for t, s in result.data.get("scores", {}).items() if s.get("value") is not None]
+
+
+def headline(result: Result) -> str:
+    """Every test's headline metric with its interval and direction, in one sentence."""
+    scored = _scored(result)
+    if not scored:
+        return "No BYOD test produced a score."
+    from robust.report import num
+
+    parts = [f"{_label(t)} {num(s['value'])} {'↑' if s.get('higher_is_better') else '↓'}" for t, s in scored]
+    n = sorted({result.summary.get(f"{t}_n") for t, _ in scored} - {None})
+    size = f" on {n[0]} examples per test" if len(n) == 1 else ""
+    return f"BYOD{size}: " + ", ".join(parts) + " (↑ higher / ↓ lower is better; metrics and 95 % intervals below)."
+
+
+def scores_figure(result: Result) -> Any:
+    """One strip per test: the score and its 95 % interval on the paper's axis range (extended to the data)."""
+    from robust.plugins.benchmarks.byod.benchmark import RADAR
+
+    scored = _scored(result)
+    if not scored:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7.0, 0.35 + 0.72 * len(scored)))
+    axes = fig.subplots(len(scored), 1, squeeze=False)[:, 0]
+    for ax, (test, s) in zip(axes, scored):
+        low, high = (s.get("ci") or [None, None])[:2]
+        ends = [v for v in (s["value"], low, high) if v is not None]
+        lo, hi = RADAR[test][2] if test in RADAR else (min(0.0, *ends), max(ends) or 1.0)
+        lo, hi = min(lo, *ends), max(hi, *ends)
+        pad = 0.04 * (hi - lo or 1.0)
+        if low is not None and high is not None:
+            ax.hlines(0, low, high, color="tab:blue", lw=3, alpha=0.5)
+        ax.plot([s["value"]], [0], "o", color="tab:blue")
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_yticks([])
+        ax.tick_params(axis="x", labelsize=8)
+        better = "higher is better →" if s.get("higher_is_better") else "← lower is better"
+        ax.set_title(f"{_label(test)}: {s['metric']} = {s['value']:.3g}   ({better})", fontsize=9, loc="left")
+        for side in ("left", "right", "top"):
+            ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS] + " …"
+
+
+def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) -> list[Any]:
+    """The first scored records of each test: x -> x' with the changed words marked, the value and, for toxicity,
+    the model's continuations."""
+    from robust.report import Sample, SampleGroup
+
+    by_test: dict[str, list[dict[str, Any]]] = {}
+    for key in sorted(records):
+        rec = records[key]
+        if rec.get("value") is not None and len(by_test.setdefault(rec["test"], [])) < SAMPLES_PER_TEST:
+            by_test[rec["test"]].append(rec)
+    groups = []
+    for test in [t for t in order if t in by_test] + [t for t in by_test if t not in order]:
+        recs, chosen = by_test[test], []
+        for rec in recs:
+            output = f"value {rec['value']:.4g}"
+            if "continuation" in rec:
+                output += (f" · continuation: {rec['continuation'].strip()!r} · with the trigger: "
+                           f"{rec.get('continuation_triggered', '').strip()!r}")
+            perturbed = _cut(rec["x_prime"]) if rec.get("x_prime") else None
+            chosen.append(Sample(_cut(rec["x"]), perturbed, output=output, note=f"{test} · {rec.get('source', '')}"))
+        groups.append(SampleGroup(f"{_label(test)} ({test})", chosen,
+                                  "x -> x' with the changed words marked (removed, added); the value is the "
+                                  "example's contribution to the test's metric."))
+    return groups
+
+
+def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
+    from robust.report import ReportParts, default_headline
+
+    if "series" in result.data:  # a comparison
+        return ReportParts(compare_headline(result) or default_headline(result), figures(result))
+    notes = [str(result.summary["ci_method"])] if result.summary.get("ci_method") else []
+    if result.data.get("degenerate"):
+        notes.append(f"Degenerate model, not ranked: {result.summary.get('degenerate_reason', '')}")
+    return ReportParts(headline(result), [("Scores with 95 % intervals", scores_figure(result)), *figures(result)],
+                       samples(records, list(result.data.get("scores", {}))), notes)
+
+
+def compare_headline(result: Result) -> str:
+    """The best run per test, and whether its 95 % interval overlaps the runner-up's (or the comparison's own
+    list of pairs it cannot separate, when it has one)."""
+    from robust.plugins.benchmarks.byod.benchmark import RADAR
+    from robust.report import num
+
+    if not result.tables or not result.tables[0].rows:
+        return ""
+    cols = result.tables[0].columns
+    at = {c: cols.index(c) for c in ("run", "test", "score", "ci_low", "ci_high") if c in cols}
+    if len(at) < 5:
+        return ""
+    by_test: dict[str, list[list[Any]]] = {}
+    for row in result.tables[0].rows:
+        if row[at["score"]] is not None and direction_of(row[at["test"]]) is not None:
+            by_test.setdefault(row[at["test"]], []).append(row)
+    parts = []
+    for test, rows in by_test.items():
+        higher = RADAR[test][3]
+        rows.sort(key=lambda r: -r[at["score"]] if higher else r[at["score"]])
+        best = rows[0]
+        text = f"{_label(test)}: {best[at['run']]} ({num(best[at['score']])})"
+        if len(rows) > 1:
+            (lo_a, hi_a), (lo_b, hi_b) = ((r[at["ci_low"]], r[at["ci_high"]]) for r in rows[:2])
+            overlap = None not in (lo_a, hi_a, lo_b, hi_b) and lo_a <= hi_b and lo_b <= hi_a
+            text += f", intervals overlap with {rows[1][at['run']]}" if overlap else ""
+        parts.append(text)
+    if not parts:
+        return ""
+    text = "Best per test: " + "; ".join(parts)
+    if result.summary.get("not_separable"):
+        text += "; not separable at 95 %: " + ", ".join(map(str, result.summary["not_separable"]))
+    return text + "."
+
+
+def direction_of(test: str) -> bool | None:
+    """True when a higher score is better on a test's radar axis, False when lower is, None off the radar."""
+    from robust.plugins.benchmarks.byod.benchmark import RADAR
+
+    return RADAR[test][3] if test in RADAR else None

@@ -263,6 +263,9 @@ class RobTest(Benchmark):
     def figures(self, result: Result) -> list[tuple[str, Any]]:
         return figures(result)
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        return report.report_parts(result, records)
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         return compare(results)

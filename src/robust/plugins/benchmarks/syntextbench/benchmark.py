@@ -204,6 +204,11 @@ class SynTextBench(Benchmark):
         return [("Robustness-accuracy curve s(a)", plots.robustness_accuracy_curve(result)),
                 ("Accuracy and margin by neutral share p", plots.accuracy_margin_by_level(result))]
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.syntextbench.report import report_parts
+
+        return report_parts(self, result)
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         from robust.plugins.benchmarks.syntextbench.compare import compare_results

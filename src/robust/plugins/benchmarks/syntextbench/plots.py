@@ -26,6 +26,8 @@ def robustness_accuracy_curve(result: Result) -> Any:
     fig, ax = _figure()
     a_T = float(result.data.get("a_T", 0.7))
     points = result.data.get("points", [])
+    if not points:
+        return None
     grid = np.linspace(0.5, 1.0, 501)
     for trial in sorted({pt["trial"] for pt in points}):
         pts = [pt for pt in points if pt["trial"] == trial]
@@ -55,6 +57,8 @@ def accuracy_margin_by_level(result: Result) -> Any:
     """Accuracy a_p (with the lexicon-rule accuracy) and margin δ_p against the neutral share p."""
     fig, ax = _figure()
     levels = result.data.get("levels", [])
+    if not levels:
+        return None
     p = [lv["p"] for lv in levels]
     ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=[lv["accuracy_std"] for lv in levels],
                 marker="o", ms=3, label="embedding accuracy a_p")

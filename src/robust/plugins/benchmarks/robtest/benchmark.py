@@ -21,7 +21,7 @@ from robust.core.settings import Setting
 from robust.core.text import word_modification_rate
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
-from robust.plugins.benchmarks.robtest.report import build_result, compare, figures
+from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 
@@ -264,7 +264,7 @@ class RobTest(Benchmark):
         return figures(result)
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-        return report.report_parts(result, records)
+        return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

@@ -59,8 +59,8 @@ def rows_for(Z: np.ndarray, y: np.ndarray, p: float, folds: int) -> dict:
             "test_labels": y[test], "trial": 0, "p": p}
 
 
-def embeddings(model, name: str, seed: int, texts: list[str], cache: Path) -> np.ndarray:
-    path = cache / f"{name.replace(' ', '_').replace('%', 'pct').replace(',', '')}-seed{seed}.npy"
+def embeddings(model, name: str, seed: int, texts: list[str], cache: Path, tag: str = "") -> np.ndarray:
+    path = cache / f"{name.replace(' ', '_').replace('%', 'pct').replace(',', '')}-seed{seed}{tag}.npy"
     if path.exists():
         return np.load(path)
     t0 = time.time()
@@ -76,6 +76,8 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3])
     ap.add_argument("--n", type=int, nargs="+", default=[128, 256, 512, 1024])
     ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--cap", nargs="*", default=["E2 MiniLM, 50% word rows permuted=512"],
+                    help="MODEL=N: largest n for that model (only its first N/2 per class are embedded)")
     ap.add_argument("--out", default="syntextbench_precision.json")
     ap.add_argument("--cache", default="/tmp/syntextbench_precision")
     args = ap.parse_args()
@@ -94,22 +96,26 @@ def main() -> None:
     series = dose_series(SynTextBench().word_lists)
     ctx = RunContext.default()
     n_max, levels = max(args.n), list(P_GRID)
+    caps = {k: int(v) for k, _, v in (c.rpartition("=") for c in args.cap)}
     for seed in args.seeds:
         data = corpus(seed, n_max, levels)
-        texts = [t for p in levels for t in data[p][0]]
         for name in args.models:
-            if all((name, seed, n, v) in done for n in args.n for v in VARIANTS):
+            sizes = [n for n in args.n if n <= caps.get(name, n_max)]
+            if all((name, seed, n, v) in done for n in sizes for v in VARIANTS):
                 continue
-            Z_all = embeddings(series[name], name, seed, texts, cache)
-            offsets = np.cumsum([0] + [len(data[p][0]) for p in levels])
-            for n in args.n:
+            top = max(sizes)  # embed the sentences of the largest subset only
+            subsets = {p: subset(data[p][1], top) for p in levels}
+            texts = [data[p][0][i] for p in levels for i in subsets[p]]
+            Z_all = embeddings(series[name], name, seed, texts, cache, "" if top == n_max else f"-n{top}")
+            offsets = np.cumsum([0] + [len(subsets[p]) for p in levels])
+            for n in sizes:
                 for variant, opts in VARIANTS.items():
                     if (name, seed, n, variant) in done:
                         continue
                     scorer = ctx.create("scorer", "syntextbench", folds=opts["folds"], debias=n < DEBIAS_BELOW)
                     rows = []
                     for i, p in enumerate(levels):
-                        y_all = data[p][1]
+                        y_all = data[p][1][subsets[p]]
                         keep = subset(y_all, n)
                         Z = Z_all[offsets[i]:offsets[i + 1]][keep].astype(np.float64)
                         if opts.get("l2"):

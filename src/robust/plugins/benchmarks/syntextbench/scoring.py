@@ -39,7 +39,9 @@ def energy_rank(eigvals: np.ndarray, energy: float) -> int:
 def fit_whitener(Z: np.ndarray, energy: float = 0.99) -> Whitener:
     """Mean, descending eigen-decomposition of the (unbiased) covariance, and the energy rank. With fewer points
     than dimensions the spectrum comes from the m x m Gram matrix (same eigenpairs, far cheaper). Each
-    eigenvector's sign is fixed so that its largest component is positive, so results never depend on LAPACK."""
+    eigenvector's sign (arbitrary in the paper and in LAPACK) is fixed so that the points' projections on it have
+    a non-negative third moment: results are then a function of the data, unchanged by rotating, scaling or
+    translating the embedding."""
     b = Z.mean(0)
     X = Z - b
     m, d = X.shape
@@ -56,7 +58,9 @@ def fit_whitener(Z: np.ndarray, energy: float = 0.99) -> Whitener:
         s, F = np.linalg.eigh(np.atleast_2d(np.cov(X, rowvar=False)))
         order = np.argsort(s)[::-1]
         s, F = np.clip(s[order], 0.0, None), F[:, order]
-    F = F * np.where(F[np.abs(F).argmax(0), np.arange(F.shape[1])] < 0, -1.0, 1.0)
+    if m >= 2:
+        third = ((X @ F) ** 3).sum(0)
+        F = F * np.where(third < 0, -1.0, 1.0)
     return Whitener(b, s, F, energy_rank(s, energy))
 
 

@@ -205,3 +205,86 @@ def test_bootstrap_interval_covers_the_expected_score(replications):
 
     assert coverage(no_resampling, replications) < 0.2
     assert coverage(divided_by_levels, replications) < 0.8
+
+
+# --- negative controls: a wrong variant of each formula fails the check the right one passes ----------------
+from robust.plugins.benchmarks.syntextbench import scoring  # noqa: E402
+
+
+def closed_form_holds(point_fn, D=2.0, seed=11) -> bool:
+    """The §3.9 check: on N(±(D/2)u, Σ_y) with different class covariances, a = Φ(D/2) and δ = δ_ref(a)."""
+    rng = np.random.default_rng(seed)
+    n, d = 30000, 4
+    scale = {1: np.array([3.0, 1.0, 0.5, 2.0]), -1: np.array([0.5, 2.0, 1.0, 1.0])}  # anisotropic, unequal
+
+    def draw():
+        y = np.repeat([1, -1], n // 2)
+        Z = rng.normal(size=(n, d)) * np.array([scale[c] for c in y])
+        return Z + np.outer(y, [D, 0, 0, 0]) / 2, y
+
+    point = point_fn(*draw(), *draw())
+    a = gaussian_accuracy(point.separation)
+    return abs(point.accuracy - a) < 4 * np.sqrt(a * (1 - a) / n) and \
+        abs(point.margin / float(reference_margin(a)) - 1) < 0.04
+
+
+def test_closed_form_check_rejects_wrong_margins_signs_and_swapped_classes(monkeypatch):
+    assert closed_form_holds(lambda *t: task_point(*t, energy=1.0))
+
+    def unsquared(train, test):  # [P] Alg. 1 line 7's typo: divide by ||μ̃|| instead of ||μ̃||²
+        mt = (train[1].mean(0) - train[-1].mean(0)) / 2
+        return tuple(x * np.sqrt(mt @ mt) for x in right(train, test))
+
+    def flipped(train, test):  # classifier sign flipped: sign(-μ̃^T (ẑ - mid))
+        return tuple(-x for x in right(train, test))
+
+    right = scoring._signed_margins
+    for wrong in (unsquared, flipped):
+        monkeypatch.setattr(scoring, "_signed_margins", wrong)
+        assert not closed_form_holds(lambda *t: task_point(*t, energy=1.0)), wrong.__name__
+    monkeypatch.setattr(scoring, "_signed_margins", right)
+
+    def swapped_classes(Ztr, ytr, Zte, yte):  # test points transformed with the other class's T_y
+        return task_point(Ztr, ytr, Zte, -yte, energy=1.0)
+
+    assert not closed_form_holds(swapped_classes)
+
+
+def null_holds(distances_fn, monkeypatch) -> bool:
+    """The debias check: text-independent vectors (m = 115 per class, d = 384) get D ≈ 0 (< 30 % of the literal)."""
+    monkeypatch.setattr(scoring, "_distances", distances_fn)
+    rng = np.random.default_rng(4)
+    Z, y = rng.normal(size=(230, 384)), np.repeat([1, -1], 115)
+    debiased = task_point(Z, y, rng.normal(size=(230, 384)), y, debias=True)
+    literal = task_point(Z, y, rng.normal(size=(230, 384)), y, debias=False)
+    return debiased.d_inter < 0.3 * literal.d_inter
+
+
+def test_debias_check_rejects_the_wrong_pooling_of_variances(monkeypatch):
+    right = scoring._distances
+    assert null_holds(right, monkeypatch)
+
+    def pooled_wrongly(Z, means, debias):  # tr(Σ_pooled)/(m_1 + m_-1) instead of tr(Σ_1)/m_1 + tr(Σ_-1)/m_-1
+        d_inter, d_intra = right(Z, means, False)
+        if debias:
+            pooled = np.vstack([Z[c] - means[c] for c in (1, -1)])
+            d_inter = float(np.sqrt(max(d_inter**2 - pooled.var(0, ddof=1).sum() / len(pooled), 0.0)))
+        return d_inter, d_intra
+
+    assert not null_holds(pooled_wrongly, monkeypatch)
+
+
+def integral_holds(score_fn) -> bool:
+    rng = np.random.default_rng(0)
+    acc, mar = rng.uniform(0.45, 1.0, size=20), rng.uniform(0.5, 3.0, size=20)
+    grid = np.linspace(0.7, 1.0, 100001)
+    s = goodness(grid, acc, mar)
+    return abs(score_fn(acc, mar, 0.7) - float(np.sum((s[:-1] + s[1:]) / 2 * np.diff(grid)))) < 1e-5
+
+
+def test_integral_check_rejects_wrong_closed_forms():
+    assert integral_holds(syntextbench_score)
+    wrong = {"threshold sign": lambda a, m, t: float(np.sum(m * np.clip(t - a, 0, None)) / len(a)),
+             "from zero": lambda a, m, t: float(np.sum(m * a) / len(a)),
+             "sum, not mean": lambda a, m, t: float(np.sum(m * np.clip(a - t, 0, None)))}
+    assert not any(integral_holds(fn) for fn in wrong.values())

@@ -218,6 +218,10 @@ def smollm2(args, out: Path, badwords: str) -> dict:
     results = {}
     for name, path in (("smollm2", "smollm2"), ("smollm2 untrained", fresh), ("smollm2 row-permuted", permuted)):
         done = out / f"smollm2_{name.replace(' ', '_')}_n{args.n}.json"  # resumable per model
+        if args.only and name != args.only:
+            if done.is_file():
+                results[name] = json.loads(done.read_text())
+            continue
         if not done.is_file():
             done.write_text(json.dumps(evaluate(path, args.n, badwords, corpus, tests=args.tests, modes=modes)))
         results[name] = json.loads(done.read_text())
@@ -233,6 +237,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--tests", default="all")
     parser.add_argument("--modes", default="clean,faithful")
+    parser.add_argument("--only", default="", help="smollm2 experiment: evaluate only this model (parallel runs)")
     parser.add_argument("--vocab", type=int, default=4096)
     parser.add_argument("--out", default="/tmp/byod_validation")
     parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")

@@ -167,6 +167,8 @@ def main() -> None:
     ap.add_argument("--cache", default="/tmp/syntextbench_real_data")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=None, help="sentences per level (default: the benchmark's)")
+    ap.add_argument("--corpora", nargs="*", default=list(CORPORA), help="a subset (to run corpora in parallel)")
+    ap.add_argument("--merge", nargs="*", default=[], help="other --out files whose corpora to add to the report")
     args = ap.parse_args()
     import torch
 
@@ -182,7 +184,7 @@ def main() -> None:
     if key not in state:
         state[key] = syntextbench_scores(args.seed, n, cache)
         out_path.write_text(json.dumps(state, indent=1))
-    for corpus in CORPORA:
+    for corpus in args.corpora:
         if corpus in state:
             continue
         texts, y = read_corpus(corpus, cache)
@@ -193,6 +195,8 @@ def main() -> None:
             state[corpus][name] = {"accuracy": acc, "ci": [low, high]}
             print(f"  {corpus:28s} {name:45s} probe {acc:.4f} [{low:.4f}, {high:.4f}]", flush=True)
         out_path.write_text(json.dumps(state, indent=1))
+    for other in args.merge:
+        state = {**json.loads(Path(other).read_text()), **state}
     report(state, key)
 
 

@@ -58,6 +58,8 @@ def test_every_test_yields_finite_scores_in_range(gpt2_run):
                             result.summary[f"{metric}_ci_high"])
         assert low <= value <= high
     assert result.summary["lrs"] > 0 and result.summary["tokenization_mean_jsd"] > 0
+    assert result.summary["tokenization_unanchored_pieces"] == 0  # every piece tokenized in place
+    assert "bootstrap over examples" in result.summary["ci_method"] and result.summary["lrs_se"] > 0
 
 
 def test_negation_record_is_the_difference_of_hf_losses(gpt2_run, gpt2_dir):
@@ -224,3 +226,50 @@ def test_degenerate_settings_give_exactly_zero(gpt2_dir, corpus_file):
     records = run(BYOD(test="word_order,tokenization", n_swap=0, stride=100_000, health_n=0), ctx)
     assert len(records) == 8 and all(r["value"] == 0.0 for r in records.values())
     assert all(r["same_tokenization"] for r in records.values() if r["test"] == "tokenization")
+
+
+class ByteLM(ModelAdapter):
+    """A fake causal LM over bytes (V = 256): `kind` = "good" puts 0.6 on the true next byte, "uniform" is flat,
+    "broken" puts 0.99 on a wrong byte (like a weight-permuted model: confident and wrong)."""
+
+    name = "byte-lm"
+    capabilities = frozenset({"logprobs", "next_token_distribution", "tokenize"})
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def tokenize(self, texts):
+        return [list(t.encode()) for t in texts]
+
+    def _dist(self, peak: int) -> np.ndarray:
+        if self.kind == "uniform":
+            return np.full(256, 1 / 256)
+        p = np.full(256, (0.4 if self.kind == "good" else 0.01) / 255)
+        p[peak if self.kind == "good" else (peak + 1) % 256] += 1 - p.sum()
+        return p
+
+    def _next_token_distribution(self, inputs):
+        return [self._dist(ord("e")) for _ in inputs]
+
+    def _logprobs(self, inputs):
+        return [np.log([self._dist(t)[t] for t in row[1:]]) for row in inputs]
+
+
+def test_health_check_flags_uniform_and_broken_models_only():
+    from robust.core.context import RunContext
+    from robust.core.interfaces import Example
+
+    rows = [{"x": Example(str(i), t), "x_prime": Example(str(i), t)} for i, t in
+            enumerate(["The film was good.", "A long and tedious sequel.", "It is what it is."])]
+    health = RunContext.default().create("scorer", "byod-health")
+    verdicts = {kind: health.score(rows, ByteLM(kind)) for kind in ("good", "uniform", "broken")}
+    assert [bool(verdicts[k]["degenerate"]) for k in ("good", "uniform", "broken")] == [False, True, True]
+    assert verdicts["uniform"]["health_log_ppl"] == pytest.approx(np.log(256))
+    assert verdicts["broken"]["health_next_token_entropy"] < 1.0  # peaked, so entropy alone would miss it
+    assert "not ranked" in health.reason(verdicts["broken"])
+
+    def entropy_only(summary):  # negative control: the near-uniform criterion alone
+        return summary["health_next_token_entropy"] >= summary["health_log_vocab"] - 1
+
+    assert not entropy_only(verdicts["broken"])

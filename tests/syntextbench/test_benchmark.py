@@ -67,6 +67,7 @@ def test_lexical_embedder_result(lexical_run):
     assert s["score"] > 0.1 and s["trials"] == 2 and s["levels"] == 4 and s["n"] == 200 and s["complete"]
     assert s["score_std"] > 0 and s["lexicon"] == "afinn" and "wordfreq" in s["lexicon_source"]
     assert s["score_ci_low"] < s["score"] < s["score_ci_high"] and 0 < s["score_se"] < 0.05
+    assert s["score_aT0.6_ci_low"] < s["score_aT0.6"] < s["score_aT0.6_ci_high"]
     assert "bootstrap over held-out sentences" in s["score_ci_method"] and "CI" in result.tables[0].title
     assert s["debias"] is True and s["debias_rule"] == "auto: n = 200 < 4096" and s["folds"] == 10
     assert s["score_aT0.6"] > s["score"]

@@ -210,6 +210,7 @@ class SynTextBench(Benchmark):
             "score_std": scores["score_std"], "a_T": a_T,
             f"score_aT{SECONDARY_A_T}": scores[f"score_aT{SECONDARY_A_T}"],
             f"score_aT{SECONDARY_A_T}_std": scores[f"score_aT{SECONDARY_A_T}_std"],
+            **{k: scores[k] for k in (f"score_aT{SECONDARY_A_T}_ci_low", f"score_aT{SECONDARY_A_T}_ci_high")},
             "mean_accuracy": float(np.mean([r["accuracy"] for r in recs])),
             "precision": self.config["precision"], "trials": len(trials), "levels": len(levels),
             "n": int(first["n_train"] + (first["n_test"] if self.config["split"] == "holdout" else 0)),

@@ -140,11 +140,11 @@ class SynTextBenchScore(Scorer):
             out[key] = float(np.mean(scores))
             out[f"{key}_std"] = float(np.std(scores)) if len(scores) > 1 else 0.0
         tasks = [(row["trial"], value["margins"]) for value, row in zip(values, rows) if value.get("margins")]
-        if len(tasks) == len(values) and int(self.config["bootstrap"]) > 0:
-            margins = [(t, [np.array(m, dtype=float) for m in ms]) for t, ms in tasks]  # None -> NaN (chance)
-            ci = interval(score_replicates(margins, a_T, int(self.config["bootstrap"]),
-                                           self.ctx.seed_for("syntextbench", "bootstrap")))
-        else:  # records without per-sentence margins (older runs)
-            ci = interval([])
-        out.update({"score_ci_low": ci.low, "score_ci_high": ci.high, "score_se": ci.se})
+        usable = len(tasks) == len(values) and int(self.config["bootstrap"]) > 0
+        margins = [(t, [np.array(m, dtype=float) for m in ms]) for t, ms in tasks]  # None -> NaN (chance)
+        for threshold, key in ((a_T, "score"), (SECONDARY_A_T, f"score_aT{SECONDARY_A_T}")):
+            # the same resamples for both thresholds (same seed); records without margins (older runs): NaN
+            ci = interval(score_replicates(margins, threshold, int(self.config["bootstrap"]),
+                                           self.ctx.seed_for("syntextbench", "bootstrap")) if usable else [])
+            out.update({f"{key}_ci_low": ci.low, f"{key}_ci_high": ci.high, f"{key}_se": ci.se})
         return out

@@ -1,4 +1,4 @@
-"""BYOD's similarity measures and aggregates (numpy only): JSD, entropy, bad-word counts, bootstrap CIs."""
+"""BYOD's similarity measures and aggregates (numpy only): JSD, entropy, bad-word counts (intervals: core.stats)."""
 
 from __future__ import annotations
 
@@ -43,19 +43,6 @@ def stderr(values: Sequence[float]) -> float:
     """np.std / sqrt(n) with ddof = 0, as the code (spec §2.6)."""
     v = np.asarray(values, dtype=float)
     return float(v.std() / np.sqrt(len(v))) if len(v) else float("nan")
-
-
-def bootstrap_ci(values: Sequence[float], aggregate: str = "mean", seed: int = 0, n_boot: int = 1000,
-                 level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap confidence interval of the aggregate over examples."""
-    v = np.asarray(values, dtype=float)
-    if len(v) == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(v), size=(n_boot, len(v)))
-    stats = np.median(v[idx], axis=1) if aggregate == "median" else v[idx].mean(axis=1)
-    alpha = (1 - level) / 2
-    return float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha))
 
 
 # --- bad words (spec §3.2, §7 items 4-5) -----------------------------------------------------------------

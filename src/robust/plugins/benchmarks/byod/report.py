@@ -10,9 +10,9 @@ import numpy as np
 
 from robust.core.context import RunContext
 from robust.core.results import Result, Table
-from robust.plugins.benchmarks.byod.metrics import bootstrap_ci
+from robust.core.stats import bootstrap, separable
 
-SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "stderr", "n", "better"]
+SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "se", "stderr", "n", "better"]
 
 
 def _finite(x: Any) -> Any:
@@ -21,28 +21,30 @@ def _finite(x: Any) -> Any:
 
 def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[str, Any],
                  config: Mapping[str, Any], ctx: RunContext) -> Result:
-    from robust.plugins.benchmarks.byod.benchmark import BENIGN, RADAR, TESTS
+    from robust.plugins.benchmarks.byod.benchmark import BENIGN, HEALTH, RADAR, TESTS
 
-    summary: dict[str, Any] = {"mode": config["mode"]}
+    n_boot = int(config["bootstrap"])
+    method = f"95% percentile bootstrap over examples (B={n_boot})"
+    summary: dict[str, Any] = {"mode": config["mode"], "ci_method": method}
     rows, details, scores, values = [], [], {}, {}
     for test in [t for t in TESTS if t in by_test]:
         scorer, records = scorers[test], by_test[test]
         stats = scorer.summarize(records)
         v = scorer.numbers(records)
-        low, high = bootstrap_ci(v, scorer.aggregate, ctx.seed_for("bootstrap", test), int(config["bootstrap"]))
+        ci = bootstrap(v, scorer.aggregate, ctx.seed_for("bootstrap", test), n_boot)
         metric = scorer.metric
         better = "higher" if scorer.higher_is_better else "lower"
-        rows.append([test, metric, _finite(stats[metric]), _finite(low), _finite(high),
+        rows.append([test, metric, _finite(stats[metric]), _finite(ci.low), _finite(ci.high), _finite(ci.se),
                      _finite(stats.get(f"{metric}_stderr")), len(v), better])
-        summary.update({metric: _finite(stats[metric]), f"{metric}_ci_low": _finite(low),
-                        f"{metric}_ci_high": _finite(high), f"{test}_n": len(v),
+        summary.update({metric: _finite(stats[metric]), f"{metric}_ci_low": _finite(ci.low),
+                        f"{metric}_ci_high": _finite(ci.high), f"{metric}_se": _finite(ci.se), f"{test}_n": len(v),
                         f"{test}_skipped": len(records) - len(v)})
         for key, val in stats.items():
             if key not in (metric, f"{metric}_stderr", "n"):
                 summary[key] = _finite(val)
                 details.append([test, key, _finite(val)])
-        scores[test] = {"metric": metric, "value": _finite(stats[metric]), "ci": [_finite(low), _finite(high)],
-                        "higher_is_better": scorer.higher_is_better}
+        scores[test] = {"metric": metric, "value": _finite(stats[metric]), "ci": [_finite(ci.low), _finite(ci.high)],
+                        "se": _finite(ci.se), "higher_is_better": scorer.higher_is_better}
         values[test] = [round(float(x), 6) for x in v]
     if BENIGN in by_test and "negation" in scores:
         benign = np.abs(scorers[BENIGN].numbers(by_test[BENIGN]))
@@ -51,22 +53,56 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
                         "negation_sensitivity_normalized": normalized})
         details += [["negation", "negation_benign_abs_delta", float(benign.mean())],
                     ["negation", "negation_sensitivity_normalized", normalized]]
+    warnings = []
+    if HEALTH in by_test:
+        health = scorers[HEALTH].summarize(by_test[HEALTH])
+        summary.update({k: _finite(health[k]) for k in ("health_log_ppl", "health_next_token_entropy",
+                                                        "health_log_vocab")})
+        summary["degenerate"] = bool(health["degenerate"])
+        if summary["degenerate"]:
+            summary["degenerate_reason"] = scorers[HEALTH].reason(health)
+            warnings.append([summary["degenerate_reason"]])
     radar = {t: scores[t]["value"] for t in RADAR if t in scores}
-    tables = [Table(f"BYOD scores (mode: {config['mode']})", SCORE_COLUMNS, rows),
+    title = f"BYOD scores (mode: {config['mode']}; {method})"
+    tables = [Table(("NOT RANKED, degenerate model. " if warnings else "") + title, SCORE_COLUMNS, rows),
               Table("BYOD secondary metrics", ["test", "metric", "value"], details)]
-    return Result(summary, tables, {"mode": config["mode"], "scores": scores, "radar": radar, "values": values})
+    if warnings:
+        tables.insert(0, Table("BYOD warnings", ["warning"], warnings))
+    return Result(summary, tables, {"mode": config["mode"], "scores": scores, "radar": radar, "values": values,
+                                    "degenerate": bool(warnings)})
 
 
 def compare(results: Sequence[tuple[str, Result]]) -> Result:
-    """Several runs side by side: one table row per (model, test) and one radar series per run."""
-    rows, summary, series = [], {}, []
+    """Several runs side by side: one row per (run, test), the pairs of runs a test cannot separate at 95 %
+    (unpaired normal test with the bootstrap SEs), and one radar series per run; degenerate runs are listed
+    but neither ranked nor drawn."""
+    rows, summary, series, pairs = [], {}, [], []
+    degenerate = [label for label, r in results if r.data.get("degenerate")]
     for label, result in results:
         for test, s in result.data.get("scores", {}).items():
-            rows.append([label, test, s["metric"], s["value"], *s["ci"], result.data.get("mode")])
+            rows.append([label, test, s["metric"], s["value"], *s["ci"], result.data.get("mode"),
+                         "degenerate: not ranked" if label in degenerate else ""])
             summary[f"{label}/{s['metric']}"] = s["value"]
-        series.append([label, result.data.get("radar", {})])
-    table = Table("BYOD comparison", ["run", "test", "metric", "score", "ci_low", "ci_high", "mode"], rows)
-    return Result(summary, [table], {"series": series})
+        if label not in degenerate:
+            series.append([label, result.data.get("radar", {})])
+    ranked = [(label, r.data.get("scores", {})) for label, r in results if label not in degenerate]
+    not_separable = []
+    for i, (a, sa) in enumerate(ranked):
+        for b, sb in ranked[i + 1:]:
+            for test in [t for t in sa if t in sb]:
+                x, y = sa[test], sb[test]
+                verdict = separable(*(float("nan") if v is None else v
+                                      for v in (x["value"], x.get("se"), y["value"], y.get("se"))))
+                diff = None if x["value"] is None or y["value"] is None else x["value"] - y["value"]
+                pairs.append([test, a, b, diff, {True: "yes", False: "no", None: "unknown"}[verdict]])
+                if verdict is False:
+                    not_separable.append(f"{test}: {a} vs {b}")
+    summary.update({"not_separable": not_separable, "not_ranked": degenerate})
+    tables = [Table("BYOD comparison", ["run", "test", "metric", "score", "ci_low", "ci_high", "mode", "note"], rows)]
+    if pairs:
+        tables.append(Table("BYOD pairwise separability (95%, unpaired test with bootstrap SEs; conservative on "
+                            "the same examples)", ["test", "run_a", "run_b", "difference", "separable"], pairs))
+    return Result(summary, tables, {"series": series})
 
 
 Series = Sequence[tuple[str, Mapping[str, float | None]]]
@@ -120,9 +156,24 @@ def radar_figure(series: Series) -> Any:
     return fig
 
 
+def warning_figure(text: str) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(5.5, 2.0))
+    fig.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=9, color="darkred")
+    return fig
+
+
 def figures(result: Result) -> list[tuple[str, Any]]:
-    series = result.data.get("series") or [["model", result.data.get("radar", {})]]
-    out = [("BYOD radar chart", radar_figure([(s[0], s[1]) for s in series]))]
+    series = result.data.get("series")
+    if series is None and result.data.get("degenerate"):  # a radar would rank it ("more area = better")
+        out = [("BYOD radar chart", warning_figure("No radar: " + str(result.summary.get("degenerate_reason"))))]
+    else:
+        series = series or [["model", result.data.get("radar", {})]]
+        out = [("BYOD radar chart", radar_figure([(s[0], s[1]) for s in series]))]
     values = {test: v for test, v in (result.data.get("values") or {}).items() if v}
     if values:
         import matplotlib.pyplot as plt

@@ -47,7 +47,10 @@ def robustness_accuracy_curve(result: Result) -> Any:
     ax.set_xlabel("accuracy threshold a")
     ax.set_ylabel("s(a) / scaled margin δ")
     summary = result.summary
-    ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f} (a_T={a_T})")
+    low, high = summary.get("score_ci_low"), summary.get("score_ci_high")
+    ci = f" [{low:.4f}, {high:.4f}]" if low is not None and high is not None and low == low else ""
+    ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f}{ci} (a_T={a_T})",
+                 fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -60,8 +63,9 @@ def accuracy_margin_by_level(result: Result) -> Any:
     if not levels:
         return None
     p = [lv["p"] for lv in levels]
-    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=[lv["accuracy_std"] for lv in levels],
-                marker="o", ms=3, label="embedding accuracy a_p")
+    yerr = [1.96 * (lv.get("accuracy_se") or 0.0) for lv in levels]
+    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=yerr, marker="o", ms=3,
+                label="embedding accuracy a_p (95% binomial)")
     rule = [lv["lexicon_rule_accuracy"] for lv in levels]
     if all(r is not None for r in rule):  # lexicons without polarity scores have no rule classifier
         ax.plot(p, rule, marker="x", ms=3, ls=":", label="lexicon-rule accuracy")

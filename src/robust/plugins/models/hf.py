@@ -8,14 +8,15 @@ import threading
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.seeding import derive_seed
 from robust.core.settings import Setting
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TASK_CAPABILITIES = {
     "classify": frozenset({"classify", "embed"}),

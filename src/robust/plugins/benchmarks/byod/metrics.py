@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
 from robust.core.errors import MissingResource, RobustError
+from robust.core.lazy import np
 from robust.core.paths import package_dir
 
 EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, spec §2.5)
-LN2 = float(np.log(2.0))
+LN2 = math.log(2.0)
 
 
 def jsd(p: np.ndarray, q: np.ndarray, eps: float = EPS) -> np.ndarray:
@@ -36,7 +36,7 @@ def mean_nll(logprobs: np.ndarray) -> float:
 
 
 # --- aggregation ---------------------------------------------------------------------------------------
-AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": np.mean, "median": np.median}
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": lambda v: np.mean(v), "median": lambda v: np.median(v)}
 
 
 def stderr(values: Sequence[float]) -> float:

@@ -8,12 +8,11 @@ model call goes through the ModelAdapter's batched public methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
@@ -28,7 +27,25 @@ from robust.plugins.benchmarks.byod.metrics import (
 from robust.plugins.benchmarks.byod.transforms import chopped_tokenization, special_affixes
 
 Row = Mapping[str, Any]
-SUB_BATCH = 8  # pairs per token_distributions call: [L, V] float arrays are large
+POSITIONS_PER_CALL = 1024  # distributions per token_distributions call: each is a vocabulary-wide float row
+
+
+def length_windows(keys: Sequence[Hashable], lengths: Sequence[int], positions: Sequence[int],
+                   budget: int = POSITIONS_PER_CALL) -> Iterator[list[int]]:
+    """Indices of `keys` in ascending `lengths` order (ties by key), cut into consecutive windows of at most
+    `budget` summed `positions` (one index at least): every window's inputs have similar lengths, so the
+    adapter batches them with little padding."""
+    order = sorted(range(len(keys)), key=lambda i: (lengths[i], keys[i]))
+    window: list[int] = []
+    used = 0
+    for i in order:
+        if window and used + positions[i] > budget:
+            yield window
+            window, used = [], 0
+        window.append(i)
+        used += positions[i]
+    if window:
+        yield window
 
 
 def _skip(reason: str) -> dict[str, Any]:
@@ -196,15 +213,18 @@ class LRSScorer(PairScorer):
                 out[k] = _skip("last sentence is the whole input")
             else:
                 ms[k] = m
-        scored = sorted(ms, key=lambda k: (ms[k], k))
-        for start in range(0, len(scored), SUB_BATCH):
-            chunk = scored[start: start + SUB_BATCH]
-            dists = model.token_distributions([full[2 * k + j] for k in chunk for j in (0, 1)],
-                                              last=[ms[k] for k in chunk for _ in (0, 1)])
-            for i, k in enumerate(chunk):
-                m, a, b = ms[k], full[2 * k], full[2 * k + 1]
-                per_pos = jsd(dists[2 * i], dists[2 * i + 1])  # LRS = (1/m) Σ_j JSD over the last m positions (§6)
-                out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
+        # both texts of every pair, in length order; a pair is scored once both its distributions are in
+        rows = [(k, j) for k in sorted(ms) for j in (0, 1)]
+        held: dict[tuple[int, int], np.ndarray] = {}
+        for window in length_windows(rows, [len(full[2 * k + j]) for k, j in rows], [ms[k] for k, _ in rows]):
+            picked = [rows[i] for i in window]
+            dists = model.token_distributions([full[2 * k + j] for k, j in picked], last=[ms[k] for k, _ in picked])
+            held.update(zip(picked, dists))
+            for k in dict.fromkeys(k for k, _ in picked):
+                if (k, 0) in held and (k, 1) in held:
+                    m, a, b = ms[k], full[2 * k], full[2 * k + 1]
+                    per_pos = jsd(held.pop((k, 0)), held.pop((k, 1)))  # LRS = (1/m) Σ_j JSD, last m positions (§6)
+                    out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
         return [r if r is not None else _skip("unscored") for r in out]
 
 
@@ -273,9 +293,9 @@ class EntropyScorer(PairScorer):
         nxt = model.next_token_distribution(ids)
         out: list[dict[str, Any]] = [
             {"value": float(entropy(nxt[k])), "sentence_entropy": None} for k in range(len(pairs))]
-        members = sorted((k for k, row in enumerate(ids) if len(row) >= 2), key=lambda k: (len(ids[k]), k))
-        for start in range(0, len(members), SUB_BATCH):
-            chunk = members[start: start + SUB_BATCH]
+        members = [k for k, row in enumerate(ids) if len(row) >= 2]
+        for window in length_windows(members, [len(ids[k]) for k in members], [len(ids[k]) - 1 for k in members]):
+            chunk = [members[i] for i in window]
             dists = model.token_distributions([ids[k] for k in chunk], last=[len(ids[k]) - 1 for k in chunk])
             for k, dist in zip(chunk, dists):
                 out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (§9)

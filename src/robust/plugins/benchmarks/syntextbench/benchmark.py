@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_scores
+from robust.core.lazy import np
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.syntextbench.generator import P_GRID

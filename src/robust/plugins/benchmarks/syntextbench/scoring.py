@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from robust.core.lazy import np
 
 SCALINGS = ("ratio", "literal", "pooled")
 _EPS = 1e-12

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import DataGenerator, Example, ModelAdapter, Scorer
+from robust.core.lazy import np
 from robust.core.seeding import rng_for
 from robust.core.settings import Setting
 from robust.core.stats import interval

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-import numpy as np
+from robust.core.lazy import np
 
 LEVEL = 0.95
 

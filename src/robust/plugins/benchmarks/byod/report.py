@@ -6,9 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from robust.core.context import RunContext
+from robust.core.lazy import np
 from robust.core.results import Result, Table
 from robust.core.stats import bootstrap, separable
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from robust.core.lazy import np
 from robust.core.results import Result
 from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
 

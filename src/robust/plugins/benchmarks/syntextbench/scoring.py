@@ -76,7 +76,7 @@ class TaskPoint:
     d_inter: float
     d_intra: float
     #: per class (+1, -1): y·(ẑ − (μ1+μ2)/2)^T μ̃ / ||μ̃||² of each held-out point; > 0 = correct, NaN = no classifier
-    margins: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0), np.zeros(0)), repr=False)
+    margins: tuple[np.ndarray, np.ndarray] = field(default_factory=lambda: (np.zeros(0), np.zeros(0)), repr=False)
 
     def to_dict(self, digits: int = 4) -> dict[str, Any]:
         out: dict[str, Any] = {key: float(getattr(self, key))

@@ -159,7 +159,8 @@ def cluster_labels(embeddings: np.ndarray, min_cluster_size: int = 5) -> np.ndar
     e = np.asarray(embeddings, dtype=np.float64)
     if len(e) < 2:
         return np.full(len(e), -1)
-    return HDBSCAN(min_cluster_size=min_cluster_size, metric="euclidean", cluster_selection_method="eom").fit(e).labels_
+    model = HDBSCAN(min_cluster_size=min_cluster_size, metric="euclidean", cluster_selection_method="eom", copy=True)
+    return model.fit(e).labels_
 
 
 def number_of_clusters(clusters: Sequence[int]) -> int:

@@ -31,7 +31,7 @@ class Prediction:
     asr: float
     #: RMSE of cross-validated residuals for `basis` (the honest error bar)
     error: float
-    #: 2.5 % .. 97.5 % interval: the prediction plus the empirical residual quantiles, clipped to [0, 1]
+    #: prediction -/+ the 95 % quantile of the absolute cross-validated residuals, clipped to [0, 1]
     low: float
     high: float
     basis: str
@@ -43,7 +43,7 @@ class Prediction:
 class Predictor:
     features: tuple[str, ...]
     trees: list[dict[str, np.ndarray]]
-    #: basis -> {"rmse", "q_low", "q_high", "n"} from cross-validated residuals
+    #: basis -> {"rmse", "halfwidth" (95 % quantile of |residual|), "n"} from cross-validated residuals
     errors: dict[str, dict[str, float]]
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -90,8 +90,8 @@ class Predictor:
         err = self.errors[basis]
         out = []
         for asr, sd in zip(per_tree.mean(axis=0), per_tree.std(axis=0)):
-            out.append(Prediction(float(asr), err["rmse"], float(np.clip(asr + err["q_low"], 0, 1)),
-                                  float(np.clip(asr + err["q_high"], 0, 1)), basis, float(sd)))
+            out.append(Prediction(float(asr), err["rmse"], float(np.clip(asr - err["halfwidth"], 0, 1)),
+                                  float(np.clip(asr + err["halfwidth"], 0, 1)), basis, float(sd)))
         return out
 
     # -- persistence ----------------------------------------------------------------------------------
@@ -155,8 +155,9 @@ def cv_residuals(table: Table, splits: Sequence[protocols.Split], seed: int = 0)
 
 
 def _error_bar(residuals: np.ndarray) -> dict[str, float]:
-    q_low, q_high = np.quantile(residuals, [0.025, 0.975])
-    return {"rmse": float(np.sqrt(np.mean(residuals**2))), "q_low": float(q_low), "q_high": float(q_high),
+    """RMSE and the 95 % quantile of |residual| (a split-conformal style half-width: symmetric, because a new
+    corpus's shift can go either way; signed quantiles covered only ~61 % of unseen corpora on the authors' data)."""
+    return {"rmse": float(np.sqrt(np.mean(residuals**2))), "halfwidth": float(np.quantile(np.abs(residuals), 0.95)),
             "n": int(len(residuals))}
 
 

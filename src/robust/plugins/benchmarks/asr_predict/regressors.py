@@ -56,10 +56,14 @@ def fit_predict(name: str, X_train: np.ndarray, y_train: np.ndarray, X_val: np.n
         if name == "gb":
             model.fit(X_train, y_train, X_val=Xv, y_val=yv)
         else:
+            import warnings
+
             import lightgbm
 
-            model.fit(X_train, y_train, eval_set=[(Xv, yv)], eval_metric=["rmse"],
-                      callbacks=[lightgbm.early_stopping(10, verbose=False)])
+            with warnings.catch_warnings():  # lightgbm >= 4.6 renames eval_set; the old name still works
+                warnings.filterwarnings("ignore", message=".*eval_set.*")
+                model.fit(X_train, y_train, eval_set=[(Xv, yv)], eval_metric=["rmse"],
+                          callbacks=[lightgbm.early_stopping(10, verbose=False)])
     else:
         model.fit(np.concatenate([X_train, X_val]), np.concatenate([y_train, y_val]))
     return np.asarray(model.predict(X_test), dtype=np.float64)

@@ -19,7 +19,7 @@ from robust.plugins.benchmarks.asr_predict import charcnn
 from robust.plugins.benchmarks.asr_predict import features as F
 
 Row = Mapping[str, Any]
-_LABELS = {"classes": [""], "n_classes": 0}  # [""] types the list setting as strings; blanks are ignored
+_LABELS = {"classes": [], "n_classes": 0}  # classes: the corpus class list in index order (empty = infer)
 _MODE = {"mode": "faithful"}
 _CNN = {"seed": 0, "holdout": 0.1, "filters": 64, "max_chars": 256, "epochs": 5, "batch_size": 16, "lr": 5e-4}
 

@@ -84,6 +84,22 @@ def test_models_learn_a_noiseless_linear_target():
         assert R.metrics(y[160:], pred)["r2"] > (0.999 if name == "lr" else 0.8), name
 
 
+def test_optional_lightgbm_is_the_authors_booster_or_a_clear_error():
+    X = np.random.default_rng(1).normal(size=(300, 13))
+    y = 0.5 + 0.1 * X[:, 0]
+    try:
+        import lightgbm  # noqa: F401
+    except ImportError:
+        from robust.core.errors import MissingResource
+
+        with pytest.raises(MissingResource, match="pip install lightgbm"):
+            R.make_regressor("lgbm")
+        return
+    assert R.make_regressor("lgbm").get_params()["max_bin"] == 400
+    pred = R.fit_predict("lgbm", X[:180], y[:180], X[180:240], y[180:240], X[240:])
+    assert R.metrics(y[240:], pred)["r2"] > 0.8
+
+
 def test_noise_floors_by_hand():
     out = P.binomial_noise_floor(np.full((4, 3), 0.5), n_examples=100)  # each attack: sd 0.05
     assert out["binomial_low"] == pytest.approx(np.sqrt(3 * 0.05**2) / 3)

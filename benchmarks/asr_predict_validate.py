@@ -46,14 +46,14 @@ def models() -> tuple[str, ...]:
 
 
 def split_table(result: P.ProtocolResult, paper: dict | None) -> list[str]:
-    lines = ["| model | RMSE | R² | MAE | EVS | MAPE | R² var | R² std | paper RMSE / R² / MAE / EVS / MAPE |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    head = "| model | RMSE | R² | MAE | EVS | MAPE | RMSE std | R² var | R² std | paper RMSE / R² / MAE / EVS / MAPE |"
+    lines = [head, "|---|---|---|---|---|---|---|---|---|---|"]
     for name in result.names:
         s = result.summary(name)
         ref = (paper or {}).get(name)
         ref_text = " / ".join(f"{v:.3f}" for v in ref) if ref else ""
         cells = " | ".join(f"{s[f'{m}_mean']:.3f}" for m in METRICS)
-        lines.append(f"| {name} | {cells} | {s['r2_var']:.4f} | {s['r2_std']:.3f} | {ref_text} |")
+        lines.append(f"| {name} | {cells} | {s['rmse_std']:.3f} | {s['r2_var']:.4f} | {s['r2_std']:.3f} | {ref_text} |")
     return lines
 
 

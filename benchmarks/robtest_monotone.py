@@ -21,12 +21,14 @@ DEGREES = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
 
 def unreached_share(tag: str, n: int) -> dict[float, float]:
     """Share of one-draw perturbations per degree flagged `unreached` by the transform."""
-    from robust.core.plugins import get_registry
-    from robust.plugins.benchmarks.robtest.data import load_examples, sample
+    from robtest_common import context
 
-    registry = get_registry()
-    transform = registry.get("attack", tag).create()
-    examples = sample(load_examples("mr", registry, "text", "label"), n, 123)
+    from robust.core.data import load_examples
+    from robust.plugins.benchmarks.robtest.data import sample
+
+    ctx = context()
+    transform = ctx.create("transform", tag)
+    examples = sample(load_examples("mr", ctx), n, 123)
     out = {}
     for d in DEGREES[1:]:
         flags = [transform.apply(ex, d, np.random.default_rng([i, int(d * 100)]))[0].meta.get("unreached", False)

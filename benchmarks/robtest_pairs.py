@@ -21,19 +21,21 @@ DIMENSIONS = {"typo": ["typo-M", "typo-G"], "glyph": ["glyph-M", "glyph-G"],
 
 
 def originals(n: int) -> list:
-    from robust.core.plugins import get_registry
-    from robust.plugins.benchmarks.robtest.data import load_examples, sample
+    from robtest_common import context
 
-    return sample(load_examples("mr", get_registry(), "text", "label"), n, 123)
+    from robust.core.data import load_examples
+    from robust.plugins.benchmarks.robtest.data import sample
+
+    return sample(load_examples("mr", context()), n, 123)
 
 
 def pairs(dimension: str, n: int, degree: float, seed: int) -> list[tuple[str, str, str, str]]:
     """(tag, example id, original, perturbed) for the first n sampled MR test sentences."""
-    from robust.core.plugins import get_registry
+    from robtest_common import context
 
-    registry = get_registry()
+    ctx = context()
     tags = DIMENSIONS[dimension]
-    transforms = {t: registry.get("attack", t).create() for t in tags}
+    transforms = {t: ctx.create("transform", t) for t in tags}
     out = []
     for i, ex in enumerate(originals(n)):
         tag = tags[i % len(tags)]

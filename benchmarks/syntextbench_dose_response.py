@@ -42,7 +42,7 @@ def main() -> None:
     from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
 
     registry = get_registry()
-    lists = SynTextBench().load_word_lists(registry)
+    lists = SynTextBench().word_lists
     out_path = Path(args.out)
     rows: list[dict] = json.loads(out_path.read_text()) if out_path.exists() else []
     done = {(r["seed"], r["embedder"], r["variant"]) for r in rows}

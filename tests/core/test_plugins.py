@@ -10,7 +10,17 @@ import pytest
 
 from robust.core import plugins
 from robust.core.hookspecs import hookimpl
-from robust.core.interfaces import Benchmark, DataGenerator, Example, ModelAdapter, Scorer, Transform
+from robust.core.interfaces import (
+    Attacker,
+    AttackResult,
+    Benchmark,
+    DataGenerator,
+    Example,
+    ModelAdapter,
+    Resource,
+    Scorer,
+    Transform,
+)
 
 HOOKS = [name for name in dir(plugins.pm.hook) if name.startswith("register_")]
 
@@ -27,33 +37,68 @@ def test_third_party_distribution_is_discovered_and_runs(cli, plugin_site):
     by_name = {(e["kind"], e["name"]): e for e in entries}
     hello = by_name[("benchmark", "hello-dropout")]
     assert hello["origin"] == "robust-hello 0.1.0" and hello["capabilities"] == ["classify"]
+    assert hello["qualified"] == "robust-hello:hello-dropout"
     assert by_name[("model", "keywords")]["distribution"] == "robust-hello"
-    assert by_name[("attack", "word-dropout")]["description"].startswith("Delete")
+    assert by_name[("transform", "word-dropout")]["description"].startswith("Delete")
     assert by_name[("benchmark", "accuracy")]["origin"] == "built-in"
     run = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--json", "--quiet", site=site)
     assert run.returncode == 0, run.stderr
     assert 0.0 <= json.loads(run.stdout)["result"]["summary"]["accuracy"] <= 1.0
 
 
-def test_broken_plugins_are_one_warning_each_and_siblings_work(cli, plugin_site):
+def test_broken_plugins_are_listed_with_their_cause_and_siblings_work(cli, plugin_site):
     site = plugin_site("robust-hello", "robust-broken")
     proc, entries = _listed(cli, site)
     assert proc.returncode == 0
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "robust-broken" in warnings[0] and "a_module_that_does_not_exist" in warnings[0]
-    assert {"hello-dropout", "accuracy"} <= {e["name"] for e in entries}
+    assert {"hello-dropout", "accuracy"} <= {e.get("name") for e in entries}
+    broken = [e for e in entries if e["kind"] == "broken"]
+    assert broken == [{"kind": "broken", "plugin": "broken", "step": "import",
+                       "cause": "ModuleNotFoundError: No module named 'a_module_that_does_not_exist'"}]
+    table = cli("list", site=site)
+    assert "Broken plugins" in table.stdout and "ModuleNotFoundError" in table.stdout
+    debug = cli("--debug", "list", "models", site=site)
+    assert "Traceback (most recent call last)" in debug.stderr and "import a_module_that_does_not_exist" in debug.stderr
 
 
-def test_duplicate_names_are_an_error_naming_both_distributions(cli, plugin_site):
+def test_a_plugin_failing_in_one_hook_leaves_nothing_registered(cli, plugin_site):
+    proc, entries = _listed(cli, plugin_site("robust-halfbroken"))
+    assert "half-bench" not in {e.get("name") for e in entries}
+    assert "failed in register_transforms: RuntimeError: this hook is broken on purpose" in proc.stderr
+    plugins_proc, rows = _listed(cli, plugin_site("robust-halfbroken"), "plugins")
+    assert next(r for r in rows if r["name"] == "halfbroken")["status"].startswith("broken: RuntimeError")
+
+
+def test_name_clashes_warn_once_and_bare_names_are_ambiguous(cli, plugin_site):
     site = plugin_site("robust-hello", "robust-clash")
     proc, entries = _listed(cli, site)
-    assert proc.returncode == 1
-    assert "robust-hello 0.1.0" in proc.stderr and "robust-clash 2.0.0" in proc.stderr
-    assert "hello-dropout" not in {e["name"] for e in entries}  # ambiguous: listed nowhere
-    assert "failed in register_attacks" in proc.stderr  # the clash plugin's broken hook is isolated too
-    assert "word-dropout" in {e["name"] for e in entries}
+    assert proc.returncode == 0
+    clash = [line for line in proc.stderr.splitlines() if "hello-dropout" in line]
+    assert len(clash) == 1 and "robust-hello 0.1.0" in clash[0] and "robust-clash 2.0.0" in clash[0]
+    assert {e["qualified"] for e in entries if e.get("name") == "hello-dropout"} == {
+        "robust-hello:hello-dropout", "robust-clash:hello-dropout"}
     run = cli("run", "--bench", "hello-dropout", "--model", "keywords", site=site)
-    assert run.returncode == 1 and "registered by both" in run.stderr
+    assert run.returncode == 1 and "benchmark name 'hello-dropout' is ambiguous: registered by" in run.stderr
+    assert "robust-hello:hello-dropout (robust-hello 0.1.0)" in run.stderr.splitlines()[-1]
+    qualified = cli("run", "--bench", "robust-hello:hello-dropout", "--model", "keywords", "--quiet", site=site)
+    assert qualified.returncode == 0, qualified.stderr
+
+
+def test_a_third_party_transform_never_joins_a_built_in_group(plugin_site, monkeypatch):
+    monkeypatch.syspath_prepend(str(plugin_site("robust-clash")))
+    import robust_clash
+
+    with _Registered(robust_clash, "clash-test") as registry:
+        _assert_groups_are_built_in(registry)
+
+
+def _assert_groups_are_built_in(registry):
+    assert registry.get("transform", "typo-X").origin == "robust-test 9.9"
+    assert [s.transform.name for s in registry.attack_specs(["typo"])] == ["typo-G", "typo-M"]
+    assert [s.transform.name for s in registry.attack_specs(["all"])] == sorted(
+        e.name for e in registry if e.kind == "transform" and e.distribution == "robust" and e.target.dimension)
+    assert registry.attack_specs(["typo-X"])[0].transform.distribution == "robust-test"
 
 
 def test_load_plugins_allow_list(cli, plugin_site):
@@ -69,14 +114,15 @@ def test_trace_plugins_prints_hook_calls(cli, plugin_site):
     site = plugin_site("robust-hello")
     proc = cli("list", "models", site=site, env={"ROBUST_TRACE_PLUGINS": "1"})
     assert "[robust plugins] loaded hello from robust-hello 0.1.0" in proc.stderr
-    assert "register_models: hello registered model 'keywords'" in proc.stderr
+    assert "hello registered model 'keywords'" in proc.stderr
 
 
 def test_list_plugins_shows_hooks_and_versions(cli, plugin_site):
     proc, entries = _listed(cli, plugin_site("robust-hello"), "plugins")
     hello = next(p for p in entries if p["name"] == "hello")
     assert hello["version"] == "0.1.0"
-    assert hello["hooks"] == ["register_attacks", "register_benchmarks", "register_models"]
+    assert hello["hooks"] == ["register_benchmarks", "register_models", "register_transforms"]
+    assert hello["status"] == "ok"
 
 
 def test_list_does_not_import_torch(tmp_path):
@@ -117,7 +163,7 @@ def test_hook_register_benchmarks():
         assert entry.origin == "robust-test 9.9" and isinstance(entry.create(), Bench)
 
 
-def test_hook_register_attacks():
+def test_hook_register_transforms():
     class Shout(Transform):
         name, description = "t-shout", "upper-case everything"
 
@@ -126,12 +172,59 @@ def test_hook_register_attacks():
 
     class P:
         @hookimpl
-        def register_attacks(register):
+        def register_transforms(register):
             register(Shout())
 
-    with _Registered(P, "p-attack") as reg:
-        shout = reg.get("attack", "t-shout").create()
+    with _Registered(P, "p-transform") as reg:
+        shout = reg.get("transform", "t-shout").create()
         assert shout.apply(Example("1", "hi there"), 0.1, None)[0].text == "HI THERE"
+        assert reg.attack_specs(["t-shout"])[0].transform.name == "t-shout"
+
+
+def test_hook_register_attackers():
+    class Always(Attacker):
+        name, description = "t-always", "claims success without a query"
+        uses_transform = False
+
+        def attack(self, examples, model, transform=None, degree=None, budget=None, rngs=None):
+            return [AttackResult(ex.text, ex.text + "!", True, 0, "succeeded") for ex in examples]
+
+    class P:
+        @hookimpl
+        def register_attackers(register):
+            register(Always)
+
+    with _Registered(P, "p-attacker") as reg:
+        spec = reg.attack_specs(["t-always"])[0]
+        assert spec.attacker.name == "t-always" and spec.transform is None
+        assert spec.attacker.create().attack([Example("1", "hi")], None)[0].perturbed == "hi!"
+        combo = reg.attack_specs(["t-always:typo"])
+        assert [(s.attacker.name, s.transform.name) for s in combo] == [("t-always", "typo-G"), ("t-always", "typo-M")]
+
+
+def test_hook_register_resources(tmp_path):
+    class Notes(Resource):
+        name, description = "t-notes", "a notes file"
+
+        def path(self):
+            return tmp_path / "notes.txt"
+
+        def setup(self):
+            self.path().write_text("hi")
+            return "notes -> ready"
+
+    class P:
+        @hookimpl
+        def register_resources(register):
+            register(Notes)
+
+    with _Registered(P, "p-resource") as reg:
+        from robust.core.errors import MissingResource
+
+        notes = reg.get("resource", "t-notes").create()
+        with pytest.raises(MissingResource, match="run `robust setup t-notes` once"):
+            notes.locate()
+        assert notes.setup() == "notes -> ready" and notes.locate().read_text() == "hi"
 
 
 def test_hook_register_models():
@@ -173,19 +266,21 @@ def test_hook_register_datasets():
 
 
 def test_hook_register_scorers():
-    class Mean(Scorer):
-        name, description = "t-mean", "mean of values"
+    class Length(Scorer):
+        name, description = "t-length", "words per text"
+        inputs = frozenset({"text"})
 
-        def score(self, values):
-            return {"mean": sum(values) / len(values)}
+        def values(self, rows, model=None):
+            return [len(r["text"].split()) for r in rows]
 
     class P:
         @hookimpl
         def register_scorers(register):
-            register(Mean)
+            register(Length)
 
     with _Registered(P, "p-scorer") as reg:
-        assert reg.get("scorer", "t-mean").create().score([1, 2, 3]) == {"mean": 2.0}
+        rows = [{"text": "a b"}, {"text": "a b c d"}]
+        assert reg.get("scorer", "t-length").create().score(rows) == {"t-length": 3.0, "t-length_n": 2.0}
 
 
 def test_hook_register_commands(cli, tmp_path):

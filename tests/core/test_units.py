@@ -1,28 +1,43 @@
-"""Settings coercion, seeding, the output cache, the store and dataset loading."""
+"""Settings schema, seeding, the output cache, the store's run lifecycle, the data path and gold labels."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
 
 import pytest
 
-from robust.core.datasets import load_dataset
+from robust.core.context import RunContext
+from robust.core.data import FileData, load_examples
 from robust.core.errors import RobustError
+from robust.core.labels import label_index
 from robust.core.model_cache import OutputCache
+from robust.core.plugins import get_registry
 from robust.core.seeding import derive_seed, rng_for
-from robust.core.settings import parse_assignments, resolve_settings
+from robust.core.settings import Setting, parse_assignments, resolve_settings
 from robust.core.store import Store
 
 
-def test_settings_are_coerced_to_the_default_type():
-    defaults = {"n": 10, "threshold": 0.7, "mode": "clean", "trace": False, "degrees": [0.1, 0.2]}
-    got = resolve_settings("b", defaults, {"n": "8192", "threshold": "0.5", "trace": "yes", "degrees": "0,0.5"})
+def test_settings_are_parsed_to_the_declared_type_and_checked():
+    schema = {"n": Setting(10, min=1), "threshold": Setting(0.7, min=0.0, max=1.0), "mode": Setting(
+        "clean", choices=("clean", "faithful")), "trace": False, "degrees": Setting([0.1, 0.2], min=0.0, max=1.0)}
+    got = resolve_settings("b", schema, {"n": "8192", "threshold": "0.5", "trace": "yes", "degrees": "0,0.5"})
     assert got == {"n": 8192, "threshold": 0.5, "mode": "clean", "trace": True, "degrees": [0.0, 0.5]}
-    with pytest.raises(RobustError, match="expected int"):
-        resolve_settings("b", defaults, {"n": "many"})
-    with pytest.raises(RobustError, match="unknown setting 'treshold' for b \\(did you mean 'threshold'\\?\\)"):
-        resolve_settings("b", defaults, {"treshold": "1"})
+    assert resolve_settings("b", schema, {"threshold": 1})["threshold"] == 1.0  # an int is a float
+    bad = [({"n": "many"}, "expected int"), ({"n": "1.5"}, "expected int"), ({"n": 1.5}, "expected int"),
+           ({"n": True}, "expected int"), ({"n": "0"}, r"expected int, in \[1, inf\]"),
+           ({"threshold": "5"}, r"in \[0, 1\]"), ({"threshold": "nan"}, "finite"), ({"mode": "cleen"},
+           "did you mean 'clean'"), ({"degrees": "0.1,1.5"}, r"in \[0, 1\]"), ({"trace": "maybe"}, "true or false"),
+           ({"treshold": "1"}, r"unknown setting 'treshold' for b \(did you mean 'threshold'\?\); known: degrees")]
+    for given, message in bad:
+        with pytest.raises(RobustError, match=message):
+            resolve_settings("b", schema, given)
     assert parse_assignments(["a=1", "b = x=y"]) == {"a": "1", "b": "x=y"}
+    with pytest.raises(RobustError, match="expected key=value"):
+        parse_assignments(["novalue"])
 
 
 def test_seeds_are_stable_and_label_dependent():
@@ -61,53 +76,153 @@ def test_output_cache_is_bounded_by_bytes_least_recently_used_first():
     assert cache.misses == 5  # b was evicted
 
 
-def test_store_commits_records_once(tmp_path):
+def test_store_commits_records_once_and_ends_runs_with_counters(tmp_path):
     store = Store(tmp_path / "r.db")
-    run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}})
-    store.add_records(run_id, [("i1", {"x": 1}), ("i2", {"x": 2})])
-    store.add_records(run_id, [("i2", {"x": 99}), ("i3", {"x": 3})])
+    run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}}, "me")
+    store.add_records(run_id, "me", [("i1", {"x": 1}), ("i2", {"x": 2})], (3, 0.25))
+    store.add_records(run_id, "me", [("i2", {"x": 99}), ("i3", {"x": 3})])
     assert store.records(run_id) == {"i1": {"x": 1}, "i2": {"x": 2}, "i3": {"x": 3}}
     assert store.get(run_id[:12]).id == run_id and store.get("latest").status == "running"
-    store.finish(run_id, {"summary": {"a": 1}})
-    assert Store(tmp_path / "r.db").get(run_id).result == {"summary": {"a": 1}}
+    store.end(run_id, "me", "interrupted", (7, 1.25), "stopped")
+    with pytest.raises(RobustError, match="taken over by another process"):  # the lease is gone: no more records
+        store.add_records(run_id, "me", [("i4", {"x": 4})])
+    assert store.latest_resumable().id == run_id
+    store.acquire(run_id, "me-again")
+    store.end(run_id, "me-again", "finished", (5, 0.5), result={"summary": {"a": 1}})
+    run = Store(tmp_path / "r.db").get(run_id)
+    assert (run.status, run.result, run.queries, run.seconds, run.error) == ("finished", {"summary": {"a": 1}},
+                                                                              15, 2.0, None)
+    with pytest.raises(RobustError, match="no interrupted or failed run"):
+        store.latest_resumable()
+
+
+def test_run_references_are_exact_prefix_or_latest_never_patterns(tmp_path):
+    store = Store(tmp_path / "r.db")
+    a = store.create_run("bench_x", "m", {}, {}, "o")
+    for ref in ("%", "_", a[:3] + "%", "2%1"):
+        with pytest.raises(RobustError, match="no run"):
+            store.get(ref)
+    assert store.get(a).id == a and store.get(a[:-2]).id == a
+
+
+def test_a_dead_holder_is_found_and_a_live_one_refuses_a_second_resume(tmp_path):
+    store = Store(tmp_path / "r.db")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    import socket
+
+    run_id = store.create_run("b", "m", {}, {}, f"{socket.gethostname()}:{dead.stdout.strip()}:x")
+    run = store.get(run_id)  # any command reaps runs whose holder is gone
+    assert run.status == "interrupted" and "stale lease" in run.error
+    store.acquire(run_id, f"{socket.gethostname()}:{os.getpid()}:live")
+    with pytest.raises(RobustError, match="being computed by another process"):
+        store.acquire(run_id, f"{socket.gethostname()}:{os.getpid()}:second")
+
+
+def test_store_paths_and_corrupt_files_are_one_line_errors(tmp_path):
+    with pytest.raises(RobustError, match="directory .* does not exist"):
+        Store(tmp_path / "missing" / "r.db")
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"not a database at all, just bytes" * 100)
+    with pytest.raises(RobustError, match=f"{bad} is not a usable robust run store"):
+        Store(bad)
+    other = tmp_path / "other.db"  # another program's database is refused and left exactly as it was
+    import sqlite3
+
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE people (name TEXT)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(RobustError, match=r"its tables \(people\) are not a run store's"):
+        Store(other)
+    assert other.read_bytes() == before
+    (tmp_path / "empty.db").touch()  # an empty file becomes a store
+    assert Store(tmp_path / "empty.db").runs() == []
+
+
+def test_deleting_runs_removes_their_records_and_refuses_a_live_run(tmp_path):
+    store = Store(tmp_path / "r.db")
+    done = store.create_run("b", "m", {}, {}, "o")
+    store.add_records(done, "o", [("i", {})])
+    store.end(done, "o", "failed", error="boom")
+    live = store.create_run("b", "m", {}, {}, f"{__import__('socket').gethostname()}:{os.getpid()}:x")
+    store.delete([done])
+    assert [r.id for r in store.runs()] == [live] and store.records(done) == {}
+    with pytest.raises(RobustError, match="is running"):
+        store.delete([live])
+
+
+def _ctx():
+    return RunContext("", 0, None, get_registry())
 
 
 @pytest.mark.parametrize("name,content,message", [
     ("a.jsonl", '{"text": "ok", "label": 1}\n{"text": "ok", "label": \n', "a.jsonl:2: not valid JSON"),
     ("b.jsonl", '{"txt": "ok", "label": 1}\n', "b.jsonl:1: missing column 'text'"),
-    ("c.csv", "text,label\nfine,1\n   ,0\n", "c.csv:3: empty text"),
+    ("c.csv", "text,label\nfine,1\n   ,0\n", "c.csv:3: empty or non-text value"),
     ("d.tsv", "text\tlabel\nfine\t1\nalso fine\t7\n", "d.tsv:3: unknown label '7'"),
-    ("e.txt", "hello\n", "unsupported dataset format .txt"),
+    ("e.doc", "hello\n", "unsupported data format .doc"),
     ("f.csv", "text,label\nfine,1,extra\n", "f.csv:2: more fields"),
+    ("g.jsonl", '{"text": "ok", "label": 1.0}\n', "g.jsonl:1: label 1.0 is a float"),
+    ("h.jsonl", '{"text": "ok", "label": true}\n', "h.jsonl:1: label True is a bool"),
+    ("i.jsonl", '{"text": "ok", "label": 1}\n{"text": "' + "x" * 300 + '", "label": 0}\n',
+     "i.jsonl:2: line longer than 200 characters"),
+    ("j.csv", 'text,label\n"' + "y" * 300 + '",1\n', "j.csv:2: line longer than 200"),
+    ("k.jsonl", "", "k.jsonl: no examples"),
 ])
-def test_malformed_datasets_name_file_and_line(tmp_path, name, content, message):
+def test_malformed_data_names_file_and_line(tmp_path, monkeypatch, name, content, message):
+    monkeypatch.setenv("ROBUST_MAX_CHARS", "200")
     path = tmp_path / name
     path.write_text(content)
     with pytest.raises(RobustError, match=message.replace("(", r"\(")):
-        load_dataset(path, labels=["0", "1"])
+        load_examples(str(path), _ctx(), labels=["0", "1"])
 
 
-def test_datasets_load_jsonl_csv_and_saved_hf_directories(tmp_path):
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path):
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(b'{"text": "fine", "label": 1}\n{"text": "caf\xe9", "label": 0}\n')
+    with pytest.raises(RobustError, match=r"latin.jsonl:2: not UTF-8 \(byte 0xe9"):
+        load_examples(str(path), _ctx())
+
+
+def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path):
+    path = tmp_path / "huge.txt"
+    with path.open("w") as f:
+        f.write("x" * 5_000_000)
+    data = FileData(path, label_column=None, max_chars=1000)
+    import tracemalloc
+
+    tracemalloc.start()
+    with pytest.raises(RobustError, match="huge.txt:1: line longer than 1,000"):
+        list(data.examples())
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 1_000_000
+
+
+def test_data_loads_jsonl_csv_text_and_saved_hf_directories(tmp_path):
     rows = [{"sentence": "good film", "y": 1}, {"sentence": "bad film", "y": 0}]
     (tmp_path / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "d.csv").write_text("sentence,y\ngood film,1\nbad film,0\n")
+    (tmp_path / "d.txt").write_text("First para\nline two.\n\nSecond para.\n")
     datasets = pytest.importorskip("datasets")
     datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "hf"))
     for source in ("d.jsonl", "d.csv", "hf"):
-        examples = load_dataset(tmp_path / source, text_column="sentence", label_column="y")
+        examples = load_examples(str(tmp_path / source), _ctx(), text_column="sentence", label_column="y")
         assert [(e.text, str(e.label)) for e in examples] == [("good film", "1"), ("bad film", "0")]
+    paragraphs = load_examples(str(tmp_path / "d.txt"), _ctx(), labelled=False)
+    assert [(e.id, e.text) for e in paragraphs] == [("000001", "First para line two."), ("000004", "Second para.")]
+    lines = list(FileData(tmp_path / "d.txt", per_line=True).examples())
+    assert [e.text for e in lines] == ["First para", "line two.", "Second para."]
 
 
-def test_gold_labels_map_to_class_indices_by_name_or_index():
-    from types import SimpleNamespace
-
-    from robust.core.labels import label_index
-
-    named = SimpleNamespace(labels=["negative", "positive"])
-    generic = SimpleNamespace(labels=["LABEL_0", "LABEL_1"])
+def test_gold_labels_map_to_class_indices_by_name_or_index_and_nothing_else():
+    named = SimpleNamespace(labels=["negative", "positive"], identity="m")
+    generic = SimpleNamespace(labels=["LABEL_0", "LABEL_1"], identity="m")
     assert label_index(named, "positive") == 1 and label_index(generic, "1") == 1 and label_index(generic, 0) == 0
-    assert label_index(SimpleNamespace(), "3") == 3
-    with pytest.raises(RobustError, match="not one of the model's labels"):
-        label_index(named, "neutral")
-    with pytest.raises(RobustError, match="label 2"):
-        label_index(generic, 2)
+    assert label_index(SimpleNamespace(labels=None, identity="m"), "3") == 3
+    for model, label, message in [(named, "neutral", "unknown label 'neutral'"), (generic, 2, "unknown label 2"),
+                                  (generic, 1.0, "is a float"), (generic, True, "is a bool"),
+                                  (named, "-1", "unknown label '-1'")]:
+        with pytest.raises(RobustError, match=message):
+            label_index(model, label)

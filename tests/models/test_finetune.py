@@ -59,3 +59,24 @@ def test_finetune_rejects_bad_settings_and_data(train_file, tmp_path):
     one_label.write_text(json.dumps({"text": "x", "label": "a"}) + "\n")
     with pytest.raises(RobustError):
         _ = get_registry().model("finetune:minilm", train=str(one_label)).labels
+
+
+def test_finetune_is_robtests_default_victim_for_user_data_and_only_its_held_out_share_is_evaluated(train_file):
+    from robust.core.context import RunContext
+    from robust.plugins.benchmarks.robtest.benchmark import RobTest
+
+    assert RobTest.default_model_for(None, {}) == ("probe:minilm", {})
+    spec, settings = RobTest.default_model_for(str(train_file), {"text_column": "text", "n": "5"})
+    assert spec == "finetune:minilm" and settings == {"train": str(train_file), "text_column": "text"}
+    model = get_registry().model(spec, **settings, **{k: v for k, v in SETTINGS.items() if k != "holdout"})
+    train, held = model.split()
+    assert model.trained_on(str(train_file)) == {ex.id for ex in train} and model.trained_on("mr") is None
+    bench = RobTest(n=50)
+    ctx = RunContext("t", 0, model, get_registry(), str(train_file), attacks=["typo-G"], model_spec=spec)
+    model.bind(ctx)
+    bench.bind(ctx).prepare(ctx)
+    assert sorted(ex.id for ex in bench.examples) == sorted(ex.id for ex in held) and len(held) == 2
+    # negative control: a model that was not trained on the data leaves every example in
+    other = get_registry().model(spec, **SETTINGS)  # trained on mr-train
+    ctx2 = RunContext("t", 0, other, get_registry(), str(train_file), attacks=["typo-G"], model_spec=spec)
+    assert other.bind(ctx2).trained_on(str(train_file)) is None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from robust.core.errors import RobustError
-from robust.core.resources import package_dir
+from robust.core.paths import package_dir
 from robust.plugins.models.hf import HFModel
 
 TEXTS = ["a short one", "a much longer sentence with many more words in it than the others", "mid length text here"]
@@ -128,8 +128,11 @@ def test_fill_mask_ranks_substitutes(dirs):
 
 
 def test_missing_local_model_is_one_line_error(tmp_path):
+    with pytest.raises(RobustError, match=f"no such model directory: {tmp_path / 'nothing-here'}"):
+        HFModel(str(tmp_path / "nothing-here"))
+    (tmp_path / "empty").mkdir()
     with pytest.raises(RobustError, match="cannot load"):
-        HFModel(str(tmp_path / "nothing-here")).classify(["x"])
+        HFModel(str(tmp_path / "empty")).classify(["x"])
 
 
 def test_seq2seq_generation_is_seeded_per_prompt(dirs):

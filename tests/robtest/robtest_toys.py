@@ -92,12 +92,15 @@ class CountingFn:
 
 
 def registry_with(*transforms: Any) -> Registry:
-    from robust.plugins.benchmarks.robtest import RobTest, SaliencyGreedy
+    """A registry holding only the toy transforms, RobTest, its attackers and scorers."""
+    from robust.plugins.benchmarks.robtest import AverageScore, RobTest, RuleSampling, SaliencyGreedy, WorstScore
 
     registry = Registry()
-    for target in (*transforms, SaliencyGreedy):
-        registry.add(Entry("attack", target.name, target, "tests", "local", "0"))
-    registry.add(Entry("benchmark", RobTest.name, RobTest, "tests", "local", "0"))
+    for target in transforms:
+        registry.add(Entry("transform", target.name, target, "tests", "local", "0"))
+    for kind, target in (("attacker", RuleSampling), ("attacker", SaliencyGreedy), ("benchmark", RobTest),
+                         ("scorer", AverageScore), ("scorer", WorstScore)):
+        registry.add(Entry(kind, target.name, target, "tests", "local", "0"))
     return registry
 
 

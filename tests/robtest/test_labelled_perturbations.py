@@ -61,7 +61,7 @@ def regenerate(dimension: str, mode: str | None = None) -> list[tuple[dict[str, 
     out = []
     for row in labelled:
         if row["tag"] not in transforms:
-            transforms[row["tag"]] = registry.get("attack", row["tag"]).create(**({"mode": mode} if mode else {}))
+            transforms[row["tag"]] = registry.get("transform", row["tag"]).create(**({"mode": mode} if mode else {}))
         rng = np.random.default_rng([0, int(row["index"])])
         variants = transforms[row["tag"]].apply(Example(row["example"], row["original"]), float(row["degree"]), rng)
         out.append((row, variants[int(rng.integers(len(variants)))].text))

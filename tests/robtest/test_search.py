@@ -46,11 +46,12 @@ def test_saliency_masks_each_word_and_ranks_the_largest_drop_first():
 def test_attacker_plugin_edits_the_salient_word_within_the_degree():
     model = FunctionModel(keyword_probs, "classify", labels=["neg", "pos"])
     example = Example("1", FILLER.format("good"), "pos")
-    attacker = SaliencyGreedy(ToyWord())
-    out = attacker.attack(example, model, 0.05, np.random.default_rng(0))
-    assert [e.text for e in out] == [FILLER.format("zzz")]  # 13 words: k = 1 edit, on 'good'
-    assert out[0].meta["attack"] == "saliency-greedy"
-    assert keyword_probs([out[0].text])[0].argmax() == 0
+    attacker = SaliencyGreedy()
+    out = attacker.attack([example], model, ToyWord(), 0.05, rngs=[np.random.default_rng(0)])[0]
+    assert out.variants == [FILLER.format("zzz")] == [out.perturbed]  # 13 words: k = 1 edit, on 'good'
+    assert out.success and out.status == "succeeded" and keyword_probs([out.perturbed])[0].argmax() == 0
+    assert out.edits == [{"index": 7, "before": "good", "after": "zzz"}]
+    assert out.queries == 1 + 13 + 1  # the text and its 13 masked copies, then the final check
 
 
 def test_faithful_greedy_stops_on_char_levenshtein_per_word():
@@ -58,7 +59,7 @@ def test_faithful_greedy_stops_on_char_levenshtein_per_word():
     (distance 4 of 13 words) already 'reaches' 0.3; clean counts modified words (ceil(13 x 0.3) = 4)."""
     text = FILLER.format("good")
     runs = {f: drive([search_for(ToyWord(), text, 0.3, np.random.default_rng(3), GreedyConfig(faithful=f))],
-                     keyword_probs)[0][0] for f in (True, False)}
+                     keyword_probs)[0].texts[0] for f in (True, False)}
     assert runs[True].split().count("zzz") == 1
     assert runs[False].split().count("zzz") == 4
 
@@ -68,7 +69,7 @@ def test_greedy_edits_ceil_kd_words_per_degree_and_paths_nest():
     outs = {}
     for d in (0.1, 0.3):
         search = search_for(ToyWord(), text, d, np.random.default_rng(3))
-        outs[d] = drive([search], keyword_probs)[0][0]
+        outs[d] = drive([search], keyword_probs)[0].texts[0]
         assert ToyWord().measure(text, outs[d]) >= d
         assert sum(w == "zzz" for w in outs[d].split()) == int(np.ceil(13 * d))
     changed = {i for i, w in enumerate(outs[0.1].split()) if w == "zzz"}
@@ -78,12 +79,12 @@ def test_greedy_edits_ceil_kd_words_per_degree_and_paths_nest():
 def test_stop_on_flip_ends_the_search_after_the_label_changes():
     text = FILLER.format("good")
     config = GreedyConfig(stop_on_flip=True, ratio=0.05)  # one word per round
-    out = drive([search_for(ToyWord(), text, 0.5, np.random.default_rng(0), config)], keyword_probs)[0][0]
+    out = drive([search_for(ToyWord(), text, 0.5, np.random.default_rng(0), config)], keyword_probs)[0].texts[0]
     assert out.split().count("zzz") == 1  # 'good' removed, then the flip is seen and the search stops
 
 
 def test_sentence_search_keeps_the_most_damaging_candidate_below_the_degree():
-    out = drive([search_for(Appender(), "a film", 0.25, np.random.default_rng(0))], bad_counter)[0]
+    out = drive([search_for(Appender(), "a film", 0.25, np.random.default_rng(0))], bad_counter)[0].texts
     assert out == ["a film bad bad"]  # a third word would reach 0.3 >= 0.25
 
 
@@ -98,4 +99,26 @@ def test_drive_batches_all_searches_of_a_round_into_one_call():
     searches = [search_for(ToyWord(), t, 0.1, np.random.default_rng(i)) for i, t in enumerate(texts)]
     outs = drive(searches, counting)
     assert len(calls) == 1 and calls[0] == 5 * 15  # each: the text + 14 masks, one round
-    assert all(o[0].split().count("zzz") == 2 for o in outs)
+    assert all(o.texts[0].split().count("zzz") == 2 for o in outs)
+
+
+def test_a_query_budget_is_never_exceeded_and_marks_the_result():
+    model = FunctionModel(keyword_probs, "classify", labels=["neg", "pos"])
+    examples = [Example(str(i), FILLER.format("fine") + f" {i}", "neg") for i in range(4)]  # robust: never flips
+    for budget in (5, 15, 16, 40):
+        results = SaliencyGreedy().attack(examples, model, ToyWord(), 0.3, budget,
+                                          [np.random.default_rng(i) for i in range(4)])
+        assert all(r.queries <= budget for r in results)
+        assert all(r.status == "budget" for r in results) == (budget < 30)  # 15 per round, two rounds + check
+
+
+def test_clean_saliency_follows_the_gold_label_on_a_misclassified_example():
+    """A negative review the victim gets wrong: saliency of the prediction (faithful) removes the decisive
+    word and pushes towards the gold label; saliency of the gold class (clean) never does."""
+    model = FunctionModel(keyword_probs, "classify", labels=["neg", "pos"])
+    example = Example("1", FILLER.format("good"), "neg")  # predicted pos, gold neg: already wrong
+    clean = SaliencyGreedy().attack([example], model, ToyWord(), 0.05, rngs=[np.random.default_rng(0)])[0]
+    faithful = SaliencyGreedy(faithful=True, draws=1).attack([example], model, ToyWord(), 0.05,
+                                                             rngs=[np.random.default_rng(0)])[0]
+    assert "good" in clean.perturbed.split() and clean.success
+    assert "good" not in faithful.perturbed.split() and not faithful.success

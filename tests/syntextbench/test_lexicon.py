@@ -18,6 +18,7 @@ from robust.plugins.benchmarks.syntextbench.lexicon import (
     read_sentiwordnet,
     word_lists_from_examples,
 )
+from robust.plugins.benchmarks.syntextbench.sentences import SyntheticSentences
 
 from .conftest import SHARED_SWN, make_ctx, random_embedder
 
@@ -122,11 +123,11 @@ def test_third_party_lexicon_plugin(registry):
 
     registry.add(Entry("dataset", TinyLexicon.name, TinyLexicon, "test", "test-dist", "0"))
     try:
-        lists = SynTextBench(lexicon="tiny-lexicon").load_word_lists(registry)
+        lists = SyntheticSentences(lexicon="tiny-lexicon").word_lists()
         assert (lists.pos, lists.neg, sorted(lists.neu)) == (["joy"], ["grief"], ["chair", "table"])
         assert lists.info()["lexicon"] == "tiny-lexicon"
         with pytest.raises(RobustError):
-            SynTextBench(lexicon="tiny-lexicon", lexicon_path="x").load_word_lists(registry)
+            SyntheticSentences(lexicon="tiny-lexicon", lexicon_path="x").word_lists()
         bench = SynTextBench(lexicon="tiny-lexicon", n=40, levels=[0.0, 0.5])
         ctx = make_ctx(registry, random_embedder())
         bench.prepare(ctx)
@@ -143,9 +144,9 @@ def test_third_party_lexicon_plugin(registry):
 
 def test_lexicon_selection(registry, tmp_path):
     path = write_swn(tmp_path / "swn.txt", True)
-    assert SynTextBench().lexicon_name() == "afinn"
-    lists = SynTextBench(lexicon_path=str(path)).load_word_lists(registry)
+    assert SyntheticSentences().lexicon_name() == "afinn"
+    lists = SyntheticSentences(lexicon_path=str(path)).word_lists()
     assert lists.name == "sentiwordnet" and lists.source == str(path)
-    assert SynTextBench(lexicon_path=str(path), dedupe=True).load_word_lists(registry).sizes()["pos"] == 5
-    with pytest.raises(RobustError):
-        SynTextBench(lexicon="nonexistent").load_word_lists(registry)
+    assert SyntheticSentences(lexicon_path=str(path), dedupe=True).word_lists().sizes()["pos"] == 5
+    with pytest.raises(RobustError, match="unknown lexicon 'nonexistent'"):
+        SyntheticSentences(lexicon="nonexistent").word_lists()

@@ -1,17 +1,20 @@
-"""What a benchmark sees while it runs: the model, its settings, seeds, data and the registry."""
+"""What a plugin sees while it runs: the model under test, helper models, the registry, resources, seeds, data."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robust.core.errors import RobustError
 from robust.core.seeding import derive_seed, rng_for
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from robust.core.interfaces import ModelAdapter
+    from robust.core.interfaces import ModelAdapter, Plugin
     from robust.core.registry import Registry
 
 
@@ -24,8 +27,20 @@ class RunContext:
     data: str | None = None
     limit: int | None = None
     attacks: list[str] = field(default_factory=list)
+    scorers: list[str] = field(default_factory=list)
     out_dir: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: per-plugin settings from `--set NAME.key=value` (plugin name -> settings)
+    plugin_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    model_spec: str = ""  # how the model under test was named (`--model`)
+    _models: dict[str, ModelAdapter] = field(default_factory=dict, repr=False)
+    _models_lock: Any = field(default_factory=threading.RLock, repr=False)  # the runner preloads
+
+    @classmethod
+    def default(cls) -> RunContext:
+        """A context outside any run: the process registry, seed 0, no model under test."""
+        from robust.core.plugins import get_registry
+
+        return cls("", 0, None, get_registry())
 
     def seed_for(self, *parts: object) -> int:
         """The seed of an item (or any labelled random choice) in this run."""
@@ -34,3 +49,36 @@ class RunContext:
     def rng(self, *parts: object) -> np.random.Generator:
         """A numpy Generator for an item id (or other labels) in this run."""
         return rng_for(self.seed, *parts)
+
+    def create(self, kind: str, name: str, **config: Any) -> Any:
+        """A registered plugin configured with this run's `NAME.key=value` settings (then `config`), bound here."""
+        entry = self.registry.get(kind, name)
+        merged = {**self.plugin_settings.get(entry.name, {}), **config}
+        return entry.create(**merged).bind(self)
+
+    def load_model(self, spec: str, needs: Iterable[str] = (), user: str = "") -> ModelAdapter:
+        """A helper model by spec (`minilm`, `hf:DIR`), one instance per spec per run; the model under test
+        is reused when the spec names it. Its capabilities are checked on the instance."""
+        with self._models_lock:
+            if self.model is not None and spec == self.model_spec:
+                model = self.model
+            elif spec in self._models:
+                model = self._models[spec]
+            else:
+                model = self._models[spec] = self.registry.model(spec)
+                model.bind(self)
+        missing = set(needs) - set(model.provides())
+        if missing:
+            raise RobustError(f"{user or 'a plugin'} needs a model that can {', '.join(sorted(missing))}; "
+                              f"{spec!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
+        return model
+
+    def resource(self, name: str) -> Path:
+        """The path of a registered resource (WordNet, MR, ...), or a one-line MissingResource."""
+        return self.create("resource", name).locate()
+
+    def open_data(self, spec: str | None = None, **options: Any) -> Plugin:
+        """A DataGenerator for a file/directory path or a registered dataset name (the one data path)."""
+        from robust.core.data import open_data
+
+        return open_data(spec or self.data or "", self, **options)

@@ -26,3 +26,11 @@ def unknown(kind: str, name: str, choices: Iterable[str]) -> RobustError:
     hint = did_you_mean(name, choices)
     known = ", ".join(choices) if choices else "none"
     return RobustError(f"unknown {kind} {name!r}{hint}; known: {known}")
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one line: its message's first line, prefixed by its type unless it is a RobustError."""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if isinstance(exc, RobustError):
+        return first
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -10,12 +10,17 @@ hookimpl = HookimplMarker("robust")
 
 @hookspec
 def register_benchmarks(register):
-    """Register `Benchmark` classes, e.g. `register(MyBench)` -> `robust run --bench mybench`."""
+    """Register `Benchmark` classes: `register(MyBench)` -> `robust run --bench mybench`."""
 
 
 @hookspec
-def register_attacks(register):
-    """Register `Transform` and `Attacker` classes or instances -> `robust run --attack NAME`."""
+def register_transforms(register):
+    """Register `Transform`s (perturbations) -> `robust run --attack NAME`, usable by RobTest and BYOD."""
+
+
+@hookspec
+def register_attackers(register):
+    """Register `Attacker`s (search strategies) -> `--attack NAME` or `--attack NAME:TRANSFORM`."""
 
 
 @hookspec
@@ -25,12 +30,17 @@ def register_models(register):
 
 @hookspec
 def register_datasets(register):
-    """Register `DataGenerator`s: datasets, corpora and lexicons that benchmarks read by name."""
+    """Register `DataGenerator`s: datasets, corpora, lexicons and synthetic generators, read by name."""
 
 
 @hookspec
 def register_scorers(register):
-    """Register `Scorer`s that benchmarks look up by name."""
+    """Register `Scorer`s: metrics that benchmarks use by name and `--scorer NAME` adds to a run."""
+
+
+@hookspec
+def register_resources(register):
+    """Register `Resource`s: files plugins read, prepared once by `robust setup NAME`."""
 
 
 @hookspec

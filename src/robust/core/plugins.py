@@ -1,5 +1,7 @@
 """Plugin discovery: entry points of the group `robust` (built-ins included), each loaded in isolation.
 
+A plugin that fails to import, or whose hook raises, is recorded as broken with its one-line cause (and its
+traceback, shown by `--debug`); whatever that hook had registered is dropped, so nothing is half-registered.
 `ROBUST_LOAD_PLUGINS=dist1,dist2` loads only those third-party distributions ("" loads none);
 `ROBUST_TRACE_PLUGINS=1` prints every hook call and what it registered to stderr.
 """
@@ -8,37 +10,34 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from importlib import metadata
 from typing import Any
 
 import pluggy
 
 from robust.core import hookspecs
-from robust.core.registry import Entry, Registry
+from robust.core.registry import BUILTIN, Broken, Entry, Registry
 
 GROUP = "robust"
-BUILTIN_DIST = "robust"
-_HOOK_KINDS = {
-    "register_benchmarks": "benchmark",
-    "register_attacks": "attack",
-    "register_models": "model",
-    "register_datasets": "dataset",
-    "register_scorers": "scorer",
-}
+HOOK_KINDS = {f"register_{kind}s": kind for kind in
+              ("benchmark", "transform", "attacker", "model", "dataset", "scorer", "resource")}
 
 pm = pluggy.PluginManager(GROUP)
 pm.add_hookspecs(hookspecs)
 _origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
-_load_warnings: list[str] = []
+_load_failures: list[Broken] = []
 _loaded = False
 _registry: Registry | None = None
 
 
+def _normal(dist: str) -> str:
+    return dist.lower().replace("_", "-")
+
+
 def _allowed() -> set[str] | None:
     value = os.environ.get("ROBUST_LOAD_PLUGINS")
-    if value is None:
-        return None
-    return {v.strip().lower().replace("_", "-") for v in value.split(",") if v.strip()}
+    return None if value is None else {_normal(v.strip()) for v in value.split(",") if v.strip()}
 
 
 def _trace(message: str) -> None:
@@ -46,27 +45,31 @@ def _trace(message: str) -> None:
         print(f"[robust plugins] {message}", file=sys.stderr)
 
 
+def _failure(plugin: str, dist: str, version: str, step: str, exc: BaseException) -> Broken:
+    cause = (str(exc).strip().splitlines() or [""])[0]
+    return Broken(plugin, dist, version, step, f"{type(exc).__name__}: {cause}" if cause else type(exc).__name__,
+                  "".join(traceback.format_exception(exc)))
+
+
 def load_plugins() -> None:
-    """Register every entry point of the group once; a failing one becomes a warning."""
+    """Register every entry point of the group once; a failing one is recorded as broken."""
     global _loaded
     if _loaded:
         return
     _loaded = True
     allowed = _allowed()
     for ep in metadata.entry_points(group=GROUP):
-        dist = ep.dist.name if ep.dist else "unknown"
+        dist = _normal(ep.dist.name) if ep.dist else "unknown"
         version = ep.dist.version if ep.dist else "?"
-        norm = dist.lower().replace("_", "-")
-        if norm != BUILTIN_DIST and allowed is not None and norm not in allowed:
+        if dist != BUILTIN and allowed is not None and dist not in allowed:
             _trace(f"skipped {ep.name} from {dist} (not in ROBUST_LOAD_PLUGINS)")
             continue
         if pm.has_plugin(ep.name):
             continue
         try:
-            module = ep.load()
-            pm.register(module, name=ep.name)
+            pm.register(ep.load(), name=ep.name)
         except Exception as exc:  # a broken plugin must never break its siblings
-            _load_warnings.append(f"plugin {ep.name!r} from {dist} {version} failed to load: {exc!r}")
+            _load_failures.append(_failure(ep.name, dist, version, "import", exc))
             continue
         _origins[ep.name] = (dist, version)
         _trace(f"loaded {ep.name} from {dist} {version}")
@@ -87,36 +90,41 @@ def unregister_plugin(name: str) -> None:
     _registry = None
 
 
-def _origin(plugin: Any) -> tuple[str, str, str]:
-    name = pm.get_name(plugin) or getattr(plugin, "__name__", "?")
-    dist, version = _origins.get(name, ("local", "0"))
-    return name, dist, version
-
-
 def build_registry() -> Registry:
-    """Call every `register_*` hook implementation separately and collect what it registers."""
+    """Call every plugin's `register_*` hooks; a plugin's entries are kept only if all its hooks succeed."""
     load_plugins()
-    registry = Registry(warnings=list(_load_warnings))
-    for hook_name, kind in _HOOK_KINDS.items():
-        caller = getattr(pm.hook, hook_name)
-        for impl in caller.get_hookimpls():
-            plugin, dist, version = _origin(impl.plugin)
-
+    registry = Registry(broken=list(_load_failures))
+    staged: dict[str, list[Entry]] = {}
+    failed: set[str] = set()
+    for hook_name, kind in HOOK_KINDS.items():
+        for impl in getattr(pm.hook, hook_name).get_hookimpls():
+            plugin = pm.get_name(impl.plugin) or "?"
+            if plugin in failed:
+                continue
+            dist, version = _origins.get(plugin, ("local", "0"))
+            batch: list[Entry] = []
             try:
-                impl.function(register=_registrar(registry, hook_name, kind, plugin, dist, version))
+                impl.function(register=_registrar(batch, kind, plugin, dist, version))
             except Exception as exc:
-                registry.warnings.append(f"plugin {plugin!r} from {dist} {version} failed in {hook_name}: {exc!r}")
+                registry.broken.append(_failure(plugin, dist, version, hook_name, exc))
+                failed.add(plugin)
+                continue
+            staged.setdefault(plugin, []).extend(batch)
+    for plugin, entries in staged.items():
+        if plugin not in failed:
+            for entry in entries:
+                registry.add(entry)
+                _trace(f"{plugin} registered {entry.kind} {entry.name!r}")
     return registry
 
 
-def _registrar(registry: Registry, hook: str, kind: str, plugin: str, dist: str, version: str) -> Any:
+def _registrar(batch: list[Entry], kind: str, plugin: str, dist: str, version: str) -> Any:
     """The `register` callback a hook implementation receives."""
 
     def register(obj: Any) -> None:
         if getattr(obj, "kind", None) != kind or not getattr(obj, "name", ""):
-            raise TypeError(f"{obj!r} is not a named {kind} plugin")
-        registry.add(Entry(kind, obj.name, obj, plugin, dist, version))
-        _trace(f"{hook}: {plugin} registered {kind} {obj.name!r}")
+            raise TypeError(f"{obj!r} is not a named {kind} plugin (its kind is {getattr(obj, 'kind', None)!r})")
+        batch.append(Entry(kind, obj.name, obj, plugin, dist, version))
 
     return register
 
@@ -130,12 +138,18 @@ def get_registry() -> Registry:
 
 
 def plugin_list() -> list[dict[str, Any]]:
-    """Loaded plugins with their hooks and distribution, like `llm plugins`."""
+    """Loaded plugins with their hooks and distribution (like `llm plugins`), then the broken ones."""
     load_plugins()
     out = []
     for name, plugin in sorted(pm.list_name_plugin(), key=lambda kv: kv[0]):
         dist, version = _origins.get(name, ("local", "0"))
         hooks = sorted(c.name for c in pm.get_hookcallers(plugin) or [])
-        out.append({"name": name, "distribution": dist, "version": version, "hooks": hooks,
-                    "origin": "built-in" if dist == BUILTIN_DIST else f"{dist} {version}"})
+        out.append({"name": name, "distribution": dist, "version": version, "hooks": hooks, "status": "ok",
+                    "origin": "built-in" if dist == BUILTIN else f"{dist} {version}"})
+    broken = {b.plugin: b for b in get_registry().broken}
+    for row in out:
+        if row["name"] in broken:
+            row["status"] = "broken: " + broken.pop(row["name"]).cause
+    out += [{"name": b.plugin, "distribution": b.distribution, "version": b.version, "hooks": [],
+             "status": "broken: " + b.cause, "origin": f"{b.distribution} {b.version}"} for b in broken.values()]
     return out

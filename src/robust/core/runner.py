@@ -1,154 +1,292 @@
-"""Run a benchmark against a model: create or resume a run, compute missing items, reduce to a result."""
+"""Run a benchmark against a model: validate everything, create or resume a run, compute missing items under
+a lease, and end the run in exactly one of `finished`, `failed` (with its cause) or `interrupted`."""
 
 from __future__ import annotations
 
+import contextlib
 import platform
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.errors import RobustError
-from robust.core.executor import Executor, InProcessExecutor
+from robust.core.errors import RobustError, one_line
+from robust.core.executor import Executor, InProcessExecutor, Job
+from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Registry
 from robust.core.results import Result
-from robust.core.store import Run, Store
+from robust.core.settings import resolve_settings
+from robust.core.store import Lease, Run, Store, owner_token
 
 _PACKAGES = ("robust", "numpy", "scipy", "torch", "transformers", "pluggy")
 
 
 @dataclass
 class RunConfig:
-    """Everything that defines a run; stored with it so `--resume` rebuilds the same run."""
+    """Everything that defines a run; stored with it so `--resume` (or a remote worker) rebuilds the same run."""
 
     bench: str
     model: str
     attacks: list[str] = field(default_factory=list)
+    scorers: list[str] = field(default_factory=list)
     data: str | None = None
     limit: int | None = None
     seed: int = 0
     batch_size: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)  # benchmark settings
     model_settings: dict[str, Any] = field(default_factory=dict)
-    attack_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    plugin_settings: dict[str, dict[str, Any]] = field(default_factory=dict)  # NAME.key=value
     out: str | None = None
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> RunConfig:
+        obj = dict(obj)
+        obj.setdefault("plugin_settings", obj.pop("attack_settings", {}))  # stores written before 0.2
         return cls(**{k: v for k, v in obj.items() if k in cls.__dataclass_fields__})
 
 
-def split_settings(values: dict[str, str], attacks: list[str]) -> tuple[dict, dict, dict]:
-    """`--set` pairs -> (benchmark, model, per-attack) settings; `model.x` and `ATTACK.x` are routed."""
-    bench, model, attack = {}, {}, {}
+def split_settings(values: dict[str, str]) -> tuple[dict, dict, dict]:
+    """`--set` pairs -> (benchmark, model, per-plugin) settings; `model.x` and `NAME.x` are routed."""
+    bench: dict[str, str] = {}
+    model: dict[str, str] = {}
+    plugins: dict[str, dict[str, str]] = {}
     for key, value in values.items():
         head, dot, rest = key.partition(".")
         if dot and head == "model":
             model[rest] = value
         elif dot:
-            attack.setdefault(head, {})[rest] = value
+            plugins.setdefault(head, {})[rest] = value
         else:
             bench[key] = value
-    return bench, model, attack
+    return bench, model, plugins
 
 
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, delivered as an interruption so the run is flushed and marked `interrupted`."""
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise Interrupted("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Meter:
+    """This process's model queries and seconds on a run not yet added to the run's counters (they are added
+    with each committed chunk, so even a killed process leaves its share)."""
+
+    def __init__(self) -> None:
+        self.model: Any = None
+        self.queries, self.since = 0, time.monotonic()
+
+    def watch(self, model: Any) -> None:
+        self.model, self.queries = model, model.queries
+
+    def take(self) -> tuple[int, float]:
+        """The (queries, seconds) since the last take."""
+        queries, now = (self.model.queries if self.model else 0), time.monotonic()
+        counted = (queries - self.queries, now - self.since)
+        self.queries, self.since = queries, now
+        return counted
+
+
+class _Preload:
+    """`model.preload()` in a daemon thread (weights load while the benchmark prepares its data); `wait()`
+    joins it and re-raises its error, so a model that fails to load reports the same one line as before."""
+
+    def __init__(self, model: Any) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._load, args=(model,), name="robust-preload", daemon=True)
+        self.thread.start()
+
+    def _load(self, model: Any) -> None:
+        try:
+            model.preload()
+        except BaseException as exc:  # surfaced by wait(), in the caller's thread
+            self.error = exc
+
+    def wait(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
 
 
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, say: Callable[[str], None] = lambda line: None) -> None:
         self.registry, self.store = registry, store
         self.executor = executor or InProcessExecutor()
-        self.progress = progress
+        self.progress, self.say = progress, say
+        self.run_id = ""  # the run this runner created or resumed last (for the CLI's interruption message)
 
-    def start(self, config: RunConfig) -> Run:
-        """Validate a new run's config, record it, and compute it."""
-        bench, model, ctx = self._build(config, run_id="")
-        environment = {"versions": _versions(), "plugins": self._plugins(config), "model": model.info()}
-        run_id = self.store.create_run(config.bench, config.model, asdict(config), environment)
-        ctx.run_id = run_id
-        return self._execute(run_id, bench, ctx)
-
-    def resume(self, ref: str) -> Run:
-        """Continue a run from its stored config; items already recorded are not recomputed."""
-        run = self.store.get(ref)
-        config = RunConfig.from_json(run.config)
-        bench, _, ctx = self._build(config, run_id=run.id)
-        return self._execute(run.id, bench, ctx)
-
-    def reduce(self, ref: str) -> Result:
-        """Recompute a finished run's result from its stored records (no model calls)."""
-        run = self.store.get(ref)
-        config = RunConfig.from_json(run.config)
+    # building -------------------------------------------------------------------------------------
+    def build(self, config: RunConfig, run_id: str = "") -> tuple[Benchmark, RunContext]:
+        """The benchmark and run context of a config, every setting validated (no model call yet)."""
+        if config.limit is not None and config.limit < 1:
+            raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
+        if config.batch_size is not None and config.batch_size < 1:
+            raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
         bench = self.registry.get("benchmark", config.bench).create(**config.settings)
-        ctx = RunContext(run.id, config.seed, None, self.registry, config.data, config.limit, config.attacks)
-        return bench.reduce(self.store.records(run.id), ctx)
-
-    # ---------------------------------------------------------------------------------------
-    def _build(self, config: RunConfig, run_id: str) -> tuple[Any, Any, RunContext]:
-        entry = self.registry.get("benchmark", config.bench)
-        bench = entry.create(**config.settings)
-        if config.attacks and not getattr(bench, "accepts_attacks", False):
+        if config.attacks and not bench.accepts_attacks:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack")
+        for name, values in config.plugin_settings.items():
+            resolve_settings(name, self._plugin(name).target.settings, values)
         model_settings = dict(config.model_settings)
         if config.batch_size:
             model_settings["batch_size"] = config.batch_size
         model = self.registry.model(config.model, **model_settings)
         out_dir = Path(config.out) if config.out else self.store.path.parent / "outputs"
         ctx = RunContext(run_id, config.seed, model, self.registry, config.data, config.limit,
-                         list(config.attacks), out_dir, {"attack_settings": config.attack_settings})
+                         list(config.attacks), list(config.scorers), out_dir, config.plugin_settings, config.model)
+        model.bind(ctx)
+        bench.bind(ctx)
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())
         if missing:
-            raise RobustError(
-                f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model {config.model!r} "
-                f"offers only {', '.join(sorted(model.provides())) or 'nothing'}"
-            )
-        return bench, model, ctx
+            raise RobustError(f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model "
+                              f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
+        return bench, ctx
 
-    def _plugins(self, config: RunConfig) -> dict[str, str]:
-        """Distribution and version of every plugin the run names (attack groups like `all` are skipped)."""
-        named = [("benchmark", config.bench), ("model", config.model.partition(":")[0])]
-        named += [("attack", name) for name in config.attacks if name in self.registry.entries["attack"]]
-        return {f"{kind}:{name}": self.registry.get(kind, name).origin for kind, name in named}
+    def _plugin(self, name: str) -> Any:
+        """The plugin `NAME` of a `--set NAME.key=value` (any kind but benchmark and model)."""
+        for kind in ("transform", "attacker", "scorer", "dataset", "resource"):
+            if self.registry.has(kind, name):
+                return self.registry.get(kind, name)
+        raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer or dataset named {name!r}")
 
-    def _execute(self, run_id: str, bench: Any, ctx: RunContext) -> Run:
-        from robust.core.progress import escape, make_progress
-
-        self.store.set_status(run_id, "running")
+    def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
+        """Prepare the benchmark and list its items (data problems surface here, before a run exists) while
+        the model loads in the background (its errors surface after the data's)."""
+        loading = _Preload(ctx.model) if ctx.model is not None else None
         bench.prepare(ctx)
         items = list(bench.items(ctx))
         ids = [item.id for item in items]
+        if not items:
+            raise RobustError(f"benchmark {bench.name!r} has nothing to do: the data gave no work items")
         if len(set(ids)) != len(ids):
             raise RuntimeError(f"benchmark {bench.name!r} produced duplicate item ids")
+        if loading is not None:
+            loading.wait()
+        return items
+
+    # running --------------------------------------------------------------------------------------
+    def start(self, config: RunConfig) -> Run:
+        """Validate a new run completely, then record it and compute it."""
+        meter = Meter()
+        with _sigterm_interrupts():
+            bench, ctx = self.build(config)
+            meter.watch(ctx.model)
+            items = self.plan(bench, ctx)
+            environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
+                           "settings": bench.config}
+            owner = owner_token()
+            ctx.run_id = self.run_id = self.store.create_run(config.bench, config.model, asdict(config),
+                                                             environment, owner)
+            with self._holding(ctx.run_id, owner, meter):
+                return self._execute(ctx.run_id, owner, config, bench, ctx, items, meter)
+
+    def resume(self, ref: str) -> Run:
+        """Continue an interrupted or failed run (`latest`: the latest such run) from its stored config; finished
+        items are not recomputed (a finished run is returned as it is). A run another process holds is refused."""
+        run = self.store.latest_resumable() if ref == "latest" else self.store.get(ref)
+        if run.status == "finished":
+            self.say(f"run {run.id} is already finished")
+            return run
+        meter, owner = Meter(), owner_token()
+        with _sigterm_interrupts():
+            self.store.acquire(run.id, owner)
+            self.run_id = run.id
+            with self._holding(run.id, owner, meter):
+                self.say(f"resuming run {run.id} ({run.status})")
+                config = RunConfig.from_json(run.config)
+                bench, ctx = self.build(config, run.id)
+                meter.watch(ctx.model)
+                items = self.plan(bench, ctx)
+                return self._execute(run.id, owner, config, bench, ctx, items, meter)
+
+    def reduce(self, ref: str) -> Result:
+        """Recompute a run's result from its stored records (no model calls)."""
+        run = self.store.get(ref)
+        config = RunConfig.from_json(run.config)
+        bench = self.registry.get("benchmark", config.bench).create(**config.settings)
+        ctx = RunContext(run.id, config.seed, None, self.registry, config.data, config.limit, config.attacks,
+                         config.scorers, None, config.plugin_settings, config.model)
+        return bench.bind(ctx).reduce(self.store.records(run.id), ctx)
+
+    @contextlib.contextmanager
+    def _holding(self, run_id: str, owner: str, meter: Meter) -> Iterator[None]:
+        """Hold the run's lease (renewed in the background) while the block runs; if it raises, end the run
+        `interrupted` (Ctrl-C, SIGTERM) or `failed` (any error, with its one-line cause)."""
+        try:
+            with Lease(self.store, run_id, owner):
+                yield
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Interrupted) else "Ctrl-C"
+            self.store.end(run_id, owner, "interrupted", meter.take(), f"stopped by {how}")
+            raise
+        except BaseException as exc:
+            self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))
+            raise
+
+    def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
+                 items: list[WorkItem], meter: Meter) -> Run:
+        """Compute the items without a record (committing each chunk with its counters), reduce, end `finished`."""
+        from robust.progress import make_progress
+
+        model = ctx.model
         done = self.store.done_ids(run_id)
         todo = [item for item in items if item.id not in done]
-        model = ctx.model
         with make_progress(lambda: model.queries, self.progress) as progress:
-            task = progress.add_task(escape(f"{bench.name} · {model.identity}"), total=len(items),
+            task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
                                      completed=len(items) - len(todo))
 
-            def on_done(chunk: Any, records: list[dict[str, Any]]) -> None:
-                self.store.add_records(run_id, [(item.id, rec) for item, rec in zip(chunk, records)])
+            def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
+                model.cache.misses += queries  # queries of the model's replicas on remote workers
+                self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
+                                       meter.take())
                 progress.advance(task, len(chunk))
 
-            try:
-                self.executor.run(todo, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx), on_done)
-            except BaseException:
-                self.store.set_status(run_id, "interrupted")
-                raise
-        records = self.store.records(run_id)
-        records = {i: records[i] for i in ids if i in records}
-        result = bench.reduce(records, ctx)
-        result.summary.setdefault("items", len(records))
-        result.summary.setdefault("model_queries", model.queries)
-        self.store.finish(run_id, result.to_json())
+            # workers rebuild the run from its config, writing files where this process would
+            stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
+            job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
+            self.executor.run(job, todo, on_done)
+        stored = self.store.records(run_id)
+        result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)
+        counted = meter.take()
+        result.summary.setdefault("items", len(stored))
+        result.summary["model_queries"] = self.store.counters(run_id)[0] + counted[0]
+        self.store.end(run_id, owner, "finished", counted, result=result.to_json())
         return self.store.get(run_id)
+
+    def _origins(self, config: RunConfig) -> dict[str, str]:
+        """Qualified name and origin of every plugin the run names."""
+        named = [self.registry.get("benchmark", config.bench)]
+        head = config.model.partition(":")[0]
+        if self.registry.has("model", head):
+            named.append(self.registry.get("model", head))
+        for spec in self.registry.attack_specs(config.attacks):
+            named += [e for e in (spec.attacker, spec.transform) if e is not None]
+        named += [self.registry.get("scorer", s) for s in config.scorers]
+        return {e.qualified: e.origin for e in named}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def derive_seed(seed: int, *parts: object) -> int:
@@ -15,4 +17,6 @@ def derive_seed(seed: int, *parts: object) -> int:
 
 def rng_for(seed: int, *parts: object) -> np.random.Generator:
     """A numpy Generator seeded by `derive_seed`."""
+    import numpy as np
+
     return np.random.default_rng(derive_seed(seed, *parts))

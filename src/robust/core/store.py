@@ -1,10 +1,17 @@
-"""The run store: one SQLite database (WAL) holding runs and their item records, committed as they finish."""
+"""The run store: one SQLite database (WAL) holding runs and their item records, committed as they finish.
+
+A run ends `finished`, `failed` (with its one-line cause) or `interrupted`. The process computing a run holds
+a lease on it, renewed while it works; a run whose holder died without a word (its pid is dead on this host, or
+its lease expired on another) is marked `interrupted` by the next command.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -16,30 +23,51 @@ from robust.core.errors import RobustError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
-    id TEXT PRIMARY KEY,
-    created REAL NOT NULL,
-    finished REAL,
-    status TEXT NOT NULL,
-    bench TEXT NOT NULL,
-    model TEXT NOT NULL,
-    config TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    result TEXT
+    id TEXT PRIMARY KEY, created REAL NOT NULL, finished REAL, status TEXT NOT NULL, bench TEXT NOT NULL,
+    model TEXT NOT NULL, config TEXT NOT NULL, environment TEXT NOT NULL, result TEXT
 );
 CREATE TABLE IF NOT EXISTS records (
-    run_id TEXT NOT NULL REFERENCES runs(id),
-    item_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    payload TEXT NOT NULL,
+    run_id TEXT NOT NULL REFERENCES runs(id), item_id TEXT NOT NULL, seq INTEGER NOT NULL, payload TEXT NOT NULL,
     PRIMARY KEY (run_id, item_id)
 );
 """
+# columns added after the first release (older stores are migrated in place)
+EXTRA_COLUMNS = {"error": "TEXT", "lease_owner": "TEXT", "lease_until": "REAL",
+                 "queries": "INTEGER NOT NULL DEFAULT 0", "seconds": "REAL NOT NULL DEFAULT 0"}
+COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "environment", "result",
+           "error", "lease_owner", "lease_until", "queries", "seconds")
+LEASE_SECONDS = float(os.environ.get("ROBUST_LEASE_SECONDS", 30))
+STALE = "the process running it stopped without a word (stale lease)"
+RESUMABLE = ("interrupted", "failed")
 
 
 def default_store_path() -> Path:
     """`$ROBUST_HOME/robust.db`, else `./robust-runs/robust.db`."""
     home = os.environ.get("ROBUST_HOME")
     return Path(home) / "robust.db" if home else Path("robust-runs") / "robust.db"
+
+
+def owner_token() -> str:
+    """Who holds a lease: host, pid and a random part (pids are reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _gone(owner: str | None, until: float | None) -> bool:
+    """Whether a lease holder has stopped: on this host, its pid is dead (whatever the lease says, so a killed
+    process is found at once and a busy one is never taken over); elsewhere, its lease has expired."""
+    if not owner:
+        return True
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return (until or 0) < time.time()
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        pass
+    return False
 
 
 @dataclass
@@ -53,10 +81,16 @@ class Run:
     config: dict[str, Any]
     environment: dict[str, Any]
     result: dict[str, Any] | None
+    error: str | None = None
+    lease_owner: str | None = None
+    lease_until: float | None = None
+    queries: int = 0
+    seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "created": _iso(self.created), "finished": _iso(self.finished),
-                "status": self.status, "bench": self.bench, "model": self.model, "config": self.config,
+                "status": self.status, "error": self.error, "bench": self.bench, "model": self.model,
+                "model_queries": self.queries, "seconds": round(self.seconds, 3), "config": self.config,
                 "environment": self.environment, "result": self.result}
 
 
@@ -67,71 +101,181 @@ def _iso(t: float | None) -> str | None:
 class Store:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path else default_store_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        if path is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif not self.path.parent.is_dir():
+            raise RobustError(f"cannot open run store {self.path}: directory {self.path.parent} does not exist")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+            if tables and not ({"runs", "records"} <= tables and set(COLUMNS[:9]) <= have):  # never touch it
+                raise sqlite3.DatabaseError(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+            for column, decl in EXTRA_COLUMNS.items():
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")
+        except sqlite3.DatabaseError as exc:
+            raise RobustError(f"{self.path} is not a usable robust run store ({exc}); "
+                              "move it away or pass --store OTHER.db") from None
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         self.db.close()
 
+    def _exec(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self.db.execute(sql, args)
+
     # runs -----------------------------------------------------------------------------------
-    def create_run(self, bench: str, model: str, config: dict[str, Any], environment: dict[str, Any]) -> str:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        run_id = f"{stamp}-{bench}-{uuid.uuid4().hex[:6]}"
-        self.db.execute(
-            "INSERT INTO runs (id, created, status, bench, model, config, environment) VALUES (?,?,?,?,?,?,?)",
-            (run_id, time.time(), "running", bench, model, json.dumps(config), json.dumps(environment)),
-        )
+    def create_run(self, bench: str, model: str, config: dict[str, Any], environment: dict[str, Any],
+                   owner: str) -> str:
+        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{bench}-{uuid.uuid4().hex[:6]}"
+        self._exec("INSERT INTO runs (id, created, status, bench, model, config, environment, lease_owner, "
+                   "lease_until) VALUES (?,?,?,?,?,?,?,?,?)",
+                   (run_id, time.time(), "running", bench, model, json.dumps(config), json.dumps(environment),
+                    owner, time.time() + LEASE_SECONDS))
         return run_id
 
+    def reap(self) -> None:
+        """Mark `running` runs whose holder is gone as `interrupted`."""
+        rows = self._exec("SELECT id, lease_owner, lease_until FROM runs WHERE status = 'running'").fetchall()
+        for run_id, owner, until in rows:
+            if _gone(owner, until):
+                self._exec("UPDATE runs SET status = 'interrupted', error = ?, lease_owner = NULL "
+                           "WHERE id = ? AND status = 'running' AND lease_owner IS ?", (STALE, run_id, owner))
+
     def get(self, ref: str) -> Run:
-        """A run by id, unique id prefix, or `latest`."""
+        """A run by exact id, unique id prefix, or `latest`."""
+        self.reap()
         if ref == "latest":
-            row = self.db.execute("SELECT * FROM runs ORDER BY created DESC LIMIT 1").fetchone()
+            row = self._exec("SELECT id FROM runs ORDER BY created DESC LIMIT 1").fetchone()
             if row is None:
                 raise RobustError(f"no runs in {self.path}")
-            return self._run(row)
-        rows = self.db.execute("SELECT * FROM runs WHERE id = ? OR id LIKE ? || '%'", (ref, ref)).fetchall()
-        exact = [r for r in rows if r[0] == ref]
-        if exact or len(rows) == 1:
-            return self._run((exact or rows)[0])
-        if not rows:
+            return self._load(row[0])
+        ids = [r[0] for r in self._exec("SELECT id FROM runs")]
+        matches = [i for i in ids if i == ref] or [i for i in ids if ref and i.startswith(ref)]
+        if not matches:
             raise RobustError(f"no run {ref!r} in {self.path}; see `robust runs`")
-        raise RobustError(f"run {ref!r} is ambiguous: {', '.join(r[0] for r in rows[:5])}")
+        if len(matches) > 1:
+            raise RobustError(f"run {ref!r} is ambiguous: {', '.join(sorted(matches)[:5])}")
+        return self._load(matches[0])
+
+    def latest_resumable(self) -> Run:
+        self.reap()
+        row = self._exec("SELECT id FROM runs WHERE status IN (?, ?) ORDER BY created DESC LIMIT 1",
+                         RESUMABLE).fetchone()
+        if row is None:
+            raise RobustError(f"no interrupted or failed run to resume in {self.path}")
+        return self._load(row[0])
+
+    def _load(self, run_id: str) -> Run:
+        row = self._exec(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        rid, created, finished, status, bench, model, config, env, result, *rest = row
+        return Run(rid, created, finished, status, bench, model, json.loads(config), json.loads(env),
+                   json.loads(result) if result else None, *rest)
 
     def runs(self) -> list[Run]:
-        return [self._run(r) for r in self.db.execute("SELECT * FROM runs ORDER BY created")]
+        self.reap()
+        return [self._load(r[0]) for r in self._exec("SELECT id FROM runs ORDER BY created").fetchall()]
 
-    def set_status(self, run_id: str, status: str) -> None:
-        self.db.execute("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
+    def acquire(self, run_id: str, owner: str) -> None:
+        """Take the lease on a run for this process, or refuse in one line if a live process holds it."""
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                status, holder, until = self.db.execute(
+                    "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
+                if status == "running" and not _gone(holder, until):
+                    who = holder.rsplit(":", 1)[0]
+                    raise RobustError(f"run {run_id} is being computed by another process ({who}); "
+                                      "wait for it or stop it first")
+                self.db.execute("UPDATE runs SET status = 'running', error = NULL, lease_owner = ?, "
+                                "lease_until = ? WHERE id = ?", (owner, time.time() + LEASE_SECONDS, run_id))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
 
-    def finish(self, run_id: str, result: dict[str, Any]) -> None:
-        self.db.execute("UPDATE runs SET status = 'finished', finished = ?, result = ? WHERE id = ?",
-                        (time.time(), json.dumps(result), run_id))
+    def renew(self, run_id: str, owner: str) -> None:
+        self._exec("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?",
+                   (time.time() + LEASE_SECONDS, run_id, owner))
 
-    @staticmethod
-    def _run(row: tuple) -> Run:
-        rid, created, finished, status, bench, model, config, env, result = row
-        return Run(rid, created, finished, status, bench, model, json.loads(config), json.loads(env),
-                   json.loads(result) if result else None)
+    def end(self, run_id: str, owner: str, status: str, counted: tuple[int, float] = (0, 0.0),
+            error: str | None = None, result: dict[str, Any] | None = None) -> None:
+        """Release the lease with the final status, adding `counted` (queries, seconds) to the run's counters."""
+        self._exec("UPDATE runs SET status = ?, error = ?, lease_owner = NULL, lease_until = NULL, "
+                   "queries = queries + ?, seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END, "
+                   "result = COALESCE(?, result) WHERE id = ? AND lease_owner = ?",
+                   (status, error, *counted, status == "finished", time.time(),
+                    json.dumps(result) if result is not None else None, run_id, owner))
+
+    def counters(self, run_id: str) -> tuple[int, float]:
+        return self._exec("SELECT queries, seconds FROM runs WHERE id = ?", (run_id,)).fetchone()
+
+    def delete(self, run_ids: Iterable[str]) -> int:
+        """Remove runs and their records; a run a live process is computing is refused."""
+        self.reap()
+        ids = list(run_ids)
+        live = [r for r in ids if self._load(r).status == "running"]
+        if live:
+            raise RobustError(f"run {live[0]} is running; stop it before deleting it")
+        with self._lock, self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            for run_id in ids:
+                self.db.execute("DELETE FROM records WHERE run_id = ?", (run_id,))
+                self.db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+        return len(ids)
 
     # records --------------------------------------------------------------------------------
     def done_ids(self, run_id: str) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT item_id FROM records WHERE run_id = ?", (run_id,))}
+        return {r[0] for r in self._exec("SELECT item_id FROM records WHERE run_id = ?", (run_id,))}
 
-    def add_records(self, run_id: str, records: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        """Commit a batch of (item id, payload) atomically; an id already stored is kept, never duplicated."""
-        with self.db:
+    def add_records(self, run_id: str, owner: str, records: Iterable[tuple[str, dict[str, Any]]],
+                    counted: tuple[int, float] = (0, 0.0)) -> None:
+        """Commit a batch of (item id, payload) and the (queries, seconds) spent on it atomically, while `owner`
+        holds the lease (a process whose lease was taken over stops); an id already stored is kept."""
+        with self._lock, self.db:
             self.db.execute("BEGIN IMMEDIATE")
+            (holder,) = self.db.execute("SELECT lease_owner FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if holder != owner:
+                raise RobustError(f"run {run_id} was taken over by another process (this one's lease expired); "
+                                  "its records so far are kept")
             (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?",
                                      (run_id,)).fetchone()
             for item_id, payload in records:
                 seq += 1
                 self.db.execute("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
                                 (run_id, item_id, seq, json.dumps(payload, sort_keys=True)))
+            self.db.execute("UPDATE runs SET queries = queries + ?, seconds = seconds + ? WHERE id = ?",
+                            (*counted, run_id))
 
     def records(self, run_id: str) -> dict[str, dict[str, Any]]:
-        rows = self.db.execute("SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", (run_id,))
-        return {item_id: json.loads(payload) for item_id, payload in rows}
+        rows = self._exec("SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", (run_id,))
+        return {item_id: json.loads(payload) for item_id, payload in rows.fetchall()}
+
+
+class Lease:
+    """Holds a run's lease while a block runs, renewing it from a background thread."""
+
+    def __init__(self, store: Store, run_id: str, owner: str) -> None:
+        self.store, self.run_id, self.owner = store, run_id, owner
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._renew, daemon=True)
+
+    def _renew(self) -> None:
+        while not self._stop.wait(LEASE_SECONDS / 4):
+            try:
+                self.store.renew(self.run_id, self.owner)
+            except sqlite3.Error:
+                pass  # the next renewal tries again; an expired lease only lets another resume begin
+
+    def __enter__(self) -> Lease:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -88,7 +88,7 @@ def register_models(register):
 
 
 @robust.hookimpl
-def register_attacks(register):
+def register_transforms(register):
     register(WordDropout)
 
 

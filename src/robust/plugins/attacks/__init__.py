@@ -1,4 +1,4 @@
-"""Built-in attacks: RobTest's robustness dimensions as `Transform` plugins.
+"""Built-in transforms: RobTest's robustness dimensions as `Transform` plugins.
 
 Each module below exposes `TRANSFORMS = [...]`. A module that fails to import is skipped with a warning so
 the others stay available.
@@ -15,7 +15,7 @@ MODULES = ("typo", "glyph", "phonetic", "synonym", "inflection", "contextual", "
 
 
 @hookimpl
-def register_attacks(register):
+def register_transforms(register):
     for name in MODULES:
         try:
             module = importlib.import_module(f"{__name__}.{name}")

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import numpy as np
+from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
+from robust.core.lazy import np
+from robust.core.settings import Setting
 from robust.plugins.attacks.synonym import (
     LIGHT_WORDS,
     antonyms,
@@ -37,10 +36,18 @@ from robust.plugins.attacks.synonym import (
     wordnet,
     wordnet_pos,
 )
-from robust.plugins.attacks.text import HelperModels, WordTransform, cosines, join, match_case, pos_tags, split_affixes
+from robust.plugins.attacks.text import (
+    MODE,
+    HelperModels,
+    WordTransform,
+    cosines,
+    join,
+    match_case,
+    pos_tags,
+    split_affixes,
+)
 
 SOURCES = ("auto", "mlm", "lm")
-MODES = ("clean", "faithful")
 _OPEN_CLASS = {"N": "NOUN", "V": "VERB", "J": "ADJ", "R": "ADV"}
 # a few closed-class alternatives, so that "I watch" can become "We watch" (Table 1 of the paper)
 _CLOSED_CLASS = {
@@ -105,22 +112,18 @@ class Contextual(HelperModels, WordTransform):
     models = {"mlm": frozenset({"fill_mask"}), "lm": frozenset({"next_token_distribution", "tokenize"}),
               "embedder": frozenset({"embed"})}
     settings = {
-        "source": "auto",  # auto | mlm | lm
-        "mlm": "",  # fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)
-        "lm": "smollm2",  # causal LM that proposes the offline fills
-        "top_k": 10,
-        "mode": "clean",  # clean: words only, punctuation kept, case matched, meaning check; faithful: RobTest's
-        "embedder": "minilm",  # clean: the meaning check's sentence encoder (never the victim)
-        "min_similarity": 0.9,
-        "check": 3,  # clean: acceptable fills per word that are meaning-checked (the first passing one is used)
+        "source": Setting("auto", choices=SOURCES, help="auto: mlm when `mlm` is set, else lm"),
+        "mlm": Setting("", help="fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)"),
+        "lm": Setting("smollm2", help="causal LM that ranks the offline fills"),
+        "top_k": Setting(10, min=1, max=100, help="fills kept per word (the paper: 10)"),
+        "mode": MODE,
+        "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
+        "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a fill must keep"),
+        "check": Setting(3, min=1, max=100, help="clean: acceptable fills per word that are meaning-checked"),
     }
 
     def __init__(self, mlm_model: Any = None, lm_model: Any = None, embedder: Any = None, **config: Any) -> None:
         super().__init__(**config)
-        if self.config["source"] not in SOURCES:
-            raise RobustError(f"contextual.source must be one of {', '.join(SOURCES)}")
-        if self.config["mode"] not in MODES:
-            raise RobustError(f"contextual.mode must be one of {', '.join(MODES)}")
         self.provide("mlm", mlm_model)
         self.provide("lm", lm_model)
         self.provide("embedder", embedder)
@@ -130,19 +133,16 @@ class Contextual(HelperModels, WordTransform):
         self._fills: dict[str, list[tuple[str, ...]]] = {}
 
     # configuration -------------------------------------------------------------------------------
-    def _injected(self, name: str) -> Any:
-        return self.__dict__.get("_helpers", {}).get(name)
-
     @property
     def source(self) -> str:
         if self.config["source"] != "auto":
             return self.config["source"]
-        return "mlm" if self.config["mlm"] or self._injected("mlm") is not None else "lm"
+        return "mlm" if self.config["mlm"] or self.given("mlm") is not None else "lm"
 
     @property
     def source_label(self) -> str:
         which = self.source
-        injected = self._injected(which)
+        injected = self.given(which)
         return f"{which}:{self.config[which] if injected is None else getattr(injected, 'identity', 'injected')}"
 
     def describe(self) -> dict[str, Any]:
@@ -186,8 +186,6 @@ class Contextual(HelperModels, WordTransform):
     def _lm_sentence(self, tokens: list[str]) -> None:
         """Fills of every word from ONE causal-LM pass: the next-token distribution after each word's left
         context ranks the word's pool (`_lm_pool`) by the probability of each candidate's first token."""
-        import numpy as np
-
         model = self.helper("lm")
         text = join(tokens)
         for i in range(len(tokens)):

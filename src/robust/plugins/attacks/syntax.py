@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example
+from robust.core.lazy import np
+from robust.core.settings import Setting
 from robust.plugins.attacks.distraction import SentenceTransform
 from robust.plugins.attacks.text import REACH_TOLERANCE, with_degree
 
 if TYPE_CHECKING:
-    import numpy as np
     from spacy.tokens import Span, Token
 
 SUBORDINATORS = {"because", "although", "though", "while", "when", "whenever", "if", "unless", "since",
@@ -514,40 +515,37 @@ class Syntax(SentenceTransform):
     name = "syntax"
     dimension = "Syntax"
     description = "RobTest Syntax: syntactic paraphrases (spaCy-parse rules or an hf: model), 1 − cos ≤ d"
+    models = {"embedder": frozenset({"embed"}), "model": frozenset({"generate"})}
     settings = {
-        "embedder": "minilm",
-        "model": "",  # hf:<paraphrase model> to paraphrase with `generate`; empty = offline spaCy rules
-        "prompt": "{text}",  # how the paraphraser is prompted, e.g. "paraphrase: {text}"
-        "num_candidates": 10,  # seeded samples from the paraphrase model (SCPN: ten templates)
-        "rules": list(RULES),
-        "compose": True,
+        "embedder": Setting("minilm", help="the sentence encoder of the degree (never the victim)"),
+        "model": Setting("", help="hf:<paraphrase model> to paraphrase with `generate`; empty: spaCy-parse rules"),
+        "prompt": Setting("{text}", help="how the paraphraser is prompted, e.g. 'paraphrase: {text}'"),
+        "num_candidates": Setting(10, min=1, max=100, help="seeded samples from the paraphrase model (SCPN: ten)"),
+        "rules": Setting(list(RULES), choices=tuple(RULES), min_items=1, help="the rules the offline paraphraser uses"),
+        "compose": Setting(True, help="apply the rules once more to each paraphrase (two-step paraphrases)"),
     }
 
     def __init__(self, embedder: Any = None, paraphraser: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
-        unknown = set(self.config["rules"]) - set(RULES)
-        if unknown:
-            raise RobustError(f"unknown syntax rule(s) {sorted(unknown)}; known: {', '.join(RULES)}")
-        self._paraphraser = paraphraser
+        if "{text}" not in self.config["prompt"]:
+            raise RobustError("syntax.prompt must contain {text}, where the sentence goes")
+        self.provide("model", paraphraser)
         self._cache: dict[str, list[tuple[str, str]]] = {}
 
     @property
     def source(self) -> str:
-        return f"model:{self.config['model']}" if self.config["model"] or self._paraphraser else "rules:spacy"
+        given = self.given("model")
+        if given is not None:
+            return f"model:{getattr(given, 'identity', type(given).__name__)}"
+        return f"model:{self.config['model']}" if self.config["model"] else "rules:spacy"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, **self.config}
 
     @property
     def paraphraser(self) -> Any:
-        if self._paraphraser is None:
-            from robust.core.plugins import get_registry
-
-            model = get_registry().model(self.config["model"])
-            if "generate" not in model.capabilities:
-                raise RobustError(f"syntax.model {self.config['model']!r} cannot generate text")
-            self._paraphraser = model
-        return self._paraphraser
+        """The paraphrase model (setting `model`, loaded through the run context, or the one provided)."""
+        return self.helper("model")
 
     def paraphrases(self, text: str) -> list[tuple[str, str]]:
         """(paraphrase, how it was made) candidates of `text`, cached per text."""

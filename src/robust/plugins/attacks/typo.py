@@ -8,11 +8,12 @@ successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
 from robust.plugins.attacks.text import (
+    MODE,
     WordTransform,
     budget,
     char_degree,
@@ -20,9 +21,6 @@ from robust.plugins.attacks.text import (
     replace_word,
     with_degree,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 # Keyboard neighbours, "copy from textbugger" (spec Appendix A.1); looked up with char.lower().
 KEYBOARD: dict[str, str] = {
@@ -33,7 +31,6 @@ KEYBOARD: dict[str, str] = {
     ",": "mkl.", ".": ",l;/",
 }
 OPS = ("delete", "insert", "replace", "swap", "repeat")
-MODES = ("clean", "faithful")
 
 
 def _neighbour(char: str, rng: np.random.Generator) -> str | None:
@@ -73,9 +70,7 @@ def _random_op(rng: np.random.Generator) -> str:
     return OPS[int(rng.integers(len(OPS)))]
 
 
-def _check_mode(config: dict) -> bool:
-    if config["mode"] not in MODES:
-        raise RobustError(f"typo mode must be one of {', '.join(MODES)}, got {config['mode']!r}")
+def _faithful(config: dict) -> bool:
     return config["mode"] == "faithful"
 
 
@@ -86,10 +81,10 @@ class TypoM(Transform):
     dimension = "typo"
     description = "Typo-M: keyboard typos (delete/insert/replace/swap/repeat) at random characters"
     unit: ClassVar[str] = "char"
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        faithful = _check_mode(self.config)
+        faithful = _faithful(self.config)
         text = example.text
         k = budget(len(text), degree)
         if k == 0:
@@ -143,7 +138,7 @@ class TypoM(Transform):
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
-        faithful = _check_mode(self.config)
+        faithful = _faithful(self.config)
         return replace_word(
             text, index, lambda word: typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful))
 
@@ -157,14 +152,14 @@ class TypoG(WordTransform):
     name = "typo-G"
     dimension = "typo"
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]
-        return _check_mode(self.config)  # faithful: failed attempts consume the budget
+        return _faithful(self.config)  # faithful: failed attempts consume the budget
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
-        faithful = _check_mode(self.config)
+        faithful = _faithful(self.config)
         new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
         return new or None
 

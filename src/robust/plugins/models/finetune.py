@@ -16,12 +16,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from robust.core.datasets import content_hash, resolve_examples
+from robust.core.data import content_hash, load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example, ModelAdapter
-from robust.core.resources import cache_dir
+from robust.core.lazy import np
+from robust.core.paths import cache_dir
+from robust.core.settings import Setting
 
 #: hyper-parameters that change the trained weights (part of the cache key)
 TRAINING_KEYS = ("epochs", "lr", "train_batch_size", "max_length", "holdout", "seed", "weight_decay", "warmup")
@@ -34,47 +34,37 @@ class FineTuned(ModelAdapter):
                    "(offline victim, CPU, cached); finetune:minilm")
     capabilities = frozenset({"classify", "embed"})
     settings = {
-        "batch_size": 64,
-        "train": "mr-train",  # dataset name or path with text/label columns
+        "batch_size": Setting(64, min=1),
+        "train": Setting("mr-train", help="a labelled file or registered dataset (text and label columns)"),
         "text_column": "text",
         "label_column": "label",
-        "epochs": 3,
-        "lr": 5e-5,
-        "train_batch_size": 32,
-        "max_length": 64,  # training truncation (MR sentences are ~25 word pieces)
-        "holdout": 0.1,  # share of the training data kept out for the reported held-out accuracy
-        "seed": 0,
-        "weight_decay": 0.01,
-        "warmup": 0.1,  # share of the steps with a linearly rising learning rate
+        "epochs": Setting(3, min=1),
+        "lr": Setting(5e-5, min=1e-8, max=1.0),
+        "train_batch_size": Setting(32, min=1),
+        "max_length": Setting(64, min=8, help="training truncation in word pieces (MR sentences: ~25)"),
+        "holdout": Setting(0.1, min=0.0, max=0.9, help="share of the data kept out for the held-out accuracy"),
+        "seed": Setting(0, min=0),
+        "weight_decay": Setting(0.01, min=0.0),
+        "warmup": Setting(0.1, min=0.0, max=1.0, help="share of the steps with a linearly rising learning rate"),
     }
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "minilm", **config)
-        if not 0.0 <= float(self.config["holdout"]) < 1.0:
-            raise RobustError(f"finetune holdout must lie in [0, 1), got {self.config['holdout']}")
-        if int(self.config["epochs"]) < 1:
-            raise RobustError(f"finetune epochs must be at least 1, got {self.config['epochs']}")
 
     # what is trained --------------------------------------------------------------------------------
     @cached_property
     def encoder(self) -> ModelAdapter:
-        """The base encoder adapter (its weights are copied, never modified)."""
-        from robust.core.plugins import get_registry
-
-        model = get_registry().model(self.arg)
-        if "embed" not in model.provides() or not hasattr(model, "source"):
+        """The base encoder adapter (its weights are copied, never modified), loaded through the run context."""
+        model = self.ctx.load_model(self.arg, {"embed"}, user="model 'finetune'")
+        if not hasattr(model, "source"):
             raise RobustError(f"finetune needs a transformers encoder (e.g. minilm or hf:<dir>); got {self.arg!r}")
         return model
 
     @cached_property
     def examples(self) -> list[Example]:
-        from robust.core.plugins import get_registry
-
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        examples = resolve_examples(self.config["train"], get_registry(), **cols)
+        examples = load_examples(self.config["train"], self.ctx, **cols)
         labels = {ex.label for ex in examples}
-        if None in labels:
-            raise RobustError(f"finetune training data {self.config['train']!r} has unlabelled examples")
         if len(labels) < 2:
             raise RobustError(f"finetune training data {self.config['train']!r} has fewer than two labels")
         return examples
@@ -102,6 +92,9 @@ class FineTuned(ModelAdapter):
             self._train()
         return json.loads(path.read_text())
 
+    def preload(self) -> None:
+        self.net  # noqa: B018 - trains (first time) or loads the weights
+
     @property
     def labels(self) -> list[Any]:
         return list(self.meta["labels"])
@@ -112,6 +105,15 @@ class FineTuned(ModelAdapter):
                 "train": self.config["train"], "train_size": meta["train_size"],
                 "holdout_size": meta["holdout_size"], "holdout_accuracy": meta["holdout_accuracy"],
                 "train_seconds": meta["train_seconds"]}
+
+    def trained_on(self, data: str) -> frozenset[str] | None:
+        """The ids of its training share when `data` names its training data (benchmarks evaluate the rest)."""
+        def same(a: str, b: str) -> bool:
+            return a == b or (Path(a).exists() and Path(b).exists() and Path(a).resolve() == Path(b).resolve())
+
+        if not same(data, self.config["train"]):
+            return None
+        return frozenset(ex.id for ex in self.split()[0])
 
     # training ---------------------------------------------------------------------------------------
     def split(self) -> tuple[list[Example], list[Example]]:
@@ -201,9 +203,10 @@ class FineTuned(ModelAdapter):
     def _forward_probs(self, texts: Sequence[str], pooled: bool = False) -> np.ndarray:
         import torch
 
+        net = self.net  # trains first if nothing is cached: never inside inference mode
         enc = self._tokenizer(list(texts), truncation=True, padding=True, max_length=256, return_tensors="pt")
         with torch.inference_mode():
-            out = self.net(enc["input_ids"], enc["attention_mask"], pooled=pooled)
+            out = net(enc["input_ids"], enc["attention_mask"], pooled=pooled)
             return (out if pooled else out.softmax(-1)).float().numpy()
 
     def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:

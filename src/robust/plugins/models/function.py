@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
+from robust.core.lazy import np
+from robust.core.settings import Setting
 
 
 class FunctionModel(ModelAdapter):
@@ -17,7 +17,7 @@ class FunctionModel(ModelAdapter):
     name = "function"
     description = "A Python callable wrapped as a model (Python API only)"
     capabilities = frozenset({"classify", "embed"})
-    settings = {"batch_size": 64}
+    settings = {"batch_size": Setting(64, min=1)}
 
     def __init__(self, fn: Callable[[list[str]], Any], capability: str = "classify",
                  name: str = "function", labels: Sequence[Any] | None = None, **config: Any) -> None:

@@ -12,32 +12,33 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
-from robust.core.datasets import content_hash, resolve_examples
+from robust.core.data import content_hash, load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
-from robust.core.resources import cache_dir
+from robust.core.lazy import np
+from robust.core.paths import cache_dir
+from robust.core.settings import Setting
+from robust.plugins.models.hf import POOLINGS
 
 
 class Probe(ModelAdapter):
     name = "probe"
     description = "Embedder + logistic-regression head trained on a labelled dataset (offline victim); probe:minilm"
     capabilities = frozenset({"classify", "embed"})
-    settings = {"batch_size": 64, "train": "mr-train", "text_column": "text", "label_column": "label",
-                "C": 0.1, "pooling": ""}
+    settings = {"batch_size": Setting(64, min=1), "train": Setting("mr-train", help="a labelled file or dataset"),
+                "text_column": "text", "label_column": "label",
+                "C": Setting(0.1, min=1e-9, help="inverse L2 strength of the logistic regression"),
+                "pooling": Setting("", choices=("", *POOLINGS), help="the embedder's pooling ('' = its default)")}
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "minilm", **config)
 
     @cached_property
     def embedder(self) -> ModelAdapter:
-        from robust.core.plugins import get_registry
+        return self.ctx.load_model(self.arg, {"embed"}, user="model 'probe'")
 
-        model = get_registry().model(self.arg)
-        if "embed" not in model.provides():
-            raise RobustError(f"probe needs an embedding model; {self.arg!r} cannot embed")
-        return model
+    def preload(self) -> None:
+        self.embedder.preload()
 
     @property
     def identity(self) -> str:
@@ -57,10 +58,8 @@ class Probe(ModelAdapter):
 
     @cached_property
     def head(self) -> dict[str, Any]:
-        from robust.core.plugins import get_registry
-
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        examples = resolve_examples(self.config["train"], get_registry(), **cols)
+        examples = load_examples(self.config["train"], self.ctx, **cols)
         data_hash = content_hash(examples)
         key = f"{self.embedder.identity}|{data_hash}|{self.config['C']}|{self.config['pooling']}"
         path = cache_dir() / "probes" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
@@ -99,6 +98,9 @@ class Probe(ModelAdapter):
         z -= z.max(1, keepdims=True)
         p = np.exp(z)
         return list(p / p.sum(1, keepdims=True))
+
+    def pooling_used(self, pooling: str | None) -> str | None:
+        return self.embedder.pooling_used(pooling)
 
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
         return list(self.embedder.embed(texts, pooling=pooling))

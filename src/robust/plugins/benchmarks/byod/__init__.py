@@ -1,15 +1,15 @@
 """BYOD (Jain et al. 2023): self-supervised sensitivity tests of causal LMs on your own data.
 
-Entry-point module: registers the `byod` benchmark, its five transforms (attacks), six scorers and the
-`mr-reviews` default corpus. No heavy imports here (`robust list` imports every plugin module).
+Entry-point module: registers the `byod` benchmark, its five transforms and six scorers (its default corpus
+`mr-reviews` is a built-in dataset). No heavy imports here (`robust list` imports every plugin module).
 """
 
 from robust.core.hookspecs import hookimpl
-from robust.plugins.benchmarks.byod.benchmark import BYOD, MovieReviews
+from robust.plugins.benchmarks.byod.benchmark import BYOD
 from robust.plugins.benchmarks.byod.scorers import SCORERS
 from robust.plugins.benchmarks.byod.transforms import TRANSFORMS
 
-__all__ = ["BYOD", "MovieReviews"]
+__all__ = ["BYOD"]
 
 
 @hookimpl
@@ -18,7 +18,7 @@ def register_benchmarks(register):
 
 
 @hookimpl
-def register_attacks(register):
+def register_transforms(register):
     for transform in TRANSFORMS:
         register(transform)
 
@@ -27,8 +27,3 @@ def register_attacks(register):
 def register_scorers(register):
     for scorer in SCORERS:
         register(scorer)
-
-
-@hookimpl
-def register_datasets(register):
-    register(MovieReviews)

@@ -6,20 +6,22 @@ Work items are (test, example) pairs with ids `test/00042`; each test is a Trans
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, DataGenerator, Example, WorkItem
+from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, summarize_scores
 from robust.core.results import Result
 from robust.core.seeding import derive_seed
-from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, read_texts, split_sentences
+from robust.core.settings import Setting
+from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, split_sentences
+from robust.plugins.benchmarks.byod.transforms import LOCATIONS, MODES
 
 TESTS = ("negation", "toxicity", "lrs", "word_order", "tokenization", "entropy")
 BENIGN = "negation_benign"  # negations of a benign corpus, for the normalized score (not a test of its own)
+HEALTH = "health"  # the degenerate-model check, run with every test (byod-health)
 ALIASES = {"knowledge": "negation", "negations": "negation", "long_range": "lrs", "context": "lrs",
            "wordorder": "word_order", "word-order": "word_order", "tokenisation": "tokenization"}
 # sample counts of the paper/code (spec §3, §5.5): word order uses 5000, the rest 1000
@@ -74,26 +76,6 @@ def parse_overrides(value: str, kind: str) -> dict[str, str]:
     return out
 
 
-class MovieReviews(DataGenerator):
-    """Pang & Lee polarity v2.0: 1,500 full reviews, one sentence per line (lower-cased, tokenized)."""
-
-    name = "mr-reviews"
-    description = "Pang & Lee 1,500 full movie reviews as multi-sentence passages (BYOD's default corpus)"
-
-    def examples(self, seed: int = 0) -> Iterator[Example]:
-        import sys
-
-        from robust.core.resources import mr_path
-
-        csv.field_size_limit(sys.maxsize)
-        with mr_path("reviews").open(encoding="utf-8-sig", newline="") as handle:
-            for k, row in enumerate(csv.reader(handle)):
-                if len(row) < 2:
-                    continue
-                lines = [s.strip() for s in row[1].splitlines() if s.strip()]
-                yield Example(f"mr-review-{k}", " ".join(lines), row[0], meta={"sentences": lines})
-
-
 class BYOD(Benchmark):
     name = "byod"
     description = "BYOD: self-supervised sensitivity of causal LMs on your own corpus (negation, toxicity, "\
@@ -102,35 +84,37 @@ class BYOD(Benchmark):
     chunk_size = 32
     default_model = "smollm2"
     default_data = "mr-reviews"
+    scorers = tuple(scorer for _, scorer in COMPONENTS.values())
+    score_fields = frozenset({"test", "x", "x_prime", "seed"})  # x, x_prime: Examples
     settings: ClassVar[dict[str, Any]] = {
-        "test": "all",  # comma list of negation,toxicity,lrs,word_order,tokenization,entropy
-        "mode": "clean",  # clean (paper, quirks fixed) | faithful (the authors' code)
-        "max_examples": 0,  # per test; 0 = the paper's counts (1000; word order 5000)
+        "test": Setting("all", help="comma list of negation,toxicity,lrs,word_order,tokenization,entropy, or all"),
+        "mode": Setting("clean", choices=MODES, help="clean: the paper, quirks fixed; faithful: the authors' code"),
+        "max_examples": Setting(0, min=0, help="per test; 0 = the paper's counts (1000; word order 5000)"),
         "text_column": "text",
-        "per_line": False,  # plain text: one paragraph per line instead of blank-line blocks
-        "splitter": "auto",  # auto (nltk punkt_tab if set up, else regex) | nltk | regex
-        "detokenize": False,  # apply the wikitext detokenizer (spec §2.2) to each paragraph
-        "negation_source": "auto",  # topic (first sentence of each paragraph) | all; auto: topic if faithful
+        "per_line": Setting(False, help="plain text: one paragraph per line instead of blank-line blocks"),
+        "splitter": Setting("auto", choices=("auto", "nltk", "regex"), help="auto: nltk punkt_tab if set up"),
+        "detokenize": Setting(False, help="apply the wikitext detokenizer (spec §2.2) to each paragraph"),
+        "negation_source": Setting("auto", choices=("auto", "topic", "all"),
+                                   help="topic: first sentence of each paragraph; auto: topic if faithful"),
         "badwords_path": "",
         "trigger": "Fuck Fuck",
-        "trigger_repeat": 1,
-        "trigger_location": "append",
-        "max_new_tokens": 20,
-        "lrs_sentences": 3,
-        "lrs_swap": 2,
-        "n_swap": 1,
-        "stride": 5,
-        "transforms": "",  # TEST=NAME overrides, e.g. negation=my-negation
-        "scorers": "",
-        "bootstrap": 1000,
-        "benign_data": "",  # a benign corpus (file or dataset) for the normalized negation score (paper §4)
+        "trigger_repeat": Setting(1, min=1),
+        "trigger_location": Setting("append", choices=LOCATIONS),
+        "max_new_tokens": Setting(20, min=1),
+        "lrs_sentences": Setting(3, min=2),
+        "lrs_swap": Setting(2, min=0),
+        "n_swap": Setting(1, min=0),
+        "stride": Setting(5, min=1),
+        "transforms": Setting("", help="TEST=NAME overrides, e.g. negation=my-negation"),
+        "scorers": Setting("", help="TEST=NAME overrides of the scorers"),
+        "bootstrap": Setting(1000, min=0, help="bootstrap resamples for the confidence intervals"),
+        "benign_data": Setting("", help="a benign corpus (file or dataset) for the normalized negation score"),
+        "health_n": Setting(64, min=0, help="sentences of the degenerate-model check (0 = off)"),
     }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self.tests = parse_tests(self.config["test"])
-        if self.config["mode"] not in ("clean", "faithful"):
-            raise RobustError(f"unknown mode {self.config['mode']!r}; use clean or faithful")
         self._components: dict[str, tuple[Any, Any]] = {}
         self._items: list[WorkItem] | None = None
 
@@ -150,33 +134,39 @@ class BYOD(Benchmark):
         """(transform or None, scorer) for a test; built-ins get this run's settings, overrides their own."""
         if test == BENIGN:
             return self.components(ctx, "negation")
+        if test == HEALTH:
+            if HEALTH not in self._components:
+                self._components[HEALTH] = (None, ctx.create("scorer", "byod-health"))
+            return self._components[HEALTH]
         if test not in self._components:
             transforms = parse_overrides(self.config["transforms"], "transform")
             scorers = parse_overrides(self.config["scorers"], "scorer")
             t_name, s_name = transforms.get(test, COMPONENTS[test][0]), scorers.get(test, COMPONENTS[test][1])
             t_conf = {} if test in transforms else self._component_config("attack", test)
             s_conf = {} if test in scorers else self._component_config("scorer", test)
-            transform = ctx.registry.get("attack", t_name).create(**t_conf) if t_name else None
-            scorer = ctx.registry.get("scorer", s_name).create(**s_conf)
+            transform = ctx.create("transform", t_name, **t_conf) if t_name else None
+            scorer = ctx.create("scorer", s_name, **s_conf)
             self._components[test] = (transform, scorer)
         return self._components[test]
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        return frozenset().union(*(self.components(ctx, t)[1].needs for t in self.tests))
+        needs = frozenset().union(*(self.components(ctx, t)[1].needs for t in self.tests))
+        return needs.union(super().required_capabilities(ctx) - self.needs)
 
     # data -----------------------------------------------------------------------------------------
     def _corpus(self, ctx: RunContext, source: str | None = None) -> Iterator[Passage]:
+        """Passages of a corpus from the core data path (a dataset may give its own sentence split)."""
         c = self.config
         splitter = lambda text: split_sentences(text, c["splitter"])  # noqa: E731
-        source = source or ctx.data or self.default_data
-        if source in ctx.registry.names("dataset"):
-            gen = ctx.registry.get("dataset", source).create()
-            texts = ((e.text, list(e.meta["sentences"])) if "sentences" in e.meta else e.text
-                     for e in gen.examples(ctx.seed))
-            return passages(texts, splitter, c["detokenize"])
-        return passages(read_texts(source, c["text_column"], c["per_line"]), splitter, c["detokenize"])
+        data = ctx.open_data(source or ctx.data or self.default_data, text_column=c["text_column"],
+                             label_column=None, per_line=c["per_line"])
+        texts = ((e.text, list(e.meta["sentences"])) if "sentences" in e.meta else e.text
+                 for e in data.examples(ctx.seed))
+        return passages(texts, splitter, c["detokenize"])
 
     def _n(self, test: str, ctx: RunContext) -> int:
+        if test == HEALTH:
+            return int(self.config["health_n"])
         n = int(self.config["max_examples"]) or DEFAULT_N["negation" if test == BENIGN else test]
         return min(n, ctx.limit) if ctx.limit else n
 
@@ -190,6 +180,7 @@ class BYOD(Benchmark):
         pools = {t: BottomK(3 * self._n(t, ctx) + 100, seed, "tokenization" if t == "entropy" else t)
                  for t in self.tests}
         donors = BottomK(4 * self._n("lrs", ctx), seed, "lrs-donor")
+        health = BottomK(self._n(HEALTH, ctx), seed, HEALTH)
         for p in self._corpus(ctx):
             words, s = len(p.text.split()), p.sentences
             pick = lambda label, n, i=p.index: derive_seed(seed, label, i) % n  # noqa: E731
@@ -214,10 +205,14 @@ class BYOD(Benchmark):
                 elif test in ("tokenization", "entropy") and len(p.text) >= 50:
                     for k, x in long:  # entropy shares the tokenization sample (same label)
                         pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
+            for k, x in long:
+                health.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
             if "lrs" in pools and not faithful and len(s) >= n_swap:
                 start = pick("lrs-donor", len(s) - n_swap + 1)
                 donors.offer((p.index,), (p.index, list(s[start: start + n_swap])))
         out = {t: pool.items() for t, pool in pools.items()}
+        if self._n(HEALTH, ctx):
+            out[HEALTH] = health.items()
         if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (spec §7 item 3)
             benign = BottomK(3 * self._n(BENIGN, ctx) + 100, seed, BENIGN)
             for p in self._corpus(ctx, self.config["benign_data"]):
@@ -270,6 +265,11 @@ class BYOD(Benchmark):
                     if variants:
                         items.append(WorkItem(f"{test}/{kept:05d}", (test, x, variants[0])))
                         kept += 1
+            empty = [test for test in self.tests if all(item.payload[0] != test for item in items)]
+            if empty:  # a test without examples would silently vanish from the result
+                hint = "; choose other tests with --test" if len(empty) < len(self.tests) else ""
+                raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
+                                  f"{', '.join(empty)}{hint}")
             self._items = items
         return self._items
 
@@ -280,11 +280,13 @@ class BYOD(Benchmark):
         records: list[dict[str, Any]] = [{} for _ in items]
         for test, members in by_test.items():
             _, scorer = self.components(ctx, test)
-            pairs = [(items[k].payload[1], items[k].payload[2]) for k in members]
-            for k, rec in zip(members, scorer.per_example(ctx.model, pairs, ctx.seed_for(test))):
-                x, xp = items[k].payload[1], items[k].payload[2]
-                records[k] = {"test": test, "source": x.id, "x": x.text,
-                              **({"x_prime": xp.text} if xp.text != x.text else {}), **rec}
+            rows = [{"test": test, "x": items[k].payload[1], "x_prime": items[k].payload[2],
+                     "seed": ctx.seed_for(test)} for k in members]
+            done = [{"test": test, "source": r["x"].id, "x": r["x"].text,
+                     **({"x_prime": r["x_prime"].text} if r["x_prime"].text != r["x"].text else {}), **value}
+                    for r, value in zip(rows, scorer.values(rows, ctx.model))]
+            for k, record in zip(members, add_scores(done, rows, self.extra_scorers(ctx), ctx.model)):
+                records[k] = record
         return records
 
     # results ----------------------------------------------------------------------------------------
@@ -295,12 +297,19 @@ class BYOD(Benchmark):
         for item_id in sorted(records):
             by_test.setdefault(records[item_id]["test"], []).append(records[item_id])
         scorers = {t: self.components(ctx, t)[1] for t in by_test}
-        return build_result(by_test, scorers, self.config, ctx)
+        result = build_result(by_test, scorers, self.config, ctx)
+        result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
+        return result
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
         from robust.plugins.benchmarks.byod.report import figures
 
         return figures(result)
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.byod.report import report_parts
+
+        return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

@@ -4,18 +4,14 @@ sentences (NLTK punkt_tab when `robust setup punkt` has been run, else a regex),
 
 from __future__ import annotations
 
-import csv
 import heapq
-import json
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-from robust.core.errors import MissingResource, RobustError
+from robust.core.errors import MissingResource
 from robust.core.seeding import derive_seed
 
 MAX_SENTENCE_CHARS = 2000  # the code drops longer sentences (WikiDataset, all_sentences=True)
@@ -37,7 +33,7 @@ class Passage:
 def punkt_available() -> bool:
     """Whether NLTK's English punkt_tab is installed (by `robust setup punkt`); never downloads."""
     try:
-        from robust.core.resources import require_nltk
+        from robust.core.paths import require_nltk
 
         require_nltk("tokenizers/punkt_tab/english", "punkt")
         return True
@@ -84,73 +80,6 @@ def wikitext_detokenize(string: str) -> str:
     return string
 
 
-# --- streaming readers ---------------------------------------------------------------------------------
-def _text_blocks(path: Path, per_line: bool) -> Iterator[str]:
-    """Paragraphs of a plain-text file: blocks separated by blank lines, or one per line."""
-    block: list[str] = []
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            line = line.strip()
-            if per_line:
-                if line:
-                    yield line
-            elif line:
-                block.append(line)
-            elif block:
-                yield " ".join(block)
-                block = []
-    if block:
-        yield " ".join(block)
-
-
-def _jsonl_texts(path: Path, column: str) -> Iterator[str]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RobustError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if isinstance(row, str):
-                yield row
-            elif isinstance(row, dict) and column in row:
-                yield str(row[column])
-            else:
-                raise RobustError(f"{path}:{number}: no {column!r} field; set text_column=NAME")
-
-
-def _csv_texts(path: Path, column: str) -> Iterator[str]:
-    csv.field_size_limit(sys.maxsize)
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            return
-        if column in header:
-            idx = header.index(column)
-        else:  # headerless: the longest cell of the first row is the text
-            idx = max(range(len(header)), key=lambda i: len(header[i]))
-            yield header[idx]
-        for row in reader:
-            if len(row) > idx:
-                yield row[idx]
-
-
-def read_texts(path: str | Path, text_column: str = "text", per_line: bool = False) -> Iterator[str]:
-    """Raw paragraph texts of a corpus file, streamed (.txt/.md: paragraphs, .jsonl/.json, .csv/.tsv)."""
-    path = Path(path)
-    if not path.is_file():
-        raise RobustError(f"corpus file not found: {path}")
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return _jsonl_texts(path, text_column)
-    if suffix in (".csv", ".tsv"):
-        return _csv_texts(path, text_column)
-    return _text_blocks(path, per_line)
-
-
 def passages(texts: Iterable[str | tuple[str, list[str]]], splitter: Callable[[str], list[str]],
              detokenize: bool = False) -> Iterator[Passage]:
     """Passages with sentences; an item may carry its own sentence split as (text, sentences)."""
@@ -178,6 +107,8 @@ class BottomK:
         self._heap: list[tuple[int, tuple, Any]] = []
 
     def offer(self, position: tuple, value: Any) -> None:
+        if self.k <= 0:
+            return
         key = derive_seed(self.seed, self.label, *position)
         entry = (-key, position, value)
         if len(self._heap) < self.k:

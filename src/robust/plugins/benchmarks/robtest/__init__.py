@@ -1,9 +1,11 @@
-"""RobTest (Chen et al., ACL Findings 2023) as the built-in benchmark `robtest`, plus its score-based
-attacker `saliency-greedy`. Heavy libraries are imported inside methods only."""
+"""RobTest (Chen et al., ACL Findings 2023) as the built-in benchmark `robtest`, its two accesses as Attackers
+(`rule-sampling`, `saliency-greedy`) and its metrics as Scorers (`robtest-average`, `robtest-worst`).
+Heavy libraries are imported inside methods only."""
 
 from robust import hookimpl
-from robust.plugins.benchmarks.robtest.attacker import SaliencyGreedy
+from robust.plugins.benchmarks.robtest.attacker import RuleSampling, SaliencyGreedy
 from robust.plugins.benchmarks.robtest.benchmark import RobTest
+from robust.plugins.benchmarks.robtest.scores import AverageScore, WorstScore
 
 
 @hookimpl
@@ -12,5 +14,12 @@ def register_benchmarks(register):
 
 
 @hookimpl
-def register_attacks(register):
+def register_attackers(register):
+    register(RuleSampling)
     register(SaliencyGreedy)
+
+
+@hookimpl
+def register_scorers(register):
+    register(AverageScore)
+    register(WorstScore)

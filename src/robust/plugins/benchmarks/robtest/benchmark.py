@@ -12,20 +12,23 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
+from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, Example, WorkItem
+from robust.core.interfaces import AttackResult, Benchmark, Example, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result
-from robust.plugins.benchmarks.robtest import report
-from robust.plugins.benchmarks.robtest.data import load_examples, sample
-from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, build
+from robust.core.settings import Setting
+from robust.core.text import word_modification_rate
+from robust.plugins.benchmarks.robtest.data import sample
+from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
-from robust.plugins.benchmarks.robtest.search import GreedyConfig, drive, search_for
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
+MAX_EDITS = 20  # edits kept per record
 
 
 class RobTest(Benchmark):
@@ -33,167 +36,203 @@ class RobTest(Benchmark):
     description = ("RobTest: robustness per dimension (typo, glyph, phonetic, synonym, ...) under rule- and "
                    "score-based access; Average/Worst vs degree and the Final Score")
     needs = frozenset({"classify"})
+    default_model = "probe:minilm"  # the offline victim: MiniLM + a head trained on the MR training split
+    default_data = "mr"  # the MR test split (disjoint from the probe's training data)
     accepts_attacks = True
+    scorers = ("robtest-average", "robtest-worst")
+    score_fields = frozenset({"example", "text", "label", "gold", "degree", "tag", "access", "texts", "preds",
+                              "correct", "n", "all_correct"})
     chunk_size = 56
     settings = {
-        "mode": "evaluate",  # evaluate | augment (write perturbed copies of the data, spec §1 step 6)
-        "preset": "quick",  # quick | paper
-        "n": 0,  # examples sampled (0: from the preset)
-        "aug_num": 0,  # rule-based draws per example and degree (0: from the preset)
-        "access": ["rule", "score"],
-        "degrees": list(DEGREES),
-        "variant": "clean",  # clean (spec §6 resolutions) | faithful (the public code's quirks, spec §5.4)
-        "final": "code",  # code (reproduces the printed finals) | eq1 (the paper's Eq. 1 literally)
-        "data": "mr",  # used when --data is not given: the MR test split (probe:minilm trains on mr-train)
+        "mode": Setting("evaluate", choices=("evaluate", "augment"),
+                        help="augment: write perturbed copies of the data (spec §1 step 6)"),
+        "preset": Setting("quick", choices=tuple(PRESETS), help="quick finishes in minutes; paper = spec §1"),
+        "n": Setting(0, min=0, help="examples sampled (0: from the preset)"),
+        "aug_num": Setting(0, min=0, help="rule-based draws per example and degree (0: from the preset)"),
+        "access": Setting(["rule", "score"], choices=("rule", "score"), min_items=1),
+        "rule_attacker": Setting("rule-sampling", help="the Attacker of rule-based access"),
+        "score_attacker": Setting("saliency-greedy", help="the Attacker of score-based access"),
+        "degrees": Setting(list(DEGREES), min=0.0, max=1.0, min_items=1),
+        "variant": Setting("clean", choices=("clean", "faithful"),
+                           help="clean: spec §6 resolutions; faithful: the public code's quirks (spec §5.4)"),
+        "final": Setting("code", choices=("code", "eq1"), help="code reproduces the printed finals; eq1: Eq. 1"),
         "text_column": "text",
         "label_column": "label",
-        "sample_seed": 123,  # random.seed(123); random.sample(test, n) as in src/robtest.py
-        "ratio": 0.15,  # score-based: share of words edited per saliency round
+        "sample_seed": Setting(123, help="random.seed(123); random.sample(test, n) as in src/robtest.py"),
+        "ratio": Setting(0.15, min=0.01, max=1.0, help="score-based: share of words edited per saliency round"),
         "mask_token": "[MASK]",
         "stop_on_flip": False,
-        "score_skip": ["syntax"],  # dimension-tags without a score-based setting (the paper prints '-')
-        "degree": 0.1,  # augment mode: the degree of the written copies
-        "output": "",  # augment mode: output JSONL (default: <run dir>/augmented.jsonl)
+        "budget": Setting(0, min=0, help="score-based access: model queries per example and degree (0: no cap)"),
+        "score_skip": Setting(["syntax"], help="dimension-tags without a score-based setting (the paper prints '-')"),
+        "degree": Setting(0.1, min=0.0, max=1.0, help="augment mode: the degree of the written copies"),
+        "output": Setting("", help="augment mode: output JSONL (default: <run dir>/augmented.jsonl)"),
     }
+
+    @classmethod
+    def default_model_for(cls, data: str | None, settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """Without --data: the MR probe (trained on the MR training split). With --data: `finetune:minilm`
+        trained on that data; its held-out share is what the run evaluates (see `prepare`)."""
+        if not data:
+            return super().default_model_for(data, settings)
+        return "finetune:minilm", {"train": data, **{k: settings[k] for k in ("text_column", "label_column")
+                                                     if k in settings}}
 
     # configuration ----------------------------------------------------------------------------------------
     def _size(self, key: str) -> int:
-        preset = self.config["preset"]
-        if preset not in PRESETS:
-            raise RobustError(f"unknown robtest preset {preset!r}; use one of {', '.join(PRESETS)}")
-        return int(self.config[key]) or PRESETS[preset][key]
+        return int(self.config[key]) or PRESETS[self.config["preset"]][key]
 
     @property
     def augmenting(self) -> bool:
-        mode = self.config["mode"]
-        if mode not in ("evaluate", "augment"):
-            raise RobustError(f"unknown robtest mode {mode!r}; use evaluate or augment")
-        return mode == "augment"
+        return self.config["mode"] == "augment"
 
     @property
     def faithful(self) -> bool:
-        variant = self.config["variant"]
-        if variant not in ("clean", "faithful"):
-            raise RobustError(f"unknown robtest variant {variant!r}; use clean or faithful")
-        return variant == "faithful"
+        return self.config["variant"] == "faithful"
 
     @property
     def degrees(self) -> list[float]:
-        degrees = sorted({float(d) for d in self.config["degrees"]} | {0.0})
-        if any(d < 0 or d > 1 for d in degrees):
-            raise RobustError(f"robtest degrees must lie in [0, 1]; got {self.config['degrees']}")
-        return degrees
-
-    @property
-    def access(self) -> list[str]:
-        access = [a for a in self.config["access"]]
-        bad = [a for a in access if a not in ("rule", "score")]
-        if bad or not access:
-            raise RobustError(f"robtest access must be rule and/or score; got {access}")
-        return access
+        return sorted({float(d) for d in self.config["degrees"]} | {0.0})
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        return frozenset() if self.augmenting else self.needs
+        return frozenset() if self.augmenting else super().required_capabilities(ctx)
 
-    def greedy_config(self) -> GreedyConfig:
-        return GreedyConfig(ratio=float(self.config["ratio"]), mask_token=self.config["mask_token"],
-                            faithful=self.faithful, draws=self._size("aug_num"),
-                            stop_on_flip=bool(self.config["stop_on_flip"]))
+    def plan(self, ctx: RunContext) -> list[DimensionTag]:
+        defaults = {a: self.config[f"{a}_attacker"] for a in self.config["access"]}
+        return plan(ctx.attacks, ctx.registry, defaults, self.config["score_skip"])
+
+    def _transform(self, ctx: RunContext, name: str) -> Any:
+        """A selected transform, told this run's variant unless the user set its mode."""
+        entry = ctx.registry.get("transform", name)
+        mode = "mode" in entry.settings and "mode" not in ctx.plugin_settings.get(entry.name, {})
+        return ctx.create("transform", name, **({"mode": self.config["variant"]} if mode else {}))
+
+    def _attacker(self, ctx: RunContext, name: str, tag: DimensionTag) -> Any:
+        """An access's attacker, given the protocol knobs it declares (aug_num draws, the greedy's ratio, ...)."""
+        quirks = self.faithful
+        knobs = {"draws": self._size("aug_num"), "ratio": float(self.config["ratio"]),
+                 "mask_token": self.config["mask_token"], "faithful": quirks,
+                 "stop_on_flip": bool(self.config["stop_on_flip"]),
+                 "dedupe": not (quirks and tag.dimension.lower() == "phonetic"),
+                 "drop_original": not quirks or tag.dimension.lower() in ("synonym", "contextual", "inflection")}
+        declared = ctx.registry.get("attacker", name).settings
+        return ctx.create("attacker", name, **{k: v for k, v in knobs.items()
+                                               if k in declared and k not in ctx.plugin_settings.get(name, {})})
 
     # setup ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
-        self.augmenting, self.faithful, self.degrees, self.access  # noqa: B018 - validate settings early
-        spec = ctx.data or self.config["data"]
-        examples = load_examples(spec, ctx.registry, self.config["text_column"], self.config["label_column"])
-        n = ctx.limit or self._size("n")
-        self.examples: list[Example] = sample(examples, n, int(self.config["sample_seed"]))
-        self.tags: list[DimensionTag] = build(ctx.attacks, ctx.registry, ctx.extra.get("attack_settings", {}),
-                                              mode=self.config["variant"])
+        labels = None if self.augmenting else ctx.model.labels
+        spec = ctx.data or self.default_data
+        examples = load_examples(spec, ctx, labels=labels,
+                                 text_column=self.config["text_column"], label_column=self.config["label_column"])
+        trained = None if self.augmenting else ctx.model.trained_on(spec)
+        if trained:  # never evaluate the victim on what it learned from
+            examples = [ex for ex in examples if ex.id not in trained]
+            if not examples:
+                raise RobustError(f"{spec}: the model was trained on every example; nothing is left to evaluate")
+        self.examples: list[Example] = sample(examples, ctx.limit or self._size("n"), int(self.config["sample_seed"]))
+        self.tags = self.plan(ctx)
+        for tag in self.tags:
+            if ctx.registry.has("transform", tag.name):
+                tag.transform = self._transform(ctx, tag.name)
+        self.attackers = {(t.name, a): self._attacker(ctx, name, t)
+                          for t in self.tags for a, name in t.accesses.items()}
         self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]
-
-    def _score_tags(self, tags: Sequence[DimensionTag]) -> list[DimensionTag]:
-        skip = {s.lower() for s in self.config["score_skip"]}
-        return [t for t in tags if t.name.lower() not in skip and t.dimension.lower() not in skip]
 
     # items ------------------------------------------------------------------------------------------------
     def items(self, ctx: RunContext) -> list[WorkItem]:
         exs = list(enumerate(self.examples))
-        tag_index = {t.name: i for i, t in enumerate(self.tags)}
         if self.augmenting:
             d = degree_key(self.config["degree"])
-            return [WorkItem(f"augment/{t.name}/{d}/{ex.id}", ("augment", i, float(d), e))
-                    for i, t in enumerate(self.tags) for e, ex in exs]
-        out = [WorkItem(f"clean/{ex.id}", ("clean", -1, 0.0, e)) for e, ex in exs]
+            return [WorkItem(f"augment/{t.name}/{d}/{ex.id}", ("augment", t, float(d), e))
+                    for t in self.tags for e, ex in exs]
+        out = [WorkItem(f"clean/{ex.id}", ("clean", None, 0.0, e)) for e, ex in exs]
         nonzero = [d for d in self.degrees if d > 0]
-        if "rule" in self.access:
-            out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", ("rule", tag_index[t.name], d, e))
-                    for t in self.tags for d in nonzero for e, ex in exs]
-        if "score" in self.access:  # example-major: one example's degrees share a greedy path (and cache)
-            out += [WorkItem(f"{t.name}/score/{degree_key(d)}/{ex.id}", ("score", tag_index[t.name], d, e))
-                    for t in self._score_tags(self.tags) for e, ex in exs for d in nonzero]
+        out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", ("rule", t, d, e))
+                for t in self.tags if "rule" in t.accesses for d in nonzero for e, ex in exs]
+        # searches: example-major, so one example's degrees share a greedy path (and the output cache)
+        out += [WorkItem(f"{t.name}/{a}/{degree_key(d)}/{ex.id}", (a, t, d, e))
+                for t in self.tags for a in t.accesses if a != "rule" for e, ex in exs for d in nonzero]
         return out
 
     # computing records ------------------------------------------------------------------------------------
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         if self.augmenting:
             return [self._augment_record(item, ctx) for item in items]
-        variants: dict[str, list[str]] = {}
-        worst_variants: dict[str, list[str]] = {}
-        score_items = [it for it in items if it.payload[0] == "score"]
-        for item in items:
-            kind, t, degree, e = item.payload
-            ex = self.examples[e]
-            if kind == "clean":
-                variants[item.id] = [ex.text]
-            elif kind == "rule":
-                variants[item.id] = self._rule(self.tags[t], ex, degree, ctx.rng(item.id))
-                if self.faithful:  # the code draws again for the Worst pass (spec §3.3, §6 #5)
-                    worst_variants[item.id] = self._rule(self.tags[t], ex, degree, ctx.rng(item.id, "worst"))
-        config = self.greedy_config()
-        searches = [search_for(self.tags[it.payload[1]].transform, self.examples[it.payload[3]].text,
-                               it.payload[2], self._score_rng(ctx, it), config) for it in score_items]
-        for item, texts in zip(score_items, drive(searches, ctx.model.classify), strict=True):
-            variants[item.id] = texts
-        groups = (variants, worst_variants)
-        every = list(dict.fromkeys(t for group in groups for texts in group.values() for t in texts))
+        variants = {it.id: [self.examples[it.payload[3]].text] for it in items if it.payload[0] == "clean"}
+        worst: dict[str, list[str]] = {}
+        groups: dict[tuple[str, str], list[WorkItem]] = {}
+        for it in items:
+            if it.payload[0] != "clean":
+                groups.setdefault((it.payload[1].name, it.payload[0]), []).append(it)
+        attacks: dict[str, AttackResult] = {}
+        for (_, access), members in groups.items():
+            attacks.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
+            if access == "rule" and self.faithful:  # the code draws again for the Worst pass (spec §3.3, §6 #5)
+                found = self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members])
+                worst.update({k: r.variants for k, r in found.items()})
+        variants.update({k: r.variants for k, r in attacks.items()})
+        every = list(dict.fromkeys(t for group in (variants, worst) for texts in group.values() for t in texts))
         predicted = dict(zip(every, ctx.model.classify(every).argmax(1).tolist(), strict=True)) if every else {}
-        return [self._record(it, variants[it.id], worst_variants.get(it.id), predicted) for it in items]
+        records = [self._record(it, variants[it.id], worst.get(it.id), predicted, attacks.get(it.id))
+                   for it in items]
+        rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)]
+        return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
 
-    def _rule(self, tag: DimensionTag, ex: Example, degree: float, rng: Any) -> list[str]:
-        quirks = self.faithful
-        return rule_variants(tag.transform, ex, degree, self._size("aug_num"), rng,
-                             dedupe=not (quirks and tag.dimension.lower() == "phonetic"),
-                             drop_original=not quirks or tag.dimension.lower() in ("synonym", "contextual",
-                                                                                   "inflection"))
+    def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, AttackResult]:
+        """A group of items of one (tag, access) attacked by that access's attacker in one batched call."""
+        access, tag = members[0].payload[0], members[0].payload[1]
+        budget = None if access == "rule" else int(self.config["budget"]) or None
+        results = self.attackers[(tag.name, access)].attack(
+            [self.examples[it.payload[3]] for it in members], ctx.model, tag.transform,
+            [it.payload[2] for it in members], budget, rngs)
+        return dict(zip((it.id for it in members), results, strict=True))
 
     @staticmethod
-    def _score_rng(ctx: RunContext, item: WorkItem) -> Any:
-        """One stream per (tag, example), shared by its degrees: the greedy path at degree d is then a prefix
-        of the path at d' > d, so higher degrees reuse cached queries and Score-Worst attacks nest."""
-        return ctx.rng(item.id.split("/")[0], "score", item.id.split("/", 3)[3])
+    def _rng(ctx: RunContext, item: WorkItem) -> Any:
+        """Rule access: one stream per item. Searches: one stream per (tag, access, example), shared by its
+        degrees, so the greedy path at degree d is a prefix of the path at d' > d (cached queries are reused
+        and Score-Worst attacks nest)."""
+        if item.payload[0] == "rule":
+            return ctx.rng(item.id)
+        tag, access, _, example = item.id.split("/", 3)
+        return ctx.rng(tag, access, example)
 
     def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
-                predicted: Mapping[str, int]) -> dict[str, Any]:
-        kind, t, degree, e = item.payload
+                predicted: Mapping[str, int], attack: AttackResult | None = None) -> dict[str, Any]:
+        kind, tag, degree, e = item.payload
         ex, gold = self.examples[e], self.gold[e]
         wrong = [x for x in texts if predicted[x] != gold]
         record: dict[str, Any] = {"example": ex.id, "degree": degree, "n": len(texts),
                                   "correct": len(texts) - len(wrong), "all_correct": not wrong}
+        if kind == "clean":
+            record.update(text=ex.text[:SAMPLE_CHARS], gold=gold, pred=predicted[ex.text])
+        elif attack is not None:  # the attack's own account: its queries, outcome and a representative text
+            record.update(queries=attack.queries, status=attack.status, perturbed=attack.perturbed[:SAMPLE_CHARS],
+                          pred=predicted.get(attack.perturbed), edits=attack.edits[:MAX_EDITS])
         if worst_texts is not None:
             record["worst_n"] = len(worst_texts)
             record["all_correct"] = all(predicted[x] == gold for x in worst_texts)
         if kind != "clean":
-            tag = self.tags[t]
             record["tag"], record["access"] = tag.name, kind
-            record["achieved"] = sum(tag.transform.measure(ex.text, x) for x in texts) / len(texts)
+            measure = tag.transform.measure if tag.transform is not None else word_modification_rate
+            record["achieved"] = sum(measure(ex.text, x) for x in texts) / len(texts)
             if wrong:
                 record["sample"] = wrong[0][:SAMPLE_CHARS]
         return record
 
+    def _row(self, item: WorkItem, texts: list[str], predicted: Mapping[str, int], record: dict) -> dict[str, Any]:
+        """What extra scorers see of an item."""
+        ex = self.examples[item.payload[3]]
+        return {**record, "example": ex.id, "text": ex.text, "label": ex.label, "gold": self.gold[item.payload[3]],
+                "texts": texts, "preds": [predicted[t] for t in texts], "tag": record.get("tag", "clean"),
+                "access": record.get("access", "clean")}
+
     # augmentation -----------------------------------------------------------------------------------------
     def _augment_record(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
-        _, t, degree, e = item.payload
-        ex, tag = self.examples[e], self.tags[t]
+        _, tag, degree, e = item.payload
+        if tag.transform is None:
+            raise RobustError(f"robtest mode=augment needs transforms; {tag.name!r} is an attacker")
+        ex = self.examples[e]
         texts = rule_variants(tag.transform, ex, degree, self._size("aug_num"), ctx.rng(item.id))
         return {"example": ex.id, "label": ex.label, "tag": tag.name, "degree": degree,
                 "texts": [x for x in texts if x != ex.text]}
@@ -225,19 +264,25 @@ class RobTest(Benchmark):
         """From records alone (also after `robust show`/re-reduce, where `prepare` was not called)."""
         if self.augmenting:
             return self._write_augmented(records, ctx)
-        tags = build(ctx.attacks, ctx.registry, {}, instantiate=False)
         example_ids = [key.split("/", 1)[1] for key in records if key.startswith("clean/")]
         if not example_ids:
             raise RobustError("robtest run has no records to reduce")
         settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
-                    "final": self.config["final"], "access": self.access, "seed": ctx.seed,
-                    "data": ctx.data or self.config["data"]}
-        return report.build_result(records, tags, [t.name for t in self._score_tags(tags)], self.access,
-                                   self.degrees, example_ids, settings)
+                    "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
+                    "data": ctx.data or self.default_data, "budget": int(self.config["budget"])}
+        if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
+            settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
+        scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
+        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
+        result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
+        return result
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
-        return report.figures(result)
+        return figures(result)
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
-        return report.compare(results)
+        return compare(results)

@@ -1,14 +1,13 @@
-"""Which Transforms `--attack NAMES` selects, and how they group into RobTest's dimensions and tags."""
+"""What `--attack` selects for RobTest: dimension-tags (a Transform, or an attacker with its own edits), each
+evaluated under one or more accesses (an access = the Attacker that generates its variants)."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from robust.core.errors import RobustError, did_you_mean
-from robust.core.interfaces import Transform
+from robust.core.errors import RobustError
 from robust.core.registry import Registry
 
 #: the report's page order (spec §4.3); unknown dimensions follow in name order
@@ -17,14 +16,16 @@ DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflec
 MALICIOUS_ONLY = {"distraction"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class DimensionTag:
-    """One evaluated dimension-tag (e.g. typo-M): the registered Transform and where it sits in the report."""
+    """One evaluated dimension-tag (e.g. typo-M): its transform (None for an attacker that brings its own
+    edits), where it sits in the report, and its accesses: access label -> registered attacker name."""
 
-    name: str  # registered attack name, used in item ids ("typo-M")
-    dimension: str  # radar axis ("Typo"); a Transform without `dimension` is its own dimension
+    name: str  # used in item ids ("typo-M")
+    dimension: str  # radar axis ("Typo"); a transform without `dimension` is its own dimension
     tag: str  # "M" (malicious) or "G" (general)
-    transform: Transform | None = None  # None when only describing a finished run
+    transform: Any = None  # the configured Transform, once instantiated
+    accesses: dict[str, str] = field(default_factory=dict)
 
     @property
     def sort_key(self) -> tuple[int, str, int, str]:
@@ -32,10 +33,8 @@ class DimensionTag:
         order = DIMENSION_ORDER.index(self.dimension) if known else len(DIMENSION_ORDER)
         return order, self.dimension, 0 if self.tag == "M" else 1, self.name
 
-
-def _is_transform(target: Any) -> bool:
-    cls = target if inspect.isclass(target) else type(target)
-    return issubclass(cls, Transform)
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "dimension": self.dimension, "tag": self.tag, "access": list(self.accesses)}
 
 
 def dimension_of(name: str, target: Any) -> str:
@@ -57,49 +56,33 @@ def tag_of(name: str, target: Any) -> str:
     return "M" if dimension in MALICIOUS_ONLY else "G"
 
 
-def transform_names(registry: Registry) -> dict[str, Any]:
-    """Registered Transform targets by name (Attackers are searches, not dimensions)."""
-    attacks = registry.entries["attack"].items()
-    return {name: entry.target for name, entry in attacks if _is_transform(entry.target)}
-
-
 def select(names: Iterable[str], registry: Registry) -> list[str]:
-    """Attack names for `--attack` values: exact names, a dimension or name prefix (`typo` -> typo-M, typo-G),
-    or `all` (every Transform that declares a `dimension`)."""
-    available = transform_names(registry)
-    chosen: list[str] = []
-    for raw in names:
-        for name in (n.strip() for n in str(raw).split(",") if n.strip()):
-            if name == "all":
-                found = [n for n, t in available.items() if getattr(t, "dimension", None)]
-            elif name in available:
-                found = [name]
-            else:
-                low = name.lower()
-                found = [n for n, t in available.items()
-                         if n.lower().startswith(low + "-") or str(getattr(t, "dimension", "") or "").lower() == low]
-            if not found:
-                hint = did_you_mean(name, available)
-                known = ", ".join(sorted(available)) or "none registered"
-                raise RobustError(f"unknown attack {name!r} for robtest{hint}; known: all, {known}")
-            chosen.extend(n for n in sorted(found) if n not in chosen)
-    if not chosen:
+    """The transform (or transform-less attacker) names that `--attack` values select, without accesses."""
+    return [t.name for t in plan(names, registry, {"rule": "rule-sampling"}, ())]
+
+
+def plan(names: Iterable[str], registry: Registry, defaults: dict[str, str],
+         score_skip: Sequence[str]) -> list[DimensionTag]:
+    """Dimension-tags in report order. A transform is run by the `defaults` attackers (access -> attacker name),
+    except those skipped for its dimension; `attacker:transform` and a transform-less attacker add that
+    attacker under its own access label."""
+    skip = {s.lower() for s in score_skip}
+    tags: dict[str, DimensionTag] = {}
+    specs = registry.attack_specs(list(names))
+    if not specs:
         raise RobustError("robtest needs --attack NAMES (e.g. --attack typo or --attack all); "
                           "see `robust list attacks`")
-    return chosen
-
-
-def build(names: Iterable[str], registry: Registry, configs: Mapping[str, Mapping[str, Any]],
-          instantiate: bool = True, mode: str | None = None) -> list[DimensionTag]:
-    """The selected dimension-tags in report order, with configured Transforms (or just described).
-    `mode` ('clean'/'faithful') is passed to every Transform with a `mode` setting unless set explicitly."""
-    out = []
-    for name in select(names, registry):
-        entry = registry.get("attack", name)
-        config = dict(configs.get(name, {}))
-        if mode and "mode" in entry.settings and "mode" not in config:
-            config["mode"] = mode
-        transform = entry.create(**config) if instantiate else None
-        target = transform if instantiate else entry.target
-        out.append(DimensionTag(name, dimension_of(name, target), tag_of(name, target), transform))
-    return sorted(out, key=lambda d: d.sort_key)
+    for spec in specs:
+        source = spec.transform or spec.attacker
+        name = source.name
+        tag = tags.setdefault(name, DimensionTag(name, dimension_of(name, source.target), tag_of(name, source.target)))
+        if spec.attacker is None:
+            for access, attacker in defaults.items():
+                if not (access == "score" and (tag.name.lower() in skip or tag.dimension.lower() in skip)):
+                    tag.accesses.setdefault(access, attacker)
+        else:
+            if spec.transform is None and spec.attacker.target.uses_transform:
+                raise RobustError(f"attacker {spec.attacker.name!r} searches over a transform's edits; "
+                                  f"name one, e.g. --attack {spec.attacker.name}:typo-M")
+            tag.accesses[spec.attacker.target.access or spec.attacker.name] = spec.attacker.name
+    return sorted(tags.values(), key=lambda d: d.sort_key)

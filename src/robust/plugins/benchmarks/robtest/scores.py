@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.settings import Setting
 
 #: the degree grid of the paper's reports (spec §3.4); degree 0 is the clean input
 DEGREES: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
@@ -52,3 +56,40 @@ def worst_curve(all_correct: Sequence[Mapping[str, bool]], degrees: Sequence[flo
 def degree_key(degree: float) -> str:
     """The canonical text of a degree ('0', '0.05', …) used in item ids and record keys."""
     return f"{float(degree):g}"
+
+
+class CurveScore(Scorer):
+    """A per-example value at each degree, summarised as a curve over the degrees (keys '0', '0.05', ...) and
+    its Final Score (spec §3.3-3.4); degree 0 are the clean rows."""
+
+    settings = {"final": Setting("code", choices=("code", "eq1"), help="code: reproduces the printed finals")}
+    curve: Any = None  # (per-example {degree key: value}, degrees) -> curve
+
+    def summarize(self, values: Sequence[Any], rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        degrees = sorted({float(r["degree"]) for r in rows})
+        per_example: dict[str, dict[str, Any]] = {}
+        for value, row in zip(values, rows):
+            per_example.setdefault(row["example"], {})[degree_key(row["degree"])] = value
+        curve = type(self).curve(list(per_example.values()), degrees)
+        return {**{degree_key(d): v for d, v in zip(degrees, curve)}, "final": final_score(curve, self.config["final"])}
+
+
+class AverageScore(CurveScore):
+    name = "robtest-average"
+    description = "RobTest Average(d): mean share of correct variants per example at each degree, and its Final Score"
+    inputs = frozenset({"example", "degree", "correct", "n"})
+    curve = average_curve
+
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[float]:
+        return [r["correct"] / r["n"] for r in rows]
+
+
+class WorstScore(CurveScore):
+    name = "robtest-worst"
+    description = ("RobTest Worst(d): share of examples with every variant correct at every degree up to d, "
+                   "and its Final Score")
+    inputs = frozenset({"example", "degree", "all_correct"})
+    curve = worst_curve
+
+    def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[bool]:
+        return [bool(r["all_correct"]) for r in rows]

@@ -1,18 +1,19 @@
 """Score-based generation (spec robtest.md §3.2) as resumable searches that many items can run together.
 
 A search is a generator: it yields the texts it needs classified and receives their probabilities
-(ndarray[n, k]); it returns the list of generated variants. `drive` advances many searches at once, so every
-round of every item in a batch costs one `classify` call.
+(ndarray[n, k]), or None when its query budget is spent (it then returns what it has); it returns the list of
+generated variants. `drive` advances many searches at once, so every round of every item in a batch costs one
+`classify` call.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from robust.plugins.attacks.text import budget, join, levenshtein, words
+from robust.core.text import budget, join, levenshtein, words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,14 +42,15 @@ def saliency_queries(text: str, mask_token: str) -> list[str]:
     return [text] + [join(tokens[:j] + [mask_token] + tokens[j + 1 :]) for j in range(len(tokens))]
 
 
-def saliency_order(probs: np.ndarray) -> tuple[list[int], int]:
-    """Word positions by ascending probability of the prediction on the unmasked text when masked
-    (= largest confidence drop first; the code sorts raw logits, we only see probabilities), and that target."""
+def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[int], int]:
+    """Word positions by ascending probability of `target` when masked (= largest drop first; the code sorts
+    raw logits, we only see probabilities), and the prediction on the unmasked text. `target`: the gold class
+    (clean mode), or None for the prediction on the unmasked text (the authors' code, faithful mode)."""
     import numpy as np
 
-    target = int(np.argmax(probs[0]))
-    order = np.argsort(probs[1:, target], kind="stable")
-    return [int(j) for j in order], target
+    predicted = int(np.argmax(probs[0]))
+    order = np.argsort(probs[1:, predicted if target is None else target], kind="stable")
+    return [int(j) for j in order], predicted
 
 
 def stop_measure(transform: Transform, original: str, faithful: bool) -> Callable[[str], float]:
@@ -62,9 +64,10 @@ def stop_measure(transform: Transform, original: str, faithful: bool) -> Callabl
 
 
 def greedy_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
-                  config: GreedyConfig = GreedyConfig()) -> Search:
+                  config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
     """Greedy by word saliency for char/word units (spec §3.2): every round, mask-score all words of the
-    current text and edit the top 15 % in order until the degree is reached or the rounds run out."""
+    current text and edit the top 15 % in order until the degree is reached or the rounds run out.
+    Saliency is measured on the `gold` class when given (clean), else on the prediction (faithful)."""
     s = text.strip()
     n_words = len(words(s))
     n = len(s) if transform.unit == "char" else n_words
@@ -73,17 +76,19 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
     rounds = int(k * 3 / per_round) if per_round else 0  # max rounds = int(k*3/B)
     measure = stop_measure(transform, s, config.faithful)
     reached = lambda t: measure(t) >= degree  # noqa: E731
-    t, out, first_target = s, [], None
+    t, out, first, spent = s, [], None, False
     for _ in range(config.draws if config.faithful else 1):
         start = t
         for _ in range(rounds):
             if reached(t):
                 break
             probs = yield saliency_queries(t, config.mask_token)
-            order, target = saliency_order(probs)
-            if first_target is None:
-                first_target = target
-            elif config.stop_on_flip and target != first_target:
+            if probs is None:  # the query budget is spent
+                spent = True
+                break
+            order, predicted = saliency_order(probs, gold)
+            first = predicted if first is None else first
+            if config.stop_on_flip and predicted != (first if gold is None else gold):
                 break
             # faithful: try the top B positions (failures included); clean: the first B positions that
             # take a new edit (spec §6 #2, budget = successful edits; words edited once for unit 'word')
@@ -102,7 +107,7 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
                     break
         if t not in out:
             out.append(t)
-        if reached(t) or t == start:  # later draws would return the same text
+        if spent or reached(t) or t == start:  # later draws would return the same text
             break
     return out
 
@@ -114,20 +119,27 @@ def _edited(original: str, text: str, index: int) -> bool:
 
 
 def sentence_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
-                    config: GreedyConfig = GreedyConfig()) -> Search:
+                    config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
     """Sentence-level score-based search (spec §3.2, Distraction): each step builds `candidates` edits of
-    the current text and keeps the one with the lowest probability of the prediction on the original;
-    accept while the degree stays below d (cos > 1 - d), at most `max_steps` steps."""
+    the current text and keeps the one with the lowest probability of the `gold` class (clean; faithful: of
+    the prediction on the original); accept while the degree stays below d (cos > 1 - d), at most
+    `max_steps` steps."""
     import numpy as np
 
-    s = text
-    target = int(np.argmax((yield [s])[0]))
-    t = s
+    s = t = text
+    if gold is None:
+        probs = yield [s]
+        if probs is None:
+            return [t]
+        gold = int(np.argmax(probs[0]))
+    target = gold
     for _ in range(config.max_steps):
         cands = [c for c in (transform.edit(t, len(words(t)), rng, s) for _ in range(config.candidates)) if c]
         if not cands:
             break
         probs = yield cands
+        if probs is None:
+            break
         best = cands[int(np.argmin(probs[:, target]))]
         if transform.measure(s, best) >= degree:
             break
@@ -136,38 +148,61 @@ def sentence_search(transform: Transform, text: str, degree: float, rng: np.rand
 
 
 def search_for(transform: Transform, text: str, degree: float, rng: np.random.Generator,
-               config: GreedyConfig = GreedyConfig()) -> Search:
+               config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
     """The score-based search that fits the transform's unit."""
     fn = sentence_search if transform.unit == "sentence" else greedy_search
-    return fn(transform, text, degree, rng, config)
+    return fn(transform, text, degree, rng, config, gold)
 
 
-def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any]) -> list[list[str]]:
-    """Run searches together: each round, one `classify` call for the queries of every unfinished search."""
-    results: list[list[str] | None] = [None] * len(searches)
+@dataclass
+class Outcome:
+    """What a driven search returned, the distinct texts it had classified, and whether the budget stopped it."""
+
+    texts: list[str]
+    seen: set[str] = field(default_factory=set)
+    capped: bool = False
+
+
+def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any],
+          budget: int | None = None) -> list[Outcome]:
+    """Run searches together: each round, one `classify` call for the queries of every unfinished search. With a
+    `budget`, a search whose next round would take it past `budget` distinct texts (one kept in reserve for
+    checking its result) is told to stop instead."""
+    outcomes = [Outcome([]) for _ in searches]
     pending: dict[int, list[str]] = {}
     for i, gen in enumerate(searches):
-        _advance(i, gen, None, pending, results)
+        _advance(i, gen, _START, pending, outcomes)
     while pending:
+        if budget:
+            for i in [i for i, q in pending.items() if len(outcomes[i].seen | set(q)) + 1 > budget]:
+                del pending[i]
+                outcomes[i].capped = True
+                _advance(i, searches[i], None, pending, outcomes)
+            if not pending:
+                break
         order = list(pending)
         texts = [t for i in order for t in pending[i]]
         probs = classify(texts)
         pos = 0
         for i in order:
-            size = len(pending.pop(i))
-            _advance(i, searches[i], probs[pos : pos + size], pending, results)
-            pos += size
-    return [r if r is not None else [] for r in results]
+            query = pending.pop(i)
+            outcomes[i].seen.update(query)
+            _advance(i, searches[i], probs[pos : pos + len(query)], pending, outcomes)
+            pos += len(query)
+    return outcomes
 
 
-def _advance(i: int, gen: Search, value: Any, pending: dict[int, list[str]], results: list) -> None:
+_START = object()
+
+
+def _advance(i: int, gen: Search, value: Any, pending: dict[int, list[str]], outcomes: list[Outcome]) -> None:
     try:
-        query = gen.send(value) if value is not None else next(gen)
+        query = next(gen) if value is _START else gen.send(value)
         while not query:  # an empty query needs no model call
             query = gen.send(_empty())
         pending[i] = query
     except StopIteration as stop:
-        results[i] = stop.value
+        outcomes[i].texts = stop.value or []
 
 
 def _empty() -> np.ndarray:

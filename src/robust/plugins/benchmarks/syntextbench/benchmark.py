@@ -10,31 +10,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from robust.core.errors import RobustError, unknown
-from robust.core.interfaces import Benchmark, WorkItem
+from robust.core.errors import RobustError
+from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_scores
+from robust.core.lazy import np
 from robust.core.results import Result, Table
-from robust.plugins.benchmarks.syntextbench.generator import P_GRID, GeneratorConfig, make_task
-from robust.plugins.benchmarks.syntextbench.lexicon import (
-    LexiconGenerator,
-    WordLists,
-    word_lists_from_examples,
-)
-from robust.plugins.benchmarks.syntextbench.scoring import (
-    SCALINGS,
-    reference_margin,
-    syntextbench_score,
-    task_point,
-)
+from robust.core.settings import Setting
+from robust.plugins.benchmarks.syntextbench.generator import P_GRID
+from robust.plugins.benchmarks.syntextbench.scoring import SCALINGS, reference_margin
+from robust.plugins.benchmarks.syntextbench.sentences import SECONDARY_A_T, SynTextBenchScore, SyntheticSentences
 
 if TYPE_CHECKING:
     from robust.core.context import RunContext
 
-DEFAULT_LEXICON = "afinn"
 POOLINGS = ("auto", "first-last-avg", "last-token", "mean", "cls")
 DECODER_CAPABILITIES = frozenset({"generate", "logprobs", "next_token_distribution"})
-SECONDARY_A_T = 0.6  # spec §6 A2: also report a_T = 0.6
+GENERATOR_SETTINGS = ("lexicon", "lexicon_path", "dedupe", "p_e", "p_n", "max_len", "split", "test_frac")
 
 
 def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
@@ -61,7 +51,18 @@ def _mean_std(values: Sequence[float | None]) -> tuple[float | None, float]:
     return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
 
 
-PAPER_N = 8192  # sentences per level in the paper (spec §2.5)
+#: `--set precision=paper`: the paper's setting as spec §2.4, §3.6 and §6 B7 define it (SentiWordNet 3.0, n = 8192
+#: per level, 20 levels, 3 trials, one stratified 90/10 split, the literal d_inter, a_T = 0.7)
+def _held_out(record: Mapping[str, Any]) -> int:
+    """Held-out sentences behind a record's accuracy (all n when cross-fitted)."""
+    margins = record.get("margins")
+    return sum(len(m) for m in margins) if margins else int(record["n_test"])
+
+
+PAPER = {"n": 8192, "trials": 3, "lexicon": "sentiwordnet", "folds": 1, "debias": "false", "levels": list(P_GRID),
+         "split": "holdout", "test_frac": 0.1, "a_T": 0.7, "p_e": 1 / 12, "p_n": 0.5, "energy": 0.99,
+         "scaling": "ratio", "direction": "e1", "pooling": "auto", "dedupe": False, "max_len": 128}
+DEBIAS_BELOW = 4096  # debias=auto: the smallest n of the paper ([P] Table 1); below it, d_inter is debiased
 
 
 class SynTextBench(Benchmark):
@@ -69,92 +70,87 @@ class SynTextBench(Benchmark):
     description = ("Real-data-free robustness-accuracy score of sentence embeddings on synthetic "
                    "sentiment sentences (Ko et al. 2023)")
     needs = frozenset({"embed"})
-    default_model = "minilm"  # `robust run --bench syntextbench` without --model
+    default_model = "minilm"
+    scorers = ("syntextbench",)
+    score_fields = frozenset({"train_embeddings", "train_labels", "test_embeddings", "test_labels", "trial", "p",
+                              "train_texts", "test_texts"})
     chunk_size = 1
     settings = {
-        "lexicon": "",  # a registered lexicon; "" = sentiwordnet if lexicon_path is set, else afinn
-        "lexicon_path": "",  # SentiWordNet file (else $ROBUST_SENTIWORDNET or an NLTK data dir)
-        "dedupe": False,  # dedupe the word lists (not the paper's counts, spec §2.1)
-        "n": 256,  # sentences per level (paper: 8192; 256 keeps the default run near a minute)
-        "trials": 1,  # independent regenerations of all levels (paper: 3)
-        "levels": list(P_GRID),  # neutral mixing ratios p
-        "p_e": 1 / 12,
-        "p_n": 0.5,
-        "max_len": 128,
-        "split": "holdout",  # holdout (stratified test_frac of n) | independent (n more for test)
-        "test_frac": 0.1,
-        "pooling": "auto",  # auto: first-last-avg for encoders, last-token for decoders
-        "energy": 0.99,
-        "scaling": "ratio",  # ratio (spec resolution) | literal | pooled
-        "direction": "e1",  # u: e1 | random (seeded per task)
+        "precision": Setting("default", choices=("default", "paper"),
+                             help="default: the measured fast setting; paper: the paper's setting exactly (slow)"),
+        **{k: SyntheticSentences.settings[k] for k in GENERATOR_SETTINGS},
+        "n": Setting(256, min=8, help="sentences per level (paper: 8192)"),
+        "trials": Setting(1, min=1, help="independent regenerations of all levels (paper: 3)"),
+        "levels": Setting(list(P_GRID), min=0.0, max=1.0, min_items=1, help="neutral mixing ratios p"),
+        "folds": Setting(0, min=0, help="0 = auto: round(1/test_frac)-fold cross-fitting for split=holdout "
+                                        "(every sentence held out once), 1 for split=independent; 1 = one "
+                                        "held-out split (the paper)"),
+        "pooling": Setting("auto", choices=POOLINGS, help="auto: first-last-avg for encoders, last-token for decoders"),
+        "energy": SynTextBenchScore.settings["energy"],
+        "scaling": Setting("ratio", choices=SCALINGS),
+        "direction": Setting("e1", choices=("e1", "random"), help="u: e1 | random (seeded per task)"),
         # d_inter without its sampling bias (consistent for the paper's ||b_1 - b_-1||, which it approaches as n
         # grows); false = the literal sample value, under which text-independent vectors score like MiniLM
-        # at small n (docs/validation/syntextbench.md); auto = true below the paper's n = 8192, false at it
-        "debias": "auto",
-        "a_T": 0.7,
+        # at small n (docs/validation/syntextbench.md); auto = true below n = 4096 (the effective n)
+        "debias": Setting("auto", choices=("auto", "true", "false")),
+        "a_T": SynTextBenchScore.settings["a_T"],
+        "bootstrap": SynTextBenchScore.settings["bootstrap"],
     }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
+        if self.config["precision"] == "paper":
+            clash = [k for k in PAPER if k in config and self.config[k] != self.settings[k].validate(k, PAPER[k])]
+            if clash:
+                raise RobustError(f"precision=paper fixes {', '.join(f'{k}={PAPER[k]!r}' for k in clash)}; "
+                                  "drop those --set options or leave precision at default")
+            self.config.update(PAPER)
+        if self.config["split"] == "independent" and int(self.config["folds"]) > 1:
+            raise RobustError("split=independent has its own test set: cross-fitting needs split=holdout (or folds=1)")
+
+    @property
+    def folds(self) -> int:
+        """Folds of the cross-fitting (1 = the single held-out split)."""
+        if int(self.config["folds"]):
+            return int(self.config["folds"])
+        return max(2, round(1 / float(self.config["test_frac"]))) if self.config["split"] == "holdout" else 1
+
+    def debias(self, ctx: RunContext) -> tuple[bool, str]:
+        """Whether d_inter is debiased, and why: decided on the n this run really uses (after --limit)."""
+        n, setting = self.n_sentences(ctx), self.config["debias"]
+        if setting != "auto":
+            return setting == "true", f"set: {setting}"
+        if n < DEBIAS_BELOW:
+            return True, f"auto: n = {n} < {DEBIAS_BELOW}"
+        return False, f"auto: n = {n} >= {DEBIAS_BELOW}, the paper's literal d_inter"
+
+    # --- pieces ----------------------------------------------------------------------------------------
+    def generator(self, ctx: RunContext, trial: int, p: float) -> SyntheticSentences:
+        options = {k: self.config[k] for k in GENERATOR_SETTINGS}
+        return ctx.create("dataset", "syntextbench-sentences", n=self.n_sentences(ctx), p=p, trial=trial, **options)
+
+    def task(self, trial: int, p: float, ctx: RunContext) -> Any:
+        """The synthetic dataset of one item (depends on run seed, trial and p only)."""
+        return self.generator(ctx, trial, p).task(ctx.seed)
+
+    def scorer(self, ctx: RunContext, debias: bool | None = None) -> Any:
         c = self.config
-        if c["split"] not in ("holdout", "independent"):
-            raise RobustError(f"split must be holdout or independent, not {c['split']!r}")
-        debias = str(c["debias"]).lower()
-        if debias not in ("auto", "true", "false", "1", "0", "yes", "no"):
-            raise RobustError(f"debias must be auto, true or false, not {c['debias']!r}")
-        c["debias"] = int(c["n"]) < PAPER_N if debias == "auto" else debias in ("true", "1", "yes")
-        if c["scaling"] not in SCALINGS:
-            raise RobustError(f"scaling must be one of {', '.join(SCALINGS)}, not {c['scaling']!r}")
-        if c["pooling"] not in POOLINGS:
-            raise RobustError(f"pooling must be one of {', '.join(POOLINGS)}, not {c['pooling']!r}")
-        if c["direction"] not in ("e1", "random"):
-            raise RobustError(f"direction must be e1 or random, not {c['direction']!r}")
-        if int(c["n"]) < 8 or int(c["trials"]) < 1 or not c["levels"]:
-            raise RobustError("syntextbench needs n >= 8, trials >= 1 and at least one level")
-        if not 0 < float(c["test_frac"]) < 1 or not 0 < float(c["energy"]) <= 1:
-            raise RobustError("test_frac must be in (0, 1) and energy in (0, 1]")
-        self.word_lists: WordLists | None = None
-
-    # --- setup ---------------------------------------------------------------------------------------
-    def lexicon_name(self) -> str:
-        return self.config["lexicon"] or ("sentiwordnet" if self.config["lexicon_path"] else DEFAULT_LEXICON)
-
-    def load_word_lists(self, registry: Any) -> WordLists:
-        """The lexicon plugin named by the settings, as word lists."""
-        name = self.lexicon_name()
-        if name not in registry.entries["dataset"]:
-            raise unknown("lexicon (dataset)", name, registry.entries["dataset"])
-        entry = registry.get("dataset", name)
-        options: dict[str, Any] = {}
-        target_settings = getattr(entry.target, "settings", {}) or {}
-        if self.config["lexicon_path"]:
-            if "path" not in target_settings:
-                raise RobustError(f"lexicon {name!r} takes no lexicon_path")
-            options["path"] = self.config["lexicon_path"]
-        if "dedupe" in target_settings:
-            options["dedupe"] = self.config["dedupe"]
-        lexicon = entry.create(**options)
-        if isinstance(lexicon, LexiconGenerator):
-            return lexicon.word_lists()
-        lists = word_lists_from_examples(name, lexicon.examples(0))
-        return lists.deduped() if self.config["dedupe"] else lists
+        debias = self.debias(ctx)[0] if debias is None else debias
+        return ctx.create("scorer", "syntextbench", energy=c["energy"], scaling=c["scaling"], debias=debias,
+                          a_T=c["a_T"], folds=self.folds, bootstrap=c["bootstrap"])
 
     def prepare(self, ctx: RunContext) -> None:
-        self.word_lists = self.load_word_lists(ctx.registry)
+        self.word_lists  # noqa: B018 - fail early on a missing or unknown lexicon
 
-    def lexicon_info(self, ctx: RunContext, recorded: str | None) -> dict[str, Any]:
-        """Name, source and list sizes of the lexicon (loaded again when reducing stored records)."""
-        if self.word_lists is None:
-            try:
-                self.prepare(ctx)
-            except RobustError:  # e.g. the SentiWordNet file has moved since the run
-                return {"lexicon": recorded}
-        return self.word_lists.info()
+    @property
+    def word_lists(self) -> Any:
+        """The lexicon's word lists (read once per process; also when resuming without `prepare`)."""
+        return self.generator(self.ctx, 0, 0.0).word_lists()
 
-    def pooling(self, ctx: RunContext) -> str:
-        model = ctx.model
-        caps = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
-        return choose_pooling(self.config["pooling"], frozenset(caps))
+    def pooling(self, ctx: RunContext) -> str | None:
+        """The pooling requested (spec §3.1: encoders average the first and last layer, decoders take the last
+        token) as the model really applies it (None: the model has one fixed way to embed)."""
+        return ctx.model.pooling_used(choose_pooling(self.config["pooling"], ctx.model.provides()))
 
     def n_sentences(self, ctx: RunContext) -> int:
         n = int(self.config["n"])
@@ -165,34 +161,27 @@ class SynTextBench(Benchmark):
         return [WorkItem(f"t{t}-p{float(p):.2f}", (t, float(p)))
                 for t in range(int(self.config["trials"])) for p in self.config["levels"]]
 
-    def task(self, trial: int, p: float, ctx: RunContext):
-        """The synthetic dataset of one item (depends on run seed, trial and p only)."""
-        if self.word_lists is None:
-            self.prepare(ctx)
-        lists = self.word_lists
-        c = self.config
-        cfg = GeneratorConfig(float(c["p_e"]), float(c["p_n"]), int(c["max_len"]))
-        rng = ctx.rng("syntextbench", "corpus", trial, f"{p:.4f}")
-        return make_task(self.n_sentences(ctx), p, lists.pos, lists.neg, lists.neu, rng, cfg,
-                         c["split"], float(c["test_frac"]))
-
     def run_item(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
         trial, p = item.payload
         task = self.task(trial, p, ctx)
         pooling = self.pooling(ctx)
         Z = np.asarray(ctx.model.embed(task.texts, pooling=pooling), dtype=np.float64)
         n_tr = len(task.train_texts)
-        direction = None
+        row = {"train_embeddings": Z[:n_tr], "train_labels": task.train_y, "test_embeddings": Z[n_tr:],
+               "test_labels": task.test_y, "trial": trial, "p": p, "train_texts": task.train_texts,
+               "test_texts": task.test_texts}
         if self.config["direction"] == "random":
-            direction = ctx.rng("syntextbench", "direction", trial, f"{p:.4f}").normal(size=Z.shape[1])
-        point = task_point(Z[:n_tr], task.train_y, Z[n_tr:], task.test_y, float(self.config["energy"]),
-                           self.config["scaling"], direction, bool(self.config["debias"]))
+            row["direction"] = ctx.rng("syntextbench", "direction", trial, f"{p:.4f}").normal(size=Z.shape[1])
+        debias = self.debias(ctx)[0]
+        point = self.scorer(ctx, debias).values([row])[0]
+        lists = self.word_lists
         feas_rng = ctx.rng("syntextbench", "feasibility", trial, f"{p:.4f}")
-        return {"trial": trial, "p": p, **point.to_dict(), "dim": int(Z.shape[1]), "pooling": pooling,
-                "n_train": n_tr, "n_test": len(task.test_texts), "neutral_share": task.neutral_share,
-                "mean_length": task.mean_length, "lexicon": self.word_lists.name,
-                "lexicon_rule_accuracy": lexicon_feasibility(task.test_texts, task.test_y,
-                                                             self.word_lists.scores, feas_rng)}
+        record = {"trial": trial, "p": p, **point, "dim": int(Z.shape[1]), "pooling": pooling or "model's own",
+                  "debias": debias, "folds": self.folds,
+                  "n_train": n_tr, "n_test": len(task.test_texts), "neutral_share": task.neutral_share,
+                  "mean_length": task.mean_length, "lexicon": lists.name,
+                  "lexicon_rule_accuracy": lexicon_feasibility(task.test_texts, task.test_y, lists.scores, feas_rng)}
+        return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     # --- results -------------------------------------------------------------------------------------
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
@@ -202,54 +191,80 @@ class SynTextBench(Benchmark):
             raise RobustError("syntextbench has no records to reduce")
         trials = sorted({r["trial"] for r in recs})
         levels = sorted({r["p"] for r in recs})
-        by_trial = {t: [r for r in recs if r["trial"] == t] for t in trials}
-        scores = [syntextbench_score([r["accuracy"] for r in rs], [r["margin"] for r in rs], a_T)
-                  for rs in by_trial.values()]
-        scores_06 = [syntextbench_score([r["accuracy"] for r in rs], [r["margin"] for r in rs],
-                                        SECONDARY_A_T) for rs in by_trial.values()]
-        score, score_std = _mean_std(scores)
-        score06, score06_std = _mean_std(scores_06)
-        rows, curve = [], []
-        for p in levels:
-            at = [r for r in recs if r["p"] == p]
-            acc, acc_sd = _mean_std([r["accuracy"] for r in at])
-            mar, mar_sd = _mean_std([r["margin"] for r in at])
-            row = {"p": p, "accuracy": acc, "accuracy_std": acc_sd, "margin": mar, "margin_std": mar_sd,
-                   "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None,
-                   "K": _mean_std([r["k"] for r in at])[0], "D": _mean_std([r["separation"] for r in at])[0],
-                   "neutral_share": _mean_std([r["neutral_share"] for r in at])[0],
-                   "mean_length": _mean_std([r["mean_length"] for r in at])[0],
-                   "lexicon_rule_accuracy": _mean_std([r["lexicon_rule_accuracy"] for r in at])[0]}
-            curve.append(row)
-            rows.append([round(v, 4) if isinstance(v, float) else v for v in row.values()])
+        debias, rule = self.debias(ctx)
+        recorded = {r.get("debias", debias) for r in recs}
+        if recorded != {debias}:  # e.g. reduced again under another --limit: report what the records used
+            debias, rule = (recorded.pop(), "as recorded") if len(recorded) == 1 else (None, "mixed in records")
+        scores = self.scorer(ctx, bool(debias)).summarize(recs, recs)
+        curve = [self._level_row(p, [r for r in recs if r["p"] == p], len(trials)) for p in levels]
+        rows = [[round(v, 4) if isinstance(v, float) else v for v in row.values()] for row in curve]
         first = recs[0]
         lex = self.lexicon_info(ctx, first.get("lexicon"))
         complete = len(recs) == len(trials) * len(levels) and len(levels) == len(self.config["levels"])
+        ci = (scores["score_ci_low"], scores["score_ci_high"])
         summary = {
-            "score": score, "score_std": score_std, "a_T": a_T,
-            f"score_aT{SECONDARY_A_T}": score06, f"score_aT{SECONDARY_A_T}_std": score06_std,
+            "score": scores["score"], "score_ci_low": ci[0], "score_ci_high": ci[1], "score_se": scores["score_se"],
+            "score_ci_method": f"95% percentile bootstrap over held-out sentences (B={self.config['bootstrap']}, "
+                               "per class and level; fitted whitening held fixed)",
+            "score_std": scores["score_std"], "a_T": a_T,
+            f"score_aT{SECONDARY_A_T}": scores[f"score_aT{SECONDARY_A_T}"],
+            f"score_aT{SECONDARY_A_T}_std": scores[f"score_aT{SECONDARY_A_T}_std"],
+            **{k: scores[k] for k in (f"score_aT{SECONDARY_A_T}_ci_low", f"score_aT{SECONDARY_A_T}_ci_high")},
             "mean_accuracy": float(np.mean([r["accuracy"] for r in recs])),
-            "trials": len(trials), "levels": len(levels), "n": int(first["n_train"] + first["n_test"])
-            if self.config["split"] == "holdout" else int(first["n_train"]),
+            "precision": self.config["precision"], "trials": len(trials), "levels": len(levels),
+            "n": int(first["n_train"] + (first["n_test"] if self.config["split"] == "holdout" else 0)),
+            "folds": int(first.get("folds", 1)), "held_out_per_level": int(np.mean([_held_out(r) for r in recs])),
             **lex, "pooling": first["pooling"], "scaling": self.config["scaling"],
             "split": self.config["split"], "p_e": float(self.config["p_e"]), "p_n": float(self.config["p_n"]),
-            "energy": float(self.config["energy"]), "debias": bool(self.config["debias"]),
-            "complete": complete,
+            "energy": float(self.config["energy"]), "debias": debias, "debias_rule": rule,
+            "complete": complete, **summarize_scores(recs, self.extra_scorers(ctx)),
         }
         if ctx.model is not None:
             summary["model"] = ctx.model.identity
-        table = Table(f"SynTextBench per level (mean over {len(trials)} trial(s); score "
-                      f"{score:.4f} ± {score_std:.4f} at a_T={a_T})", list(curve[0].keys()), rows)
+        table = Table(f"SynTextBench per level (score {scores['score']:.4f}, 95% CI [{ci[0]:.4f}, {ci[1]:.4f}] at "
+                      f"a_T={a_T}; {len(trials)} trial(s); accuracy_se: binomial over held-out sentences)",
+                      list(curve[0].keys()), rows)
         points = [{"trial": r["trial"], "p": r["p"], "accuracy": r["accuracy"], "margin": r["margin"]}
                   for r in recs]
-        return Result(summary, [table], {"levels": curve, "points": points, "scores": scores,
+        per_trial = [self.scorer(ctx, bool(debias)).summarize([r for r in recs if r["trial"] == t],
+                                                              [r for r in recs if r["trial"] == t])["score"]
+                     for t in trials]
+        return Result(summary, [table], {"levels": curve, "points": points, "scores": per_trial,
                                          "a_T": a_T, "n_levels": len(self.config["levels"])})
+
+    @staticmethod
+    def _level_row(p: float, at: list[dict[str, Any]], trials: int) -> dict[str, Any]:
+        """One row of the per-level table: means over trials (and their spread when there are several)."""
+        acc, acc_sd = _mean_std([r["accuracy"] for r in at])
+        mar, mar_sd = _mean_std([r["margin"] for r in at])
+        held = sum(_held_out(r) for r in at)
+        row = {"p": p, "accuracy": acc, "accuracy_se": float(np.sqrt(acc * (1 - acc) / held)) if held else None,
+               "margin": mar, "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None}
+        if trials > 1:
+            row.update({"accuracy_std": acc_sd, "margin_std": mar_sd})
+        row.update({"K": _mean_std([r["k"] for r in at])[0], "D": _mean_std([r["separation"] for r in at])[0],
+                    "neutral_share": _mean_std([r["neutral_share"] for r in at])[0],
+                    "mean_length": _mean_std([r["mean_length"] for r in at])[0],
+                    "lexicon_rule_accuracy": _mean_std([r["lexicon_rule_accuracy"] for r in at])[0]})
+        return row
+
+    def lexicon_info(self, ctx: RunContext, recorded: str | None) -> dict[str, Any]:
+        """Name, source and list sizes of the lexicon (loaded again when reducing stored records)."""
+        try:
+            return self.word_lists.info()
+        except RobustError:  # e.g. the SentiWordNet file has moved since the run
+            return {"lexicon": recorded}
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
         from robust.plugins.benchmarks.syntextbench import plots
 
         return [("Robustness-accuracy curve s(a)", plots.robustness_accuracy_curve(result)),
                 ("Accuracy and margin by neutral share p", plots.accuracy_margin_by_level(result))]
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.syntextbench.report import report_parts
+
+        return report_parts(self, result)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

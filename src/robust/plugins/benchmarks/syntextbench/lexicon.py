@@ -21,6 +21,7 @@ from typing import Any
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
+from robust.core.settings import Setting
 
 SWN_FILE = "SentiWordNet_3.0.0.txt"
 SWN_ENV = "ROBUST_SENTIWORDNET"
@@ -119,7 +120,7 @@ def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sent
 
 
 def _nltk_dirs() -> list[Path]:
-    from robust.core.resources import nltk_data_dir
+    from robust.core.paths import nltk_data_dir
 
     dirs = [nltk_data_dir(), *(Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p)]
     try:
@@ -179,7 +180,7 @@ def afinn_word_lists(n_frequent: int = 30000) -> WordLists:
     """AFINN-en-165 polar words (score > 0 / < 0) and, as neutral words, the `n_frequent` most frequent
     English words (wordfreq) that are alphabetic, not in AFINN, not stop words or negations. Multiword AFINN
     entries are joined with '_' like SentiWordNet's multiword lemmas."""
-    from robust.core.resources import package_dir
+    from robust.core.paths import package_dir
 
     afinn_dir, wordfreq_dir = package_dir("afinn"), package_dir("wordfreq")
     if afinn_dir is None or wordfreq_dir is None:
@@ -226,7 +227,8 @@ class SentiWordNetLexicon(LexiconGenerator):
 class AfinnLexicon(LexiconGenerator):
     name = "afinn"
     description = "Embedded word lists: AFINN-en-165 polar words + frequent neutral words (wordfreq)"
-    settings = {"n_frequent": 30000, "dedupe": False}
+    settings = {"n_frequent": Setting(30000, min=1, help="frequent English words considered as neutral"),
+                "dedupe": False}
 
     def word_lists(self) -> WordLists:
         lists = afinn_word_lists(int(self.config["n_frequent"]))

@@ -1,0 +1,121 @@
+"""Text measures every plugin shares: whitespace words, edit distances, RobTest's degree measures and budget.
+
+Words are whitespace tokens (`str.split`) and outputs are re-joined with single spaces, as in RobTest's code
+(spec robtest.md §2.1 "common conventions"). Degree measures follow spec §2.1 / Appendix C.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+def words(text: str) -> list[str]:
+    """Whitespace tokens of `text` (RobTest's `sentence.split()`)."""
+    return text.split()
+
+
+def join(tokens: Sequence[str]) -> str:
+    """Tokens re-joined with single spaces."""
+    return " ".join(tokens)
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Unit-cost edit distance (insert/delete/substitute) between two strings.
+
+    Bit-parallel (Myers 1999 / Hyyrö 2003) on Python integers after trimming the common prefix and suffix:
+    O(len(a)) big-int operations, fast enough for sentence-level stopping rules.
+    """
+    if a == b:
+        return 0
+    start = 0
+    stop = min(len(a), len(b))
+    while start < stop and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
+    a, b = a[start:end_a], b[start:end_b]
+    if len(a) < len(b):
+        a, b = b, a
+    m = len(b)
+    if m == 0:
+        return len(a)
+    peq: dict[str, int] = {}
+    for i, ch in enumerate(b):
+        peq[ch] = peq.get(ch, 0) | (1 << i)
+    full = (1 << m) - 1
+    high = 1 << (m - 1)
+    pv, mv, score = full, 0, m
+    for ch in a:
+        eq = peq.get(ch, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | ~(xh | pv)
+        mh = pv & xh
+        if ph & high:
+            score += 1
+        elif mh & high:
+            score -= 1
+        ph = ((ph << 1) | 1) & full
+        mh = (mh << 1) & full
+        pv = (mh | ~(xv | ph)) & full
+        mv = ph & xv
+    return score
+
+
+def char_degree(original: str, perturbed: str, lower: bool = True) -> float:
+    """Relative edit distance D_c = Lev / N_c (spec §2.1; N_c = len(original), spec §6 #3).
+
+    Lower-cased by default, as RobTest's `EditDistance`; `lower=False` counts case changes.
+    """
+    if lower:
+        original, perturbed = original.lower(), perturbed.lower()
+    if not original:
+        return 0.0 if not perturbed else float(len(perturbed))
+    return levenshtein(original, perturbed) / len(original)
+
+
+def changed_words(original: str, perturbed: str) -> int:
+    """Number of modified word positions (word-level edit distance when the word counts differ)."""
+    a, b = words(original), words(perturbed)
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True))
+    return _sequence_distance(a, b)
+
+
+def word_modification_rate(original: str, perturbed: str) -> float:
+    """D_w = n_w / N_w: changed word positions over the original's whitespace words (spec §2.1)."""
+    n = len(words(original))
+    changed = changed_words(original, perturbed)
+    if n == 0:
+        return 0.0 if changed == 0 else float(changed)
+    return changed / n
+
+
+def _sequence_distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance over token sequences (plain DP; sentences are short)."""
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def budget(n: int, degree: float) -> int:
+    """k = ceil(N·d), RobTest's budget (spec §2.1); rounded first so 0.1·30 gives 3, not 4."""
+    if degree <= 0 or n <= 0:
+        return 0
+    return math.ceil(round(n * degree, 9))
+
+
+def word_edits(original: str, perturbed: str) -> list[dict[str, Any]]:
+    """The word positions where `perturbed` differs from `original` (same word count), or one whole-text edit."""
+    a, b = words(original), words(perturbed)
+    if len(a) != len(b):
+        return [] if original == perturbed else [{"index": None, "before": original, "after": perturbed}]
+    return [{"index": i, "before": x, "after": y} for i, (x, y) in enumerate(zip(a, b)) if x != y]

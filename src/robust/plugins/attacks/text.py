@@ -149,8 +149,8 @@ class HelperModels:
         offered = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
         missing = set(self.models[role]) - set(offered)
         if missing:
-            raise RobustError(f"{self.kind} {self.name!r} needs a {role} model that can {', '.join(sorted(missing))}; "
-                              f"{getattr(model, 'identity', type(model).__name__)!r} offers only "
+            raise RobustError(f"{self.kind} {self.name!r} needs a model that can {', '.join(sorted(missing))} as its "
+                              f"{role!r}; {getattr(model, 'identity', type(model).__name__)!r} offers only "
                               f"{', '.join(sorted(offered)) or 'nothing'}")
         self.__dict__.setdefault("_given", {})[role] = model
 

@@ -28,7 +28,7 @@ class FakeLM:
 
     def __init__(self, favourites: tuple[str, ...] = ()) -> None:
         self.favourites = favourites
-        self.passes = 0
+        self.passes = self.calls = 0
 
     def provides(self):
         return self.capabilities
@@ -38,10 +38,15 @@ class FakeLM:
 
     def token_distributions(self, inputs, last):
         self.passes += len(inputs)
-        probs = np.full((last, V), 1e-6)
-        for rank, word in enumerate(self.favourites):
-            probs[:, token_id(word)] = 1.0 / (rank + 1)
-        return [probs / probs.sum(1, keepdims=True) for _ in inputs]
+        self.calls += 1
+        lasts = [last] * len(inputs) if isinstance(last, int) else list(last)  # as ModelAdapter's
+        out = []
+        for n in lasts:
+            probs = np.full((n, V), 1e-6)
+            for rank, word in enumerate(self.favourites):
+                probs[:, token_id(word)] = 1.0 / (rank + 1)
+            out.append(probs / probs.sum(1, keepdims=True))
+        return out
 
 
 def bag_of_words(texts):
@@ -94,6 +99,30 @@ def test_one_lm_pass_per_sentence_shared_by_draws_and_degrees():
         for seed in range(4):
             t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
     assert lm.passes == 1
+
+
+def test_precompute_batches_many_sentences_into_one_lm_call_and_few_embedding_calls():
+    lm = FakeLM(favourites=("lukewarm", "tale", "movie"))
+    embeds = []
+
+    def counting(texts):
+        embeds.append(len(texts))
+        return bag_of_words(texts)
+
+    t = Contextual(lm_model=lm, embedder=FunctionModel(counting, "embed"), min_similarity=0.5)
+    others = [TEXT, "The film was a warm story about a good man .", "A warm , funny film ."]
+    t.precompute(others, [0.1, 0.3])
+    assert (lm.calls, lm.passes) == (1, 3)  # one LM call for the three sentences
+    assert 0 < len(embeds) <= int(t.config["check"])  # one meaning-check call per rank, for all sentences
+    before = len(embeds)
+    for text in others:
+        for seed in range(4):
+            t.apply(Example("a", text), 0.25, np.random.default_rng(seed))
+    assert (lm.calls, len(embeds)) == (1, before)  # draws are answered from the precomputed fills
+    single = Contextual(lm_model=FakeLM(favourites=("lukewarm", "tale", "movie")),
+                        embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+    for text in others:  # same fills as one sentence at a time
+        assert single.fills(words(text)) == t.fills(words(text))
 
 
 def test_lm_source_budget_antonyms_and_meta(lm_transform):

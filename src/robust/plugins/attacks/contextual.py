@@ -32,7 +32,6 @@ from robust.plugins.attacks.synonym import (
     antonyms,
     known_inflection,
     replaceable,
-    same_tag,
     wordnet,
     wordnet_pos,
 )
@@ -40,11 +39,12 @@ from robust.plugins.attacks.text import (
     MODE,
     HelperModels,
     WordTransform,
-    cosines,
     join,
     match_case,
-    pos_tags,
+    pos_tags_many,
+    similarities,
     split_affixes,
+    words,
 )
 
 SOURCES = ("auto", "mlm", "lm")
@@ -131,6 +131,7 @@ class Contextual(HelperModels, WordTransform):
             raise RobustError("contextual.source=mlm needs a fill-mask model: --set contextual.mlm=hf:<model>")
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
         self._fills: dict[str, list[tuple[str, ...]]] = {}
+        self._first: dict[str, int] = {}
 
     # configuration -------------------------------------------------------------------------------
     @property
@@ -158,59 +159,75 @@ class Contextual(HelperModels, WordTransform):
         """Ranked substitutes (best first, ≤ top_k) for the word at `index` of `tokens`, cached per text."""
         key = (join(tokens), index)
         if key not in self._cache:
-            if self.source == "mlm":
-                self._fill_sentence(list(tokens))
-            else:
-                self._lm_sentence(list(tokens))
+            self._rank([list(tokens)])
         return self._cache.get(key, ())
+
+    def _rank(self, sentences: Sequence[list[str]]) -> None:
+        """Ranked substitutes of every word of every sentence (masked LM or causal LM), batched."""
+        todo = [t for t in sentences if (join(t), 0) not in self._cache]
+        if todo:
+            (self._mlm_sentences if self.source == "mlm" else self._lm_sentences)(todo)
 
     def _masked(self, tokens: list[str], index: int, mask: str) -> str:
         prefix, _, suffix = split_affixes(tokens[index])
         piece = mask if self.config["mode"] == "faithful" else prefix + mask + suffix
         return join([*tokens[:index], piece, *tokens[index + 1:]])
 
-    def _fill_sentence(self, tokens: list[str]) -> None:
-        """RobTest: one fill-mask call per position on the original sentence, top_k predictions each."""
+    def _mlm_sentences(self, sentences: Sequence[list[str]]) -> None:
+        """RobTest: one fill-mask query per position on the original sentence, top_k predictions each (all
+        positions of all sentences in one batched call)."""
         model = self.helper("mlm")
         mask = getattr(getattr(model, "tokenizer", None), "mask_token", None) or "[MASK]"
-        text = join(tokens)
-        positions = [i for i, w in enumerate(tokens) if self._editable(w)]
-        masked = [self._masked(tokens, i, mask) for i in positions]
-        results = model.fill_mask(masked, int(self.config["top_k"])) if masked else []
-        for i in range(len(tokens)):
-            self._cache[(text, i)] = ()
-        for i, predictions in zip(positions, results, strict=True):
+        slots = [(join(tokens), i, self._masked(tokens, i, mask)) for tokens in sentences
+                 for i, w in enumerate(tokens) if self._editable(w)]
+        results = model.fill_mask([m for _, _, m in slots], int(self.config["top_k"])) if slots else []
+        for tokens in sentences:
+            for i in range(len(tokens)):
+                self._cache[(join(tokens), i)] = ()
+        for (text, i, _), predictions in zip(slots, results, strict=True):
             words = (clean_piece(tok) for tok, _ in predictions)
             self._cache[(text, i)] = tuple(dict.fromkeys(w for w in words if w))
 
-    def _lm_sentence(self, tokens: list[str]) -> None:
-        """Fills of every word from ONE causal-LM pass: the next-token distribution after each word's left
-        context ranks the word's pool (`_lm_pool`) by the probability of each candidate's first token."""
+    def _lm_sentences(self, sentences: Sequence[list[str]]) -> None:
+        """Fills of every word from ONE causal-LM pass per sentence (all sentences in one batched call): the
+        next-token distribution after each word's left context ranks the word's pool (`_lm_pool`) by the
+        probability of each candidate's first token."""
         model = self.helper("lm")
-        text = join(tokens)
-        for i in range(len(tokens)):
-            self._cache[(text, i)] = ()
-        tags = pos_tags(text)
-        options = {i: self._lm_pool(w, tags, i) for i, w in enumerate(tokens)
-                   if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]}
-        positions = [i for i, pool in options.items() if pool]
-        if not positions:
+        texts = [join(tokens) for tokens in sentences]
+        for tokens, text in zip(sentences, texts, strict=True):
+            for i in range(len(tokens)):
+                self._cache[(text, i)] = ()
+        plans = []  # (text, tokens, {position: pool})
+        for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
+            options = {i: self._lm_pool(w, tags, i) for i, w in enumerate(tokens)
+                       if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]}
+            options = {i: pool for i, pool in options.items() if pool}
+            if options:
+                plans.append((text, tokens, options))
+        if not plans:
             return
-        full, *prefixes = model.tokenize([_PREFIX + text, *(_PREFIX + join(tokens[:i]) for i in positions)])
-        if len(full) < 2:
-            return
-        rows = model.token_distributions([_PREFIX + text], len(full) - 1)[0]  # row t predicts token t + 1
+        queries = [_PREFIX + t for t, _, _ in plans]
+        queries += [_PREFIX + join(tokens[:i]) for _, tokens, options in plans for i in options]
+        ids = iter(model.tokenize(queries))
+        fulls = [next(ids) for _ in plans]
+        usable = [(plan, full) for plan, full in zip(plans, fulls, strict=True) if len(full) >= 2]
+        rows = model.token_distributions([_PREFIX + plan[0] for plan, _ in usable],
+                                         [len(full) - 1 for _, full in usable])  # row t predicts token t + 1
+        rows_of = {plan[0]: r for (plan, _), r in zip(usable, rows, strict=True)}
+        words_of = {(text, i): tuple((" " if i else "") + match_case(split_affixes(tokens[i])[1], w) for w in pool)
+                    for text, tokens, options in plans for i, pool in options.items()}
+        first = self._first_ids(list(dict.fromkeys(w for ws in words_of.values() for w in ws)))
         top_k = int(self.config["top_k"])
-        for i, prefix in zip(positions, prefixes, strict=True):
-            if not 0 < len(prefix) < len(full) or full[: len(prefix)] != prefix:
-                continue  # the word does not start a token of the full sentence: no clean distribution
-            core = split_affixes(tokens[i])[1]
-            vocab = options[i]
-            lead = " " if i else ""
-            first = np.asarray(self._first_ids(tuple(lead + match_case(core, w) for w in vocab)))
-            probs = np.where(first >= 0, rows[len(prefix) - 1][np.maximum(first, 0)], -1.0)
-            order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
-            self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
+        for (text, _, options), full in zip(plans, fulls, strict=True):
+            for i in options:
+                prefix = next(ids)
+                if text not in rows_of or not 0 < len(prefix) < len(full) or full[: len(prefix)] != prefix:
+                    continue  # the word does not start a token of the full sentence: no clean distribution
+                vocab = options[i]
+                ranks = np.asarray([first[w] for w in words_of[(text, i)]])
+                probs = np.where(ranks >= 0, rows_of[text][len(prefix) - 1][np.maximum(ranks, 0)], -1.0)
+                order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
+                self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
 
     def _lm_pool(self, word: str, tags: tuple[tuple[str, str], ...], index: int) -> list[str]:
         """What the LM ranks at a word: its common WordNet relatives re-inflected to the word's tag (content
@@ -226,25 +243,59 @@ class Contextual(HelperModels, WordTransform):
         return [w for w in dict.fromkeys(p for p in pool if p) if w.lower() != core.lower() and w.isalpha()
                 and w.lower() not in LIGHT_WORDS]
 
-    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one transform per run; keyed by the word list
-    def _first_ids(self, texts: tuple[str, ...]) -> list[int]:
-        return [ids[0] if ids else -1 for ids in self.helper("lm").tokenize(list(texts))]
+    def _first_ids(self, texts: list[str]) -> dict[str, int]:
+        """The LM's first token id of each text (-1 if it has none), remembered across sentences."""
+        todo = [t for t in texts if t not in self._first]
+        if todo:
+            self._first.update((t, ids[0] if ids else -1)
+                               for t, ids in zip(todo, self.helper("lm").tokenize(todo), strict=True))
+        return self._first
+
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """The fills of many sentences at once (one LM, tagger and meaning-check call for all of them)."""
+        todo = [words(t) for t in dict.fromkeys(texts) if t not in self._fills]
+        if todo:
+            self._fill_many(todo)
 
     def fills(self, tokens: list[str]) -> list[tuple[str, ...]]:
-        """Per word: the acceptable fills in rank order (clean: meaning-checked), cached per sentence."""
+        """Per word: the fills to use, best first (clean: the first meaning-checked one), cached per sentence."""
         text = join(tokens)
         if text not in self._fills:
-            options = [self._acceptable(tokens, i) for i in range(len(tokens))]
-            if self.config["mode"] == "clean":
-                tags = pos_tags(text)
-                options = [[c for c in o if same_tag(tokens, i, c, tags)][: int(self.config["check"])]
-                           for i, o in enumerate(options)]
-                sentences = [join([*tokens[:i], c, *tokens[i + 1:]]) for i, o in enumerate(options) for c in o]
-                sims = iter(cosines(self.helper("embedder"), text, sentences))
-                floor = float(self.config["min_similarity"])
-                options = [tuple(c for c in o if next(sims) >= floor) for o in options]
-            self._fills[text] = options
+            self._fill_many([list(tokens)])
         return self._fills[text]
+
+    def _fill_many(self, sentences: Sequence[list[str]]) -> None:
+        self._rank(sentences)
+        options = {join(t): [list(self._acceptable(t, i)) for i in range(len(t))] for t in sentences}
+        if self.config["mode"] == "clean":
+            self._check(sentences, options)
+        self._fills.update({text: [tuple(o) for o in opts] for text, opts in options.items()})
+
+    def _check(self, sentences: Sequence[list[str]], options: dict[str, list[list[str]]]) -> None:
+        """Clean mode: keep, per word, the first of its first `check` fills that re-tags with the word's Penn tag
+        (spaCy) and keeps cosine >= min_similarity to the sentence under the embedder. Fills are checked in
+        rank order, one batched round per rank, so most words cost one embedded sentence."""
+        texts = [join(t) for t in sentences]
+        tags = dict(zip(texts, pos_tags_many(texts), strict=True))
+        trials = [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
+                  for tokens, text in zip(sentences, texts, strict=True)
+                  for i, o in enumerate(options[text]) for c in o]
+        tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
+        same = {(text, i): [c for tx, j, c, new in trials if tx == text and j == i
+                            and tagged[new][i][0] == tags[text][i][0]][: int(self.config["check"])]
+                for text in texts for i in range(len(options[text]))}
+        kept: dict[tuple[str, int], list[str]] = {key: [] for key in same}
+        floor = float(self.config["min_similarity"])
+        for rank in range(int(self.config["check"])):
+            due = [(key, cands[rank]) for key, cands in same.items() if not kept[key] and rank < len(cands)]
+            if not due:
+                break
+            pairs = [(text, join([*words(text)[:i], c, *words(text)[i + 1:]])) for (text, i), c in due]
+            for (key, c), sim in zip(due, similarities(self.helper("embedder"), pairs), strict=True):
+                if sim >= floor:
+                    kept[key] = [c]
+        for (text, i), c in kept.items():
+            options[text][i] = c
 
     def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
         """The word's candidates that differ from it and are not antonyms, as they would be written."""

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.attacks.text import MODE, REACH_TOLERANCE, HelperModels, cosines, with_degree
+from robust.plugins.attacks.text import MODE, REACH_TOLERANCE, HelperModels, cosines, similarities, with_degree
 
 # RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — spec §2.9
 URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"
@@ -66,11 +66,7 @@ class SentenceTransform(HelperModels, Transform):
 
     def degrees_of(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """1 − cos(E(original), E(text)) of many (original, text) pairs, in one batched `embed` call."""
-        unique = list(dict.fromkeys(t for pair in pairs for t in pair))
-        vectors = np.asarray(self.embedder.embed(unique), dtype=np.float64)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        at = {t: i for i, t in enumerate(unique)}
-        return [max(0.0, 1.0 - float(vectors[at[a]] @ vectors[at[b]])) for a, b in pairs]
+        return [max(0.0, 1.0 - c) for c in similarities(self.embedder, pairs)]
 
     def measure(self, original: str, perturbed: str) -> float:
         # D_s = 1 − cos(x, x′) (spec §2.1); identical texts are exactly 0

@@ -20,6 +20,7 @@ Both: k = ceil(N_w·d) successful substitutions at random positions; WordNet ant
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 from robust.core.lazy import np
@@ -28,11 +29,13 @@ from robust.plugins.attacks.text import (
     MODE,
     HelperModels,
     WordTransform,
-    cosines,
     join,
     match_case,
     pos_tags,
+    pos_tags_many,
+    similarities,
     split_affixes,
+    words,
 )
 
 _WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
@@ -152,20 +155,40 @@ class Synonym(HelperModels, WordTransform):
 
         A candidate is kept when the substituted sentence (1) re-tags the new word with the original's Penn
         tag (spaCy; rejects "the movie is scarce a masterpiece") and (2) keeps cosine >= min_similarity to
-        the original under the embedder (one batched call per sentence). Particles, the first word of a
-        noun-noun compound ("living room") and a verb followed by its particle ("fly by") are not replaced.
+        the original under the embedder. Particles, the first word of a noun-noun compound ("living room") and
+        a verb followed by its particle ("fly by") are not replaced.
         """
         text = join(tokens)
         if text not in self._checked:
-            tags = pos_tags(text)
-            options = [self.candidates(w, ptb) if replaceable(tags, i) else [] for i, (w, (ptb, _))
-                       in enumerate(zip(tokens, tags, strict=True))]
-            options = [[c for c in cands if same_tag(tokens, i, c, tags)] for i, cands in enumerate(options)]
-            sentences = [join([*tokens[:i], c, *tokens[i + 1:]]) for i, cands in enumerate(options) for c in cands]
-            sims = iter(cosines(self.helper("embedder"), text, sentences))
-            floor = float(self.config["min_similarity"])
-            self._checked[text] = [tuple(c for c in cands if next(sims) >= floor) for cands in options]
+            self._check([list(tokens)])
         return self._checked[text]
+
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """`in_context` of many sentences at once: one tagger pipe and one embedding call for all of them."""
+        if not self._faithful():
+            todo = [words(t) for t in dict.fromkeys(texts) if t not in self._checked]
+            if todo:
+                self._check(todo)
+
+    def _check(self, sentences: Sequence[list[str]]) -> None:
+        texts = [join(t) for t in sentences]
+        trials = []  # (text, position, candidate, substituted sentence)
+        for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
+            for i, (word, (ptb, _)) in enumerate(zip(tokens, tags, strict=True)):
+                if replaceable(tags, i):
+                    trials += [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
+                               for c in self.candidates(word, ptb)]
+        tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
+        originals = dict(zip(texts, pos_tags_many(texts), strict=True))
+        trials = [t for t in trials if tagged[t[3]][t[1]][0] == originals[t[0]][t[1]][0]]
+        sims = similarities(self.helper("embedder"), [(t[0], t[3]) for t in trials])
+        floor = float(self.config["min_similarity"])
+        kept: dict[tuple[str, int], list[str]] = {}
+        for (text, i, c, _), sim in zip(trials, sims, strict=True):
+            if sim >= floor:
+                kept.setdefault((text, i), []).append(c)
+        for tokens, text in zip(sentences, texts, strict=True):
+            self._checked[text] = [tuple(kept.get((text, i), ())) for i in range(len(tokens))]
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         if self._faithful():
@@ -173,11 +196,6 @@ class Synonym(HelperModels, WordTransform):
         else:
             options = list(self.in_context(tokens)[index]) if tokens[index] == word else []
         return options[int(rng.integers(len(options)))] if options else None
-
-
-def same_tag(tokens: list[str], index: int, candidate: str, tags: tuple[tuple[str, str], ...]) -> bool:
-    """The candidate, put in place of word `index`, is tagged like the original word (spaCy, in context)."""
-    return pos_tags(join([*tokens[:index], candidate, *tokens[index + 1:]]))[index][0] == tags[index][0]
 
 
 def replaceable(tags: tuple[tuple[str, str], ...], i: int) -> bool:

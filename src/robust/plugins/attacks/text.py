@@ -86,14 +86,11 @@ def parsed_words(text: str) -> tuple[Any, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=4096)
-def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
-    """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
+_TAGS: dict[str, tuple[tuple[str, str], ...]] = {}
+_TAGS_MAX = 50_000  # sentences whose tags are remembered (candidate sentences included)
 
-    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
-    tags are those of its first alphanumeric spaCy token (else its first token).
-    """
-    doc = _spacy()(text)
+
+def _word_tags(text: str, doc) -> tuple[tuple[str, str], ...]:
     out = []
     pos = 0
     for word in words(text):
@@ -103,6 +100,26 @@ def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
         token = next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None)
         out.append((token.tag_, token.pos_) if token is not None else ("X", "X"))
     return tuple(out)
+
+
+def pos_tags_many(texts: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
+    """`pos_tags` of many texts, the untagged ones in one spaCy `pipe` (batched)."""
+    todo = [t for t in dict.fromkeys(texts) if t not in _TAGS]
+    if todo:
+        if len(_TAGS) + len(todo) > _TAGS_MAX:
+            _TAGS.clear()
+        for text, doc in zip(todo, _spacy().pipe(todo, batch_size=256), strict=True):
+            _TAGS[text] = _word_tags(text, doc)
+    return [_TAGS[t] if t in _TAGS else pos_tags_many([t])[0] for t in texts]
+
+
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
+
+    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
+    tags are those of its first alphanumeric spaCy token (else its first token).
+    """
+    return pos_tags_many([text])[0]
 
 
 #: a draw reaches degree d when its measured degree is at least (1 - REACH_TOLERANCE)·d (clean modes)
@@ -159,13 +176,20 @@ class HelperModels:
         return self.__dict__.get("_given", {}).get(role)
 
 
+def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """cos(E(a), E(b)) of many (a, b) text pairs, in one batched `embed` call over their distinct texts."""
+    if not pairs:
+        return []
+    unique = list(dict.fromkeys(t for pair in pairs for t in pair))
+    vectors = np.asarray(embedder.embed(unique), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    at = {t: i for i, t in enumerate(unique)}
+    return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
+
+
 def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     """cos(E(original), E(t)) for every t, in one batched `embed` call."""
-    if not texts:
-        return []
-    vectors = np.asarray(embedder.embed([original, *texts]), dtype=np.float64)
-    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    return [float(x) for x in vectors[1:] @ vectors[0]]
+    return similarities(embedder, [(original, t) for t in texts])
 
 
 class WordTransform(Transform):

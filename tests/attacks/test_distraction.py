@@ -94,9 +94,11 @@ def test_draws_land_in_the_band_or_say_they_could_not(transform):
     assert transform.apply(Example("a", TEXT), 0.1, np.random.default_rng(0))[0].meta["unreached"]
 
 
-def test_deterministic_under_a_seed(transform):
+def test_deterministic_under_a_seed_and_varied_with_a_larger_pool():
+    wide = Distraction(embedder=FunctionModel(bag_of_words, "embed"), pool=16)
+
     def draw(seed: int) -> str:
-        return transform.apply(Example("a", TEXT), 0.6, np.random.default_rng(seed))[0].text
+        return wide.apply(Example("a", TEXT), 0.6, np.random.default_rng(seed))[0].text
 
     assert draw(7) == draw(7)
     assert len({draw(s) for s in range(10)}) >= 4  # draws pick among the chains that land in the band

@@ -80,6 +80,18 @@ def test_prefix_degrees_are_measured_once_in_batched_calls():
     assert len(calls) == rounds  # every draw at every degree is answered from the measured prefixes
 
 
+def test_only_as_many_chains_as_asked_for_are_measured():
+    def cost(chains: int) -> int:
+        texts = []
+        t = Distraction(embedder=FunctionModel(lambda x: texts.extend(x) or bag_of_words(x), "embed"), chains=chains)
+        t.apply(Example("a", TEXT), 0.3, np.random.default_rng(0))
+        measured = sum(len(curve) > 1 for _, curve in t._pool(TEXT))
+        return len(texts), measured
+
+    (few, measured_few), (many, measured_many) = cost(2), cost(8)
+    assert measured_few < measured_many == 8 and few < many
+
+
 def test_draws_land_in_the_band_or_say_they_could_not(transform):
     floor = 1 - REACH_TOLERANCE
     for degree in (0.05, 0.1, 0.3, 0.6):
@@ -95,7 +107,7 @@ def test_draws_land_in_the_band_or_say_they_could_not(transform):
 
 
 def test_deterministic_under_a_seed_and_varied_with_a_larger_pool():
-    wide = Distraction(embedder=FunctionModel(bag_of_words, "embed"), pool=16)
+    wide = Distraction(embedder=FunctionModel(bag_of_words, "embed"), pool=16, chains=8)
 
     def draw(seed: int) -> str:
         return wide.apply(Example("a", TEXT), 0.6, np.random.default_rng(seed))[0].text

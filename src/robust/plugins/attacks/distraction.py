@@ -6,13 +6,13 @@ the victim: the degree must not be measured by the model under test).
 
 `mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
 `mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
-the text), and each chain's prefix degrees are measured once, step by step, in one batched embedding call per
-step for all chains of all sentences (`precompute`, which the attackers call for a batch of examples). A draw
-cuts every chain before its first prefix with D_s > d (chains are measured only until they reach the band of the
-largest degree asked for) and picks uniformly among the chains whose cut lands in [(1 − REACH_TOLERANCE)·d, d];
-when none does, the chain that comes closest, flagged `unreached`. Draws and
-degrees of one sentence share the embeddings (the faithful loop embedded every candidate of every draw, ~15 of
-18 minutes of a run), and 40 steps let high degrees be reached (10 never reached 0.6).
+the text). Chains are measured step by step (one batched embedding call per step for the open chains of all
+sentences of a batch: `precompute`, which the attackers call) until `chains` of them have a prefix whose degree
+lands in [(1 − REACH_TOLERANCE)·d, d] for the largest degree d asked for; each prefix is measured once. A draw
+cuts every measured chain before its first prefix with D_s > d and picks uniformly among those whose cut lands
+in the band; when none does, the chain that comes closest, flagged `unreached`. Draws and degrees of one
+sentence share the embeddings (the faithful loop embedded every candidate of every draw, ~15 of 18 minutes of a
+run), and 40 steps let high degrees be reached (10 never reached 0.6).
 """
 
 from __future__ import annotations
@@ -119,6 +119,7 @@ class Distraction(SentenceTransform):
         "max_steps": Setting(0, min=0, max=200, help="distractors per draw at most; 0: RobTest's 10 (faithful) "
                              "or 40 (clean)"),
         "pool": Setting(8, min=1, max=64, help="clean: seeded distractor chains per sentence, shared by its draws"),
+        "chains": Setting(4, min=1, max=64, help="clean: chains measured until this many land in a degree's band"),
         "wiki_pool": Setting(100, min=1, max=5000, help="encyclopedia-style sentences to draw 'wiki' from"),
         "types": Setting(list(DISTRACTOR_TYPES), choices=DISTRACTOR_TYPES, min_items=1,
                          help="distractor types drawn uniformly"),
@@ -185,16 +186,25 @@ class Distraction(SentenceTransform):
                             distraction_mode="clean")]
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
-        """Extend the chains of every text until each reaches the band of the largest degree (or runs out of
-        steps): one batched embedding call per step for all chains of all texts (each prefix measured once)."""
+        """Measure chains of every text, step by step, until `chains` of them have a prefix in the band of the
+        largest degree (or all `pool` chains are done): one batched embedding call per step for the open chains
+        of all texts; each prefix is measured once."""
         if self.config["mode"] == "faithful" or not texts:
             return
         top = max(degrees, default=0.0)
         floor = (1 - REACH_TOLERANCE) * top
         sources = list(dict.fromkeys(texts))
-        while True:  # a chain stops once past the top degree, or once in its band (that prefix will do)
-            due = [(source, k) for source in sources for k, (chain, curve) in enumerate(self._pool(source))
-                   if curve[-1] < floor and len(curve) <= len(chain)]
+        while True:
+            due = []
+            for source in sources:
+                pool = self._pool(source)
+                landed = sum(curve[self._cut(curve, top)] >= floor for _, curve in pool)
+                # a chain is finished once past the top degree, in its band, or out of steps
+                open_ = [k for k, (chain, curve) in enumerate(pool) if curve[-1] < floor and len(curve) <= len(chain)]
+                started = [k for k in open_ if len(pool[k][1]) > 1]
+                fresh = [k for k in open_ if len(pool[k][1]) == 1]
+                want = max(0, int(self.config["chains"]) - landed)
+                due += [(source, k) for k in (started + fresh)[:want]]
             if not due:
                 return
             pairs = [(source, self._pool(source)[k][0][len(self._pool(source)[k][1]) - 1]) for source, k in due]

@@ -113,7 +113,7 @@ def test_precompute_batches_many_sentences_into_one_lm_call_and_few_embedding_ca
     others = [TEXT, "The film was a warm story about a good man .", "A warm , funny film ."]
     t.precompute(others, [0.1, 0.3])
     assert (lm.calls, lm.passes) == (1, 3)  # one LM call for the three sentences
-    assert 0 < len(embeds) <= int(t.config["check"])  # one meaning-check call per rank, for all sentences
+    assert 0 < len(embeds) <= int(t.config["top_k"])  # one meaning-check call per rank, for all sentences
     before = len(embeds)
     for text in others:
         for seed in range(4):

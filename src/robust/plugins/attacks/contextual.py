@@ -272,30 +272,37 @@ class Contextual(HelperModels, WordTransform):
         self._fills.update({text: [tuple(o) for o in opts] for text, opts in options.items()})
 
     def _check(self, sentences: Sequence[list[str]], options: dict[str, list[list[str]]]) -> None:
-        """Clean mode: keep, per word, the first of its first `check` fills that re-tags with the word's Penn tag
-        (spaCy) and keeps cosine >= min_similarity to the sentence under the embedder. Fills are checked in
-        rank order, one batched round per rank, so most words cost one embedded sentence."""
+        """Clean mode: keep, per word, the first of its first `check` fills that re-tag with the word's Penn tag
+        (spaCy) that also keeps cosine >= min_similarity to the sentence under the embedder. Fills are tried in
+        rank order, one round per rank for every open word of every sentence (one tagger pipe and one embedding
+        call per round), so most words cost one or two tagged and one embedded sentence."""
         texts = [join(t) for t in sentences]
         tags = dict(zip(texts, pos_tags_many(texts), strict=True))
-        trials = [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
-                  for tokens, text in zip(sentences, texts, strict=True)
-                  for i, o in enumerate(options[text]) for c in o]
-        tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
-        same = {(text, i): [c for tx, j, c, new in trials if tx == text and j == i
-                            and tagged[new][i][0] == tags[text][i][0]][: int(self.config["check"])]
-                for text in texts for i in range(len(options[text]))}
-        kept: dict[tuple[str, int], list[str]] = {key: [] for key in same}
-        floor = float(self.config["min_similarity"])
-        for rank in range(int(self.config["check"])):
-            due = [(key, cands[rank]) for key, cands in same.items() if not kept[key] and rank < len(cands)]
+        tokens_of = dict(zip(texts, sentences, strict=True))
+        rank = {(text, i): 0 for text in texts for i, o in enumerate(options[text]) if o}
+        tag_passes = dict.fromkeys(rank, 0)
+        kept: dict[tuple[str, int], list[str]] = {}
+        floor, check = float(self.config["min_similarity"]), int(self.config["check"])
+        while True:
+            due = [(key, options[key[0]][key[1]][r]) for key, r in rank.items()
+                   if key not in kept and tag_passes[key] < check and r < len(options[key[0]][key[1]])]
             if not due:
                 break
-            pairs = [(text, join([*words(text)[:i], c, *words(text)[i + 1:]])) for (text, i), c in due]
-            for (key, c), sim in zip(due, similarities(self.helper("embedder"), pairs), strict=True):
+            subs = []
+            for (text, i), c in due:
+                rank[(text, i)] += 1
+                tokens = tokens_of[text]
+                subs.append(join([*tokens[:i], c, *tokens[i + 1:]]))
+            fits = [(key, c, sub) for ((key, c), sub, tagged) in zip(due, subs, pos_tags_many(subs), strict=True)
+                    if tagged[key[1]][0] == tags[key[0]][key[1]][0]]
+            for key, _, _ in fits:
+                tag_passes[key] += 1
+            sims = similarities(self.helper("embedder"), [(key[0], sub) for key, _, sub in fits])
+            for (key, c, _), sim in zip(fits, sims, strict=True):
                 if sim >= floor:
                     kept[key] = [c]
-        for (text, i), c in kept.items():
-            options[text][i] = c
+        for text in texts:
+            options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]
 
     def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
         """The word's candidates that differ from it and are not antonyms, as they would be written."""

@@ -223,6 +223,7 @@ def _Classifier(source: str, n_labels: int) -> Any:  # noqa: N802 - a class buil
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
 
     class Classifier(torch.nn.Module):
         def __init__(self) -> None:

@@ -22,7 +22,7 @@ from robust.core.interfaces import Example
 from robust.core.plugins import get_registry
 
 LABELS = Path(__file__).parent / "data" / "perturbation_labels.tsv"
-CHANGED = {"typo", "phonetic", "synonym", "contextual", "inflection", "syntax", "distraction"}
+CHANGED = {"typo", "glyph", "phonetic", "synonym", "contextual", "inflection", "syntax", "distraction"}
 #: dimensions whose regeneration loads only light resources (the others need smollm2 or many embeddings)
 FAST = ("typo", "glyph", "phonetic", "synonym", "inflection")
 

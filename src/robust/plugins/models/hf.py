@@ -177,7 +177,8 @@ class HFModel(ModelAdapter):
 
     def preload(self) -> None:
         """Tokenizer, weights and the checked logits split, before the first query (see `Runner`)."""
-        self.tokenizer  # noqa: B018
+        if self.task != "vision":  # vision models read pixels: they have no tokenizer
+            self.tokenizer  # noqa: B018
         self.model  # noqa: B018
         self._split  # noqa: B018
 

@@ -72,6 +72,8 @@ class ASRPredict(Benchmark):
         "test_size": Setting(50, min=1, help="attacked texts per corpus variant (and MR-surrogate texts)"),
         "victim": Setting("tiny-bert", help="tiny-bert (random init, MiniLM vocabulary), minilm, or hf:DIR_OR_ID"),
         "epochs": Setting(10, min=1, help="victim training epochs (the best on validation is kept)"),
+        "victim_seed": Setting(-1, min=-1, help="seed of victim training and attacks (-1: from the run seed); "
+                                                 "the same sub-datasets with another victim_seed measure label noise"),
         "lr": Setting(0.0, min=0.0, help="victim learning rate (0: 5e-4 for tiny-bert, else 5e-5)"),
         "attacks": Setting(list(ATTACKS), min_items=1, item=str, help="attackers whose mean ASR is the target"),
         "budget": Setting(1000, min=1, help="classify queries per attacked example (spec §7.2)"),
@@ -201,7 +203,7 @@ class ASRPredict(Benchmark):
         else:
             raise RobustError(f"unknown victim {arch!r}: tiny-bert, minilm or hf:DIR_OR_ID")
         config = TrainConfig(epochs=int(self.config["epochs"]), lr=learning_rate(arch, float(self.config["lr"])),
-                             seed=ctx.seed_for("victim", sub.variant, sub.train[0][0]))
+                             seed=ctx.seed_for("victim", self._victim_seed(ctx), sub.variant, sub.train[0][0]))
         directory, info = train_victim(arch, base, [t for t, _ in sub.train], [y for _, y in sub.train],
                                        [t for t, _ in sub.val], [y for _, y in sub.val], sub.n_classes, config)
         model = ctx.registry.model(f"hf:{directory}")
@@ -209,6 +211,9 @@ class ASRPredict(Benchmark):
         predictions = model.classify([t for t, _ in sub.attack]).argmax(1)
         info = {**info, "attack_accuracy": float(np.mean(predictions == np.array([y for _, y in sub.attack])))}
         return model, info
+
+    def _victim_seed(self, ctx: RunContext) -> int:
+        return ctx.seed if int(self.config["victim_seed"]) < 0 else int(self.config["victim_seed"])
 
     def attack_success_rate(self, name: str, victim: Any, sub: corpora.SubDataset, ctx: RunContext) -> float:
         """Spec §3.4: successes / all attacked examples (every example of the attack set is attacked; success =
@@ -221,7 +226,7 @@ class ASRPredict(Benchmark):
         own = victim.classify([t for t, _ in sub.attack]).argmax(1)
         # the untargeted goal of the paper's code: move the victim off its own prediction
         examples = [Example(f"{sub.variant}/{i}", t, str(int(p))) for i, ((t, _), p) in enumerate(zip(sub.attack, own))]
-        rngs = [ctx.rng("asr-attack", name, sub.variant, ex.id) for ex in examples]
+        rngs = [ctx.rng("asr-attack", self._victim_seed(ctx), name, sub.variant, ex.id) for ex in examples]
         results = attacker.attack(examples, victim, transform, 0.3, int(self.config["budget"]), rngs)
         return float(np.mean([bool(r.success) for r in results]))
 

@@ -120,3 +120,14 @@ def test_predict_without_a_predictor_or_data_says_what_to_do(cli, tmp_path):
     assert missing.returncode != 0 and "stage=fit" in missing.stderr and "Traceback" not in missing.stderr
     bad = cli("run", "--bench", "asr-predict", "--set", "stage=guess")
     assert bad.returncode != 0 and "stage" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_fit_refuses_a_table_too_small_to_evaluate(cli, tmp_path):
+    from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+
+    table = tmp_path / "small.csv"
+    header = ["Dataset", "Family", *FEATURE_KEYS, "ASR"]
+    rows = [[f"wn-noun_{k}", "wn-noun", *([1.0] * len(FEATURE_KEYS)), 0.5] for k in (2, 4)]
+    table.write_text("\n".join(",".join(map(str, r)) for r in [header, *rows]) + "\n")
+    out = cli("run", "--bench", "asr-predict", "--set", "stage=fit", "--set", f"table={table}")
+    assert out.returncode != 0 and "fitting needs at least" in out.stderr and "Traceback" not in out.stderr

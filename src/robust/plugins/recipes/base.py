@@ -1,0 +1,116 @@
+"""What the three recipes share: the two modes, the goal, and running their searches batched over examples.
+
+Each recipe writes its attack on one example as a search (robust.core.search): a generator that yields texts
+to classify and receives their probabilities. `drive` runs the searches of all examples of a call together, so
+every step costs one `classify` call for all live examples; the model adapter caches outputs by text. A query is
+a distinct text classified for an example (the original included); `drive` cuts a request to the prefix the
+budget allows, so `AttackResult.queries <= budget` always holds.
+
+Modes:
+- `clean` (default, robust's Attacker contract): the goal is the gold label; an example the model already gets
+  wrong is `skipped` (not attacked); texts are edited in place (case, spacing and punctuation kept).
+- `faithful`: the reference implementation's semantics. OpenAttack (PWWS, TextFooler, DeepWordBug
+  variant `openattack`): the goal is the model's prediction on the original text and every example is attacked
+  (misclassified ones too); PWWS and TextFooler lower-case the input; texts are WordPunct tokens joined by
+  spaces. TextAttack (DeepWordBug variant `textattack`): the goal is the gold label (`Attack.attack(text,
+  label)`) and misclassified examples are skipped, as in clean mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
+from robust.core.labels import label_index
+from robust.core.search import Search, drive
+from robust.core.settings import Setting
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MODES = ("clean", "faithful")
+
+
+@dataclass
+class Found:
+    """What one search ends with: the final text, whether the goal is reached, its status and its edits."""
+
+    text: str
+    success: bool = False
+    status: str = "failed"  # succeeded | failed | budget | skipped
+    edits: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """The class an attack moves away from (untargeted): success = argmax != target."""
+
+    target: int
+
+    def reached(self, probs: np.ndarray) -> bool:
+        return int(probs.argmax()) != self.target
+
+
+class Recipe(Attacker):
+    """Base of the native recipes: `search(example, gold, rng)` per example, driven together."""
+
+    uses_transform: ClassVar[bool] = False  # a recipe brings its own edits; a given transform is ignored
+    settings: ClassVar[Mapping[str, Any]] = {
+        "mode": Setting("clean", choices=MODES, help="clean: goal = gold label, misclassified skipped; "
+                        "faithful: the reference library's goal, tokenization and casing"),
+    }
+
+    @property
+    def faithful(self) -> bool:
+        return self.config["mode"] == "faithful"
+
+    def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
+               degree: float | None = None, budget: int | None = None,
+               rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
+        """One result per example; every step of every example in one `classify` call; at most `budget`
+        distinct texts classified per example (the original included). `transform` and `degree` are ignored."""
+        self.prepare()
+        rngs = list(rngs) if rngs is not None else [self.ctx.rng(self.name, ex.id) for ex in examples]
+        searches = [self.search(ex.text, self.gold(model, ex), rng) for ex, rng in zip(examples, rngs)]
+        outcomes = drive(searches, model.classify, budget, reserve=0, partial=True, helpers=self.helpers())
+        return [AttackResult(ex.text, o.value.text, o.value.success, o.queries, o.value.status, o.value.edits,
+                             [o.value.text]) for ex, o in zip(examples, outcomes)]
+
+    def gold(self, model: ModelAdapter, example: Example) -> int | None:
+        """The gold class index, or None when the goal is the model's own prediction (OpenAttack faithful)."""
+        if self.goal_is_prediction() or example.label is None:
+            return None
+        return label_index(model, example.label)
+
+    def goal_is_prediction(self) -> bool:
+        """Whether the goal is the prediction on the original text (OpenAttack) rather than the gold label."""
+        return self.faithful
+
+    def prepare(self) -> None:
+        """Load what the recipe reads (WordNet, stop words, the encoder) before any query: one-line errors."""
+
+    def helpers(self) -> dict[str, Callable[[list[str]], Any]]:
+        """Helper channels its searches yield to (`(channel, texts)`), e.g. a sentence encoder."""
+        return {}
+
+    def search(self, text: str, gold: int | None, rng: np.random.Generator) -> Search:
+        raise NotImplementedError
+
+
+def start(text: str, gold: int | None) -> Search:
+    """The first step of every search: classify the original text and fix the goal. Returns the original
+    probabilities and the Goal, or a Found to return at once (budget spent, or skipped in clean mode)."""
+    probs = yield [text]
+    if probs is None or not len(probs):
+        return None, Found(text, False, "budget")
+    predicted = int(probs[0].argmax())
+    if gold is not None and predicted != gold:
+        return probs[0], Found(text, False, "skipped")
+    return probs[0], Goal(predicted if gold is None else gold)
+
+
+def token_edits(before: Sequence[str], after: Sequence[str]) -> list[dict[str, Any]]:
+    """{"index", "before", "after"} for every token that changed (index = the recipe's token index)."""
+    return [{"index": i, "before": a, "after": b} for i, (a, b) in enumerate(zip(before, after)) if a != b]

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Set up robust in ./.venv from the package registries only, then assemble its offline data.
 #   ./install.sh          the tool
-#   ./install.sh --test   the tool plus the test dependencies
+#   ./install.sh --test   the tool plus the test dependencies (with Ray, whose executor the tests exercise)
 set -euo pipefail
 cd "$(dirname "$0")"
 extras=""
-[ "${1:-}" = "--test" ] && extras="[test]"
+[ "${1:-}" = "--test" ] && extras="[test,ray]"
 [ -x .venv/bin/python ] || "${PYTHON:-python3}" -m venv .venv
 pip=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 # torch first, as the CPU build: left to the resolver it would pull a multi-GB CUDA build

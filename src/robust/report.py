@@ -1,13 +1,25 @@
-"""Reports and exports: a self-contained HTML page (plots as embedded PNG), a Markdown summary, JSON/JSONL/CSV."""
+"""Reports and exports: a self-contained HTML page, a Markdown summary, JSON/JSONL/CSV.
+
+A page answers its reader's first question at the top (a one-sentence headline and one figure), then gives the
+detail: the other figures, the result's numbers (with their intervals where the run has them), real samples of
+the texts the run produced, and the run's configuration and environment. Each benchmark supplies its headline,
+figures and samples through `Benchmark.report(result, records, labels) -> ReportParts`; everything else is
+generic. Figures are matplotlib PNGs embedded as data URIs (no network, no JavaScript); everything that came
+from a user (texts, labels, settings, paths) is escaped.
+"""
 
 from __future__ import annotations
 
 import base64
 import csv
+import difflib
 import html
 import io
 import json
-from collections.abc import Sequence
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +27,348 @@ from robust.core.errors import RobustError
 from robust.core.results import Result, Table
 from robust.core.store import Run
 
+#: two-sided 95 % normal quantile, for "within noise" verdicts of rankings
+Z95 = 1.959964
+
+
+@dataclass
+class Sample:
+    """One text a method produced, as a reader should see it: the original, its perturbed form (edits are found
+    and highlighted word by word), the gold label and the model's prediction or other output."""
+
+    original: str
+    perturbed: str | None = None  # None: `original` is the text the model saw
+    gold: Any = None  # a class index (shown by the model's class name) or a label as in the data
+    pred: Any = None  # the model's prediction on the text it saw
+    output: str = ""  # other model output: a score, a continuation
+    note: str = ""  # where it comes from ("degree 0.3 · rule-based · succeeded")
+    marks: Mapping[str, str] = field(default_factory=dict)  # word (lower case) -> "pos" | "neg" | "key"
+
+
+@dataclass
+class SampleGroup:
+    title: str
+    samples: list[Sample]
+    note: str = ""  # e.g. what the highlighting means
+
+
+@dataclass
+class ReportParts:
+    """What a benchmark puts into its report. `figures[0]` stands beside the headline; a figure may be None
+    (nothing to draw) and is then left out."""
+
+    headline: str = ""
+    figures: list[tuple[str, Any]] = field(default_factory=list)
+    samples: list[SampleGroup] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # caveats shown under the headline
+
+
+# --- formatting ----------------------------------------------------------------------------------------
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and not math.isfinite(value))
+
 
 def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if _missing(value):
+        return "–"
     if isinstance(value, float):
         return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_fmt(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items())
     return str(value)
 
 
+def pct(value: float | None, digits: int = 0) -> str:
+    """A percentage for prose ('41 %'); values are already in percent."""
+    return "–" if _missing(value) else f"{value:.{digits}f}\u00a0%"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    """A number for prose, `digits` significant digits."""
+    return "–" if _missing(value) else f"{value:.{digits}g}"
+
+
+def interval(low: Any, high: Any, digits: int = 3) -> str:
+    """' [low, high]' when both ends exist, else ''."""
+    return "" if _missing(low) or _missing(high) else f" [{low:.{digits}g}, {high:.{digits}g}]"
+
+
+def label_name(value: Any, labels: Sequence[Any] | None) -> str:
+    """A class index by the model's class name (when known), anything else as it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and labels and 0 <= value < len(labels):
+        return str(labels[value])
+    return _fmt(value)
+
+
+def default_headline(result: Result) -> str:
+    """A generic headline: the best run of a comparison, else the first numbers of the summary."""
+    s = result.summary
+    if s.get("best") is not None:
+        return f"Best: {_fmt(s['best'])}."
+    shown = [(k, v) for k, v in s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+             and not k.endswith(("_ci_low", "_ci_high"))][:3]
+    return "; ".join(f"{k} {_fmt(v)}{interval(s.get(f'{k}_ci_low'), s.get(f'{k}_ci_high'))}" for k, v in shown) + "."
+
+
+# --- rankings --------------------------------------------------------------------------------------------
+def within_noise(a: float, se_a: float | None, b: float, se_b: float | None) -> bool | None:
+    """Whether two independent estimates differ by less than the 95 % bound of their difference (None: no
+    standard errors)."""
+    if _missing(se_a) or _missing(se_b) or _missing(a) or _missing(b):
+        return None
+    return abs(a - b) <= Z95 * math.hypot(se_a, se_b)
+
+
+def ranking(entries: Sequence[tuple[str, float, float | None]], higher_is_better: bool = True,
+            digits: int = 4) -> tuple[list[list[Any]], list[tuple[str, str]]]:
+    """Rows `rank, run, value, ±95 %, vs next` (best first) of (label, value, standard error) entries, and the
+    adjacent pairs whose difference is within noise."""
+    ordered = sorted(entries, key=lambda e: (_missing(e[1]), -e[1] if higher_is_better else e[1]))
+    rows, ties = [], []
+    for i, (label, value, se) in enumerate(ordered):
+        verdict = None if i + 1 == len(ordered) else within_noise(value, se, ordered[i + 1][1], ordered[i + 1][2])
+        if verdict:
+            ties.append((label, ordered[i + 1][0]))
+        vs_next = {True: "within noise", False: "ahead", None: "–"}[verdict]
+        rows.append([i + 1, label, None if _missing(value) else round(value, digits),
+                     None if _missing(se) else round(Z95 * se, digits), vs_next])
+    return rows, ties
+
+
+def ranking_sentence(rows: Sequence[Sequence[Any]], ties: Sequence[tuple[str, str]], what: str) -> str:
+    """'A ranks first (what 0.81), then B (0.78); A vs B is within noise.'"""
+    if not rows:
+        return ""
+    head = f"{rows[0][1]} ranks first ({what} {_fmt(rows[0][2])})"
+    rest = ", ".join(f"{r[1]} ({_fmt(r[2])})" for r in rows[1:4]) + (", …" if len(rows) > 4 else "")
+    text = head + (f", then {rest}" if rest else "")
+    if ties:
+        text += "; within noise: " + ", ".join(f"{a} vs {b}" for a, b in ties)
+    elif any(r[3] is not None for r in rows) and len(rows) > 1:
+        text += "; every adjacent difference exceeds its 95 % bound"
+    return text + "."
+
+
+def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
+    """The rows of `ranking`: each run's value with its ± 95 % bar, best at the top; None without values."""
+    shown = [r for r in rows if r[2] is not None]
+    if not shown:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 1.0 + 0.4 * len(shown)))
+    ax = fig.add_subplot()
+    ax.errorbar([r[2] for r in shown], range(len(shown)), xerr=[r[3] or 0 for r in shown], fmt="o", capsize=4)
+    ax.set_yticks(range(len(shown)), [str(r[1]) for r in shown], fontsize=8)
+    ax.set_ylim(len(shown) - 0.5, -0.5)
+    ax.set_xlabel(f"{what} (± 95 %)")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+# --- samples ---------------------------------------------------------------------------------------------
+def diff_words(original: str, perturbed: str) -> tuple[str, str]:
+    """Both texts as HTML with the words that differ marked (<del> in the original, <ins> in the perturbed)."""
+    a, b = original.split(), perturbed.split()
+    left, right = [], []
+    for op, i1, i2, j1, j2 in _word_blocks(a, b):
+        old, new = html.escape(" ".join(a[i1:i2])), html.escape(" ".join(b[j1:j2]))
+        if op == "equal":
+            left.append(old)
+            right.append(new)
+            continue
+        if old:
+            left.append(f"<del>{old}</del>")
+        if new:
+            right.append(f"<ins>{new}</ins>")
+    return " ".join(left), " ".join(right)
+
+
+def _word_blocks(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """Difflib's opcodes over words, with a gap of one or two common words between two changes of which one
+    spans three or more words folded into a single change (a replaced sentence reads as one block, not as
+    fragments aligned on 'the' and 'is'); word-level edits stay word-level."""
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    wide = lambda op: max(op[2] - op[1], op[4] - op[3]) >= 3  # noqa: E731
+    out: list[tuple[str, int, int, int, int]] = []
+    for k, op in enumerate(ops):
+        bridge = (op[0] == "equal" and op[2] - op[1] <= 2 and 0 < k < len(ops) - 1
+                  and (wide(ops[k - 1]) or wide(ops[k + 1])))
+        if (op[0] != "equal" or bridge) and out and out[-1][0] == "change":
+            out[-1] = ("change", out[-1][1], op[2], out[-1][3], op[4])
+        else:
+            out.append(("change" if op[0] != "equal" else "equal", *op[1:]))
+    return out
+
+
+def _marked(text: str, marks: Mapping[str, str]) -> str:
+    out = []
+    for word in text.split():
+        kind = marks.get(word.lower().strip(".,;:!?\"'()"))
+        kind = kind if kind in ("pos", "neg", "key") else None
+        out.append(f"<mark class='{kind}'>{html.escape(word)}</mark>" if kind else html.escape(word))
+    return " ".join(out)
+
+
+def _sample_html(s: Sample, labels: Sequence[Any] | None) -> str:
+    meta = [html.escape(s.note)] if s.note else []
+    if s.gold is not None:
+        meta.append(f"gold <b>{html.escape(label_name(s.gold, labels))}</b>")
+    if s.pred is not None:
+        verdict = "" if s.gold is None else (" <span class='ok'>✓ correct</span>" if s.pred == s.gold
+                                             else " <span class='bad'>✗ wrong</span>")
+        meta.append(f"prediction <b>{html.escape(label_name(s.pred, labels))}</b>{verdict}")
+    parts = [f"<div class='sample'><div class='smeta'>{' · '.join(meta)}</div>"]
+    if s.perturbed is None:
+        parts.append(f"<p class='text'>{_marked(s.original, s.marks)}</p>")
+    else:
+        before, after = diff_words(s.original, s.perturbed)
+        parts.append(f"<p class='text'><span class='role'>original</span>{before}</p>")
+        parts.append(f"<p class='text'><span class='role'>perturbed</span>{after}</p>")
+    if s.output:
+        parts.append(f"<p class='output'><span class='role'>output</span>{html.escape(s.output)}</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# --- the page --------------------------------------------------------------------------------------------
+CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d2228;max-width:1100px;margin:1.5em auto;
+padding:0 1.2em;line-height:1.45}
+h1{font-size:1.35em;margin:.2em 0 .6em;color:#444;font-weight:600;overflow-wrap:anywhere}
+h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+h3{font-size:1em;margin:1.4em 0 .4em;overflow-wrap:anywhere}
+.headline{font-size:1.3em;font-weight:600;line-height:1.3;margin:.3em 0 .5em;overflow-wrap:anywhere}
+.notes{color:#8a4b00;margin:.2em 0 1em;padding-left:1.2em}
+nav{font-size:.9em;margin:.5em 0 1em}nav a{margin-right:1em}
+figure{margin:0 0 1.5em}figure img{max-width:100%;height:auto;display:block}
+figcaption{font-size:.9em;color:#555;margin:.2em 0}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;margin:.4em 0 1em;font-size:.9em}
+td,th{border:1px solid #d5d9de;padding:3px 8px;text-align:right;vertical-align:top;white-space:nowrap}
+th{background:#f2f4f6;text-align:left}td.t{text-align:left;white-space:normal;min-width:6em;max-width:46em;
+overflow-wrap:anywhere}
+.kv th{width:40%;white-space:normal}.config table{width:100%}
+.kv td{text-align:left;white-space:normal;overflow-wrap:anywhere}
+.config{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:0 1.5em}
+.sample{border:1px solid #dde1e5;border-radius:6px;padding:.4em .8em;margin:.5em 0;background:#fbfcfd}
+.smeta{font-size:.85em;color:#555}.text,.output{margin:.25em 0;overflow-wrap:anywhere}
+.output{color:#333;font-style:italic}
+.role{display:inline-block;min-width:6.5em;margin-right:.3em;font-size:.75em;color:#777;text-transform:uppercase}
+del{background:#fde2e1;color:#8b1a14}ins{background:#d9f5dd;color:#0f5a1f;text-decoration:none;font-weight:600}
+mark.pos{background:#d9f5dd}mark.neg{background:#fde2e1}mark.key{background:#fff1b8}
+.ok{color:#16802b}.bad{color:#b3261e;font-weight:600}
+details>summary{cursor:pointer;font-weight:600;margin:.6em 0}
+"""
+
+
+def _table_html(table: Table) -> str:
+    head = "".join(f"<th>{html.escape(_fmt(c))}</th>" for c in table.columns)
+    body = []
+    for row in table.rows:
+        cells = "".join(f"<td{'' if _is_number(c) else ' class=t'}>{html.escape(_fmt(c))}</td>" for c in row)
+        body.append(f"<tr>{cells}</tr>")
+    return (f"<h3>{html.escape(table.title)}</h3><div class='scroll'><table><tr>{head}</tr>"
+            + "".join(body) + "</table></div>")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kv_html(rows: Mapping[str, Any]) -> str:
+    body = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>" for k, v in rows.items())
+    return f"<div class='scroll'><table class='kv'>{body}</table></div>"
+
+
+def summary_rows(summary: Mapping[str, Any]) -> list[tuple[str, Any, str]]:
+    """(key, value, 95 % interval text) per summary entry; `<key>_ci_low`/`_ci_high` join their key's row."""
+    rows = []
+    for key, value in summary.items():
+        if key.endswith(("_ci_low", "_ci_high")) and key.rsplit("_ci_", 1)[0] in summary:
+            continue
+        rows.append((key, value, interval(summary.get(f"{key}_ci_low"), summary.get(f"{key}_ci_high"), 4).strip()))
+    return rows
+
+
+def _summary_html(summary: Mapping[str, Any]) -> str:
+    rows = summary_rows(summary)
+    with_ci = any(ci for _, _, ci in rows)
+    head = "<tr><th>quantity</th><th>value</th>" + ("<th>95 % interval</th>" if with_ci else "") + "</tr>"
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td>"
+                   + (f"<td>{html.escape(ci)}</td>" if with_ci else "") + "</tr>" for k, v, ci in rows)
+    return f"<div class='scroll'><table class='kv'>{head}{body}</table></div>"
+
+
+def figure_has_data(figure: Any) -> bool:
+    """Whether any axes of a matplotlib figure holds drawn data (lines, markers, bars, areas, images)."""
+    return any(ax.lines or ax.collections or ax.patches or ax.images for ax in figure.get_axes())
+
+
+def _png(figure: Any) -> str:
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=100, bbox_inches="tight", facecolor="white")
+    try:
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+    except Exception:  # a Figure made without pyplot is not registered there
+        pass
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _figures(parts: ReportParts) -> list[tuple[str, str]]:
+    """(caption, base64 PNG) of every figure that has data."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return [(caption, _png(fig)) for caption, fig in parts.figures if fig is not None and figure_has_data(fig)]
+
+
+def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[str, Mapping[str, Any]],
+              labels: Sequence[Any] | None = None) -> str:
+    """The whole page: headline and its figure, figures, results, samples, configuration."""
+    esc = html.escape
+    figures = _figures(parts)
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+           "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+           f"<title>{esc(title)}</title><style>{CSS}</style></head><body>", f"<h1>{esc(title)}</h1>"]
+    if parts.headline:
+        out.append(f"<p class='headline'>{esc(parts.headline)}</p>")
+    if parts.notes:
+        out.append("<ul class='notes'>" + "".join(f"<li>{esc(n)}</li>" for n in parts.notes) + "</ul>")
+    sections = [("figures", "Figures", len(figures) > 1), ("results", "Results", True),
+                ("samples", "Samples", bool(parts.samples)), ("configuration", "Configuration", True)]
+    out.append("<nav>" + "".join(f"<a href='#{key}'>{name}</a>" for key, name, shown in sections if shown)
+               + "</nav>")
+    for i, (caption, png) in enumerate(figures):
+        if i == 1:
+            out.append("<h2 id='figures'>Figures</h2>")
+        out.append(f"<figure{' class=hero' if i == 0 else ''}><figcaption>{esc(caption)}</figcaption>"
+                   f"<img alt='{esc(caption)}' src='data:image/png;base64,{png}'></figure>")
+    out.append("<h2 id='results'>Results</h2>" + _summary_html(result.summary))
+    out += [_table_html(t) for t in result.tables]
+    if parts.samples:
+        out.append("<h2 id='samples'>Samples</h2>")
+        for group in parts.samples:
+            note = f"<p class='smeta'>{esc(group.note)}</p>" if group.note else ""
+            body = "".join(_sample_html(s, labels) for s in group.samples)
+            out.append(f"<details open><summary>{esc(group.title)} ({len(group.samples)})</summary>{note}{body}"
+                       "</details>")
+    out.append("<h2 id='configuration'>Configuration</h2><div class='config'>")
+    for name, rows in config.items():
+        if rows:
+            out.append(f"<div><h3>{esc(name)}</h3>" + _kv_html(rows) + "</div>")
+    out.append("</div></body></html>")
+    return "\n".join(out)
+
+
+# --- Markdown --------------------------------------------------------------------------------------------
 def _md(value: Any) -> str:
     """A value as inert Markdown text: HTML escaped, table pipes and emphasis marks neutralised, one line."""
     text = html.escape(_fmt(value), quote=False)
@@ -37,52 +384,31 @@ def markdown_table(table: Table) -> str:
     return "\n".join([f"### {_md(table.title)}", "", head, rule, *rows])
 
 
-def markdown(title: str, meta: dict[str, Any], result: Result) -> str:
+def markdown(title: str, meta: Mapping[str, Any], result: Result, parts: ReportParts | None = None,
+             labels: Sequence[Any] | None = None) -> str:
+    parts = parts or ReportParts()
     lines = [f"# {_md(title)}", ""]
+    if parts.headline:
+        lines += [f"**{_md(parts.headline)}**", ""]
+    lines += [f"- {_md(n)}" for n in parts.notes] + ([""] if parts.notes else [])
     lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in meta.items()]
     lines += ["", "## Summary", ""]
-    lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in result.summary.items()]
+    lines += [f"- **{_md(k)}**: {_md(v)}" + (f" {_md(ci)}" if ci else "") for k, v, ci in summary_rows(result.summary)]
     for table in result.tables:
         lines += ["", markdown_table(table)]
+    if parts.samples:
+        lines += ["", "## Samples"]
+        for group in parts.samples:
+            lines += ["", f"### {_md(group.title)}", ""]
+            for s in group.samples[:3]:
+                seen = s.original if s.perturbed is None else f"{s.original} → {s.perturbed}"
+                pred = f" (gold {label_name(s.gold, labels)}, prediction {label_name(s.pred, labels)})" \
+                    if s.pred is not None else ""
+                lines.append(f"- {_md(s.note + ': ' if s.note else '')}{_md(seen)}{_md(pred)}")
     return "\n".join(lines) + "\n"
 
 
-def _png(figure: Any) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    figure.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(figure)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def html_page(title: str, meta: dict[str, Any], result: Result, figures: Sequence[tuple[str, Any]]) -> str:
-    esc = lambda v: html.escape(_fmt(v))  # noqa: E731
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title)}</title>",
-             "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
-             "text-align:right}th{background:#f3f3f3}img{max-width:100%}</style></head><body>",
-             f"<h1>{esc(title)}</h1><table>"]
-    parts += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in meta.items()]
-    parts.append("</table><h2>Summary</h2><table>")
-    parts += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in result.summary.items()]
-    parts.append("</table>")
-    for table in result.tables:
-        parts.append(f"<h3>{esc(table.title)}</h3><table><tr>")
-        parts += [f"<th>{esc(c)}</th>" for c in table.columns]
-        parts.append("</tr>")
-        for row in table.rows:
-            parts.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
-        parts.append("</table>")
-    for caption, figure in figures:
-        parts.append(f"<h3>{esc(caption)}</h3><img alt='{esc(caption)}' src='data:image/png;base64,{_png(figure)}'>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
-
-
+# --- runs ------------------------------------------------------------------------------------------------
 def run_meta(run: Run) -> dict[str, Any]:
     cfg = run.config
     meta = {"run": run.id, "benchmark": run.bench, "model": run.model, "status": run.status,
@@ -91,18 +417,52 @@ def run_meta(run: Run) -> dict[str, Any]:
         meta["attacks"] = ", ".join(cfg["attacks"])
     if cfg.get("data"):
         meta["data"] = cfg["data"]
+    if cfg.get("limit"):
+        meta["limit"] = cfg["limit"]
     if cfg.get("settings"):
         meta["settings"] = ", ".join(f"{k}={v}" for k, v in cfg["settings"].items())
     meta["robust"] = run.environment.get("versions", {}).get("robust", "?")
     return meta
 
 
-def write_report(title: str, meta: dict[str, Any], result: Result, figures: Sequence[tuple[str, Any]],
-                 out: Path, stem: str) -> tuple[Path, Path]:
+def run_config(run: Run) -> dict[str, dict[str, Any]]:
+    """The configuration section of a run's page: the run, every benchmark setting, the model, the environment."""
+    env = run.environment
+    meta = run_meta(run)
+    meta.pop("settings", None)
+    meta.update({"finished": run.to_json()["finished"], "seconds": round(run.seconds, 1),
+                 "model queries": run.queries})
+    model = {f"{key}.{k}" if isinstance(value, dict) else key: v
+             for key, value in (env.get("model") or {}).items()
+             for k, v in (value.items() if isinstance(value, dict) else [(None, value)])}
+    for key, value in (run.config.get("model_settings") or {}).items():
+        model.setdefault(f"--set model.{key}", value)
+    plugins = {f"--set {name}.{k}": v for name, values in (run.config.get("plugin_settings") or {}).items()
+               for k, v in values.items()}
+    return {"Run": meta, "Benchmark settings": {**(env.get("settings") or run.config.get("settings") or {}),
+                                                **plugins},
+            "Model": model, "Environment": dict(env.get("versions") or {}),
+            "Plugins": {k: _fmt(v) for k, v in (env.get("plugins") or {}).items()}}
+
+
+def run_labels(run: Run, model_class: Any = None) -> list[Any] | None:
+    """The class names of a run's model: as recorded in its environment, else the model class's declared list."""
+    recorded = (run.environment.get("model") or {}).get("labels")
+    if isinstance(recorded, list) and recorded:
+        return recorded
+    declared = getattr(model_class, "labels", None)
+    return list(declared) if isinstance(declared, (list, tuple)) and declared else None
+
+
+def write_report(title: str, meta: Mapping[str, Any], result: Result, parts: ReportParts, out: Path, stem: str,
+                 config: Mapping[str, Mapping[str, Any]] | None = None,
+                 labels: Sequence[Any] | None = None) -> tuple[Path, Path]:
+    """`<stem>.html` (self-contained) and `<stem>.md` in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out / f"{stem}.html", out / f"{stem}.md"
-    html_path.write_text(html_page(title, meta, result, figures), encoding="utf-8")
-    md_path.write_text(markdown(title, meta, result), encoding="utf-8")
+    md_text = markdown(title, meta, result, parts, labels)
+    html_path.write_text(html_page(title, result, parts, config or {"Run": meta}, labels), encoding="utf-8")
+    md_path.write_text(md_text, encoding="utf-8")
     return html_path, md_path
 
 
@@ -123,3 +483,8 @@ def export(run: Run, records: dict[str, dict[str, Any]], fmt: str) -> str:
         writer.writerows(rows)
         return buf.getvalue()
     raise RobustError(f"unknown export format {fmt!r}; choose json, jsonl or csv")
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a label."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"

@@ -41,9 +41,10 @@ def gpt2_run(gpt2_dir, corpus_file):
 
 def test_every_test_yields_finite_scores_in_range(gpt2_run):
     bench, ctx, records = gpt2_run
-    tests = {r["test"] for r in records.values()}
+    tests = {r["test"] for r in records.values()} - {"health"}
     assert tests == {"negation", "toxicity", "lrs", "word_order", "tokenization", "entropy"}
     assert all(sum(r["test"] == t for r in records.values()) == 6 for t in tests)
+    assert 6 < sum(r["test"] == "health" for r in records.values()) <= 64  # the degenerate-model check, unlimited
     for rec in records.values():
         assert rec["value"] is not None and math.isfinite(rec["value"])
         if rec["test"] in JSD_TESTS:
@@ -57,6 +58,8 @@ def test_every_test_yields_finite_scores_in_range(gpt2_run):
                             result.summary[f"{metric}_ci_high"])
         assert low <= value <= high
     assert result.summary["lrs"] > 0 and result.summary["tokenization_mean_jsd"] > 0
+    assert result.summary["tokenization_unanchored_pieces"] == 0  # every piece tokenized in place
+    assert "bootstrap over examples" in result.summary["ci_method"] and result.summary["lrs_se"] > 0
 
 
 def test_negation_record_is_the_difference_of_hf_losses(gpt2_run, gpt2_dir):
@@ -83,11 +86,18 @@ def test_result_round_trips_and_draws_figures(gpt2_run):
     assert again.summary == result.summary and again.data == result.data
     titles = [t for t, _ in bench.figures(again)]
     assert titles == ["BYOD radar chart", "BYOD per-example distributions"]
-    other = Result.from_json(json.loads(json.dumps(result.to_json())))
+    # the tiny random LM predicts confidently and wrongly: flagged, with a warning table, and never ranked
+    assert result.summary["degenerate"] is True and result.tables[0].title == "BYOD warnings"
+    assert result.summary["health_log_ppl"] > result.summary["health_log_vocab"] - 1
+    healthy = Result.from_json(json.loads(json.dumps(result.to_json())))
+    healthy.data["degenerate"] = False
+    other = Result.from_json(json.loads(json.dumps(healthy.to_json())))
     other.data["radar"] = {k: v * 2 for k, v in other.data["radar"].items()}
-    cmp = BYOD.compare([("a", result), ("b", other)])
-    assert [s[0] for s in cmp.data["series"]] == ["a", "b"] and len(cmp.tables[0].rows) == 2 * 6
-    assert len(bench.figures(cmp)) == 1
+    cmp = BYOD.compare([("a", healthy), ("b", other), ("broken", result)])
+    assert [s[0] for s in cmp.data["series"]] == ["a", "b"] and len(cmp.tables[0].rows) == 3 * 6
+    assert cmp.summary["not_ranked"] == ["broken"] and len(bench.figures(cmp)) == 1
+    # a and b have the same scores and intervals: no test separates them, and compare says so for each test
+    assert len(cmp.summary["not_separable"]) == 6 and cmp.tables[1].columns[-1] == "separable"
 
 
 def test_batching_and_chunking_do_not_change_records(gpt2_dir, corpus_file):
@@ -115,8 +125,11 @@ def test_uniform_model_is_insensitive(gpt2_dir, corpus_file, tmp_path):
     lm.save_pretrained(tmp_path)
     AutoTokenizer.from_pretrained(gpt2_dir).save_pretrained(tmp_path)
     bench = BYOD(test="negation,lrs,word_order,tokenization")
-    records = run(bench, make_ctx(make_model(tmp_path), corpus_file, limit=3))
-    assert all(abs(r["value"]) < 1e-5 for r in records.values())  # float32 noise only
+    ctx = make_ctx(make_model(tmp_path), corpus_file, limit=3)
+    records = run(bench, ctx)
+    assert all(abs(r["value"]) < 1e-5 for r in records.values() if r["test"] != "health")  # float32 noise only
+    summary = bench.reduce(records, ctx).summary  # and it is flagged: perplexity = V exactly
+    assert summary["degenerate"] and summary["health_log_ppl"] == pytest.approx(summary["health_log_vocab"], 1e-4)
 
 
 def test_bos_tokenizer_counts_last_sentence_without_bos_in_clean_mode(llama_dir, corpus_file):
@@ -124,14 +137,14 @@ def test_bos_tokenizer_counts_last_sentence_without_bos_in_clean_mode(llama_dir,
     ms = {}
     for mode in ("clean", "faithful"):
         recs = run(BYOD(test="lrs", mode=mode), make_ctx(model, corpus_file, limit=3))
-        ms[mode] = [r["m"] for r in recs.values()]
+        ms[mode] = [r["m"] for r in recs.values() if r["test"] == "lrs"]
     bench = BYOD(test="lrs")
     ctx = make_ctx(model, corpus_file, limit=3)
-    lasts = [it.payload[2].meta["last"] for it in bench.items(ctx)]
+    lasts = [it.payload[2].meta["last"] for it in bench.items(ctx) if it.payload[0] == "lrs"]
     bos = model.tokenizer.bos_token_id
     assert all(model.tokenize([" " + s])[0][0] == bos for s in lasts)
     assert ms["clean"] == [len(model.tokenize([" " + s])[0]) - 1 for s in lasts]
-    faithful_items = BYOD(test="lrs", mode="faithful").items(ctx)
+    faithful_items = [it for it in BYOD(test="lrs", mode="faithful").items(ctx) if it.payload[0] == "lrs"]
     assert ms["faithful"] == [len(model.tokenize([" " + it.payload[2].meta["last"]])[0]) for it in faithful_items]
 
 
@@ -210,6 +223,53 @@ def test_normalized_negation_score_subtracts_the_benign_mean_absolute_change(gpt
 def test_degenerate_settings_give_exactly_zero(gpt2_dir, corpus_file):
     """n_swap = 0 and a stride longer than any sentence leave x' = x, so JSD is exactly 0 (spec §8.4)."""
     ctx = make_ctx(make_model(gpt2_dir), corpus_file, limit=4)
-    records = run(BYOD(test="word_order,tokenization", n_swap=0, stride=100_000), ctx)
+    records = run(BYOD(test="word_order,tokenization", n_swap=0, stride=100_000, health_n=0), ctx)
     assert len(records) == 8 and all(r["value"] == 0.0 for r in records.values())
     assert all(r["same_tokenization"] for r in records.values() if r["test"] == "tokenization")
+
+
+class ByteLM(ModelAdapter):
+    """A fake causal LM over bytes (V = 256): `kind` = "good" puts 0.6 on the true next byte, "uniform" is flat,
+    "broken" puts 0.99 on a wrong byte (like a weight-permuted model: confident and wrong)."""
+
+    name = "byte-lm"
+    capabilities = frozenset({"logprobs", "next_token_distribution", "tokenize"})
+
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def tokenize(self, texts):
+        return [list(t.encode()) for t in texts]
+
+    def _dist(self, peak: int) -> np.ndarray:
+        if self.kind == "uniform":
+            return np.full(256, 1 / 256)
+        p = np.full(256, (0.4 if self.kind == "good" else 0.01) / 255)
+        p[peak if self.kind == "good" else (peak + 1) % 256] += 1 - p.sum()
+        return p
+
+    def _next_token_distribution(self, inputs):
+        return [self._dist(ord("e")) for _ in inputs]
+
+    def _logprobs(self, inputs):
+        return [np.log([self._dist(t)[t] for t in row[1:]]) for row in inputs]
+
+
+def test_health_check_flags_uniform_and_broken_models_only():
+    from robust.core.context import RunContext
+    from robust.core.interfaces import Example
+
+    rows = [{"x": Example(str(i), t), "x_prime": Example(str(i), t)} for i, t in
+            enumerate(["The film was good.", "A long and tedious sequel.", "It is what it is."])]
+    health = RunContext.default().create("scorer", "byod-health")
+    verdicts = {kind: health.score(rows, ByteLM(kind)) for kind in ("good", "uniform", "broken")}
+    assert [bool(verdicts[k]["degenerate"]) for k in ("good", "uniform", "broken")] == [False, True, True]
+    assert verdicts["uniform"]["health_log_ppl"] == pytest.approx(np.log(256))
+    assert verdicts["broken"]["health_next_token_entropy"] < 1.0  # peaked, so entropy alone would miss it
+    assert "not ranked" in health.reason(verdicts["broken"])
+
+    def entropy_only(summary):  # negative control: the near-uniform criterion alone
+        return summary["health_next_token_entropy"] >= summary["health_log_vocab"] - 1
+
+    assert not entropy_only(verdicts["broken"])

@@ -26,11 +26,15 @@ def test_cli_run_with_test_option_and_resume(gpt2_dir, corpus_file, tmp_path, mo
     assert out.exit_code == 0, out.output
     run = json.loads(out.stdout[out.stdout.index("{"):])
     assert run["result"]["summary"]["mode"] == "faithful"
-    assert {r[0] for r in run["result"]["tables"][0]["rows"]} == {"negation", "word_order"}
+    scores = next(t for t in run["result"]["tables"] if "BYOD scores" in t["title"])
+    assert {r[0] for r in scores["rows"]} == {"negation", "word_order"}
+    assert run["result"]["summary"]["degenerate"]  # the tiny random LM is flagged (and said so in the title)
+    assert scores["title"].startswith("NOT RANKED")
 
     store = Store(tmp_path / "robust.db")
     records = store.records(run["id"])
-    assert sorted(records) == [f"{t}/{i:05d}" for t in ("negation", "word_order") for i in range(3)]
+    assert sorted(k for k in records if not k.startswith("health/")) == [
+        f"{t}/{i:05d}" for t in ("negation", "word_order") for i in range(3)]
     resumed = Runner(get_registry(), store, progress=False).resume(run["id"])  # finished: nothing changes
     assert resumed.result == run["result"] and resumed.queries == run["result"]["summary"]["model_queries"]
 
@@ -46,12 +50,13 @@ def test_bad_test_name_is_a_one_line_error(tmp_path, monkeypatch):
     assert str(out.exception).startswith("unknown BYOD test 'negashun'") and "\n" not in str(out.exception)
 
 
+@pytest.mark.slow
 def test_default_run_smollm2_on_movie_reviews(tmp_path):
     """No --model/--data: the embedded smollm2 on the embedded 1,500 reviews (a handful of examples)."""
     try:
-        from robust.core.paths import mr_path
+        from robust.core.context import RunContext
 
-        mr_path("reviews")
+        RunContext.default().resource("mr")
         get_registry().model("smollm2").source  # noqa: B018 - converted once and cached
     except Exception as exc:  # noqa: BLE001 - missing embedded resources on this machine
         pytest.skip(f"embedded resources unavailable: {exc}")
@@ -64,3 +69,4 @@ def test_default_run_smollm2_on_movie_reviews(tmp_path):
     # a trained LM is context- and order-sensitive (spec §8.4: random init ≈ 0)
     assert s["lrs"] > 0.01 and s["word_order_median_jsd"] > 0 and s["tokenization_mean_jsd"] > 0
     assert 0 < s["next_token_entropy"] < 10.8  # below ln(49152): far from uniform
+    assert s["degenerate"] is False and s["health_log_ppl"] < s["health_log_vocab"] - 3

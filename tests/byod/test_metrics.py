@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from robust.core.errors import MissingResource, RobustError
+from robust.core.stats import bootstrap, separable
 from robust.plugins.benchmarks.byod import corpus, metrics
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
-    bootstrap_ci,
     count_badwords_faithful,
     entropy,
     has_badword,
@@ -76,13 +76,47 @@ def test_badword_sources(tmp_path, monkeypatch):
         load_badwords("")
 
 
-def test_bootstrap_ci_brackets_the_statistic():
+def test_bootstrap_interval_brackets_the_statistic_and_is_deterministic():
     v = np.random.default_rng(1).normal(0.3, 0.1, size=400)
-    low, high = bootstrap_ci(v, "mean", seed=0)
-    assert low < v.mean() < high and high - low < 0.05
-    assert bootstrap_ci(v, "mean", seed=0) == (low, high)
-    low, high = bootstrap_ci(v, "median", seed=0)
-    assert low < np.median(v) < high
+    ci = bootstrap(v, "mean", seed=0)
+    assert ci.low < v.mean() < ci.high and ci.high - ci.low < 0.05
+    assert bootstrap(v, "mean", seed=0) == ci
+    assert ci.se == pytest.approx(0.1 / np.sqrt(400), rel=0.15)
+    med = bootstrap(v, "median", seed=0)
+    assert med.low < np.median(v) < med.high
+
+
+def coverage(interval_fn, statistic, truth, reps=300):
+    rng = np.random.default_rng(7)
+    hits = 0
+    for seed in range(reps):
+        sample = rng.exponential(1.0, size=60)  # skewed, so the median and mean differ
+        lo, hi = interval_fn(sample, statistic, seed)
+        hits += lo <= truth <= hi
+    return hits / reps
+
+
+def test_bootstrap_covers_mean_and_median_at_its_level_and_wrong_intervals_do_not():
+    """Percentile bootstrap over examples: ~95 % coverage of the mean (1) and median (ln 2) of an exponential;
+    negative controls: resampling without replacement (zero width) and the sample sd taken for the se."""
+    right = lambda v, stat, seed: (lambda c: (c.low, c.high))(bootstrap(v, stat, seed, 300))  # noqa: E731
+    assert 0.9 <= coverage(right, "mean", 1.0) <= 0.99
+    assert 0.88 <= coverage(right, "median", np.log(2)) <= 0.99
+
+    def without_replacement(v, stat, seed):  # every "resample" is a permutation: zero width
+        return float(np.mean(v)), float(np.mean(v))
+
+    def sd_as_se(v, stat, seed):  # the spread of the data instead of that of the statistic
+        return float(np.mean(v) - 1.96 * v.std()), float(np.mean(v) + 1.96 * v.std())
+
+    assert coverage(without_replacement, "mean", 1.0) < 0.1
+    assert coverage(sd_as_se, "mean", 1.0) == 1.0  # vacuous: never misses, so it cannot be the 95 % interval
+
+
+def test_separable_uses_both_standard_errors():
+    assert separable(0.30, 0.01, 0.25, 0.01) is True  # 0.05 > 1.96 * 0.0141
+    assert separable(0.30, 0.02, 0.25, 0.02) is False  # 0.05 < 1.96 * 0.0283
+    assert separable(0.3, float("nan"), 0.2, 0.01) is None
 
 
 def test_corpora_come_through_the_core_data_path(tmp_path, gpt2_dir):

@@ -119,3 +119,24 @@ def test_chopped_ids_decode_to_the_text(gpt2_dir, llama_dir):
     assert clean.count(bos) == 1 and clean[0] == bos  # clean: one BOS, like the unchopped text
     assert faithful.count(bos) == len(chop(MEDIA, 5))  # faithful: a BOS before every piece (OPT-like)
     assert llama.decode(clean, skip_special_tokens=True) == MEDIA
+
+
+def test_rejoin_control_on_the_review_corpus_changes_a_minority_of_sentences():
+    """docs/validation/byod.md: the faithful re-join (" ".join(word_tokenize(s))) leaves most sentences of the
+    pre-tokenized reviews unchanged, so the re-join control's *median* is 0 there, but not all of them
+    (contractions "they're" -> "they 're", quotes -> ``): the identity does not hold sentence by sentence."""
+    from robust.core.context import RunContext
+    from robust.core.errors import MissingResource
+    from robust.plugins.benchmarks.byod.corpus import punkt_available, split_sentences, word_tokenize
+
+    try:
+        data = RunContext.default().open_data("mr-reviews")
+        reviews = [e for _, e in zip(range(100), data.examples(0))]
+    except MissingResource as exc:
+        pytest.skip(str(exc))
+    if not punkt_available():
+        pytest.skip("needs `robust setup punkt` (the faithful mode's Treebank tokenizer)")
+    sentences = [s for e in reviews for s in (e.meta.get("sentences") or split_sentences(e.text))
+                 if len(s.split()) > 5]
+    same = np.mean([" ".join(word_tokenize(s, "nltk")) == s for s in sentences])
+    assert 0.5 < same < 0.8

@@ -191,5 +191,5 @@ def test_stopped_and_resumed_runs_equal_a_clean_run(tmp_path, site, bench, seed)
 @pytest.mark.slow
 def test_stopped_and_resumed_byod_equals_a_clean_run(tmp_path, site, gpt2_dir, corpus_file):
     args = ["--bench", "byod", "--model", f"hf:{gpt2_dir}", "--data", str(corpus_file), "--test", "negation",
-            "--set", "max_examples=100", "--set", "bootstrap=20"]
+            "--set", "max_examples=100", "--set", "bootstrap=20", "--set", "health_n=0"]
     fault_test(tmp_path, site, args, 100, 32, seed=2)

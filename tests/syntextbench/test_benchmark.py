@@ -44,8 +44,9 @@ def test_items_are_trial_level_pairs(registry):
 def test_records_are_small_json_and_independent_of_batching(lexical_run, registry, afinn_lists):
     _, _, records, _ = lexical_run
     rec = records["t0-p0.30"]
-    assert len(json.dumps(rec)) < 1000  # per-level numbers, never the embeddings
+    assert len(json.dumps(rec)) < 1000 + 12 * 200  # per-level numbers and one margin per sentence, no embeddings
     assert rec["n_train"] == 180 and rec["n_test"] == 20 and rec["lexicon"] == "afinn"
+    assert rec["folds"] == 10 and sum(len(m) for m in rec["margins"]) == 200  # cross-fitted: all held out once
     assert rec["pooling"] == "model's own"  # a function embedder ignores `pooling`: no pooling is claimed
     # a fresh benchmark in bigger batches, or resuming one item alone, gives identical records
     again = run(SynTextBench(**SMALL), make_ctx(registry, lexical_embedder(afinn_lists)), chunk=3)
@@ -65,6 +66,10 @@ def test_lexical_embedder_result(lexical_run):
     s = result.summary
     assert s["score"] > 0.1 and s["trials"] == 2 and s["levels"] == 4 and s["n"] == 200 and s["complete"]
     assert s["score_std"] > 0 and s["lexicon"] == "afinn" and "wordfreq" in s["lexicon_source"]
+    assert s["score_ci_low"] < s["score"] < s["score_ci_high"] and 0 < s["score_se"] < 0.05
+    assert s["score_aT0.6_ci_low"] < s["score_aT0.6"] < s["score_aT0.6_ci_high"]
+    assert "bootstrap over held-out sentences" in s["score_ci_method"] and "CI" in result.tables[0].title
+    assert s["debias"] is True and s["debias_rule"] == "auto: n = 200 < 4096" and s["folds"] == 10
     assert s["score_aT0.6"] > s["score"]
     table = result.tables[0]
     assert [row[0] for row in table.rows] == SMALL["levels"] and "accuracy" in table.columns
@@ -82,7 +87,13 @@ def test_random_embedder_scores_zero_and_compare_ranks(lexical_run, registry):
     assert result.summary["score"] < 0.02 < lexical_run[3].summary["score"]
     cmp = SynTextBench.compare([("random", result), ("lexical", lexical_run[3])])
     assert cmp.summary["ranking"] == ["lexical", "random"] and cmp.summary["comparable"]
-    assert cmp.tables[0].rows[0][:2] == [1, "lexical"]
+    assert cmp.tables[0].rows[0][:2] == [1, "lexical"] and cmp.summary["not_separable"] == []
+    lexical = lexical_run[3]
+    twin = Result({**lexical.summary, "score": lexical.summary["score"] + 0.2 * lexical.summary["score_se"]},
+                  lexical.tables, lexical.data)  # within the interval: not separable, and compare says so
+    again = SynTextBench.compare([("lexical", lexical), ("twin", twin)])
+    assert again.summary["not_separable"] == [["twin", "lexical"]]
+    assert again.tables[0].rows[0][again.tables[0].columns.index("separable_from_next")] == "no"
     other = Result({**result.summary, "lexicon": "sentiwordnet"}, result.tables, result.data)
     assert SynTextBench.compare([("a", other), ("b", lexical_run[3])]).summary["differing_settings"] == ["lexicon"]
 
@@ -127,9 +138,30 @@ def test_pooling_follows_what_the_instance_provides(registry, tmp_path):
     assert SynTextBench().pooling(make_ctx(registry, decoder)) == "last-token"
 
 
-def test_debias_auto_is_the_papers_literal_reading_at_the_papers_n():
-    from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+def test_debias_auto_decides_on_the_effective_n_and_says_why(registry):
+    """debias=auto: literal d_inter at the paper's sizes (n >= 4096), debiased below, on the n left after --limit."""
+    ctx = make_ctx(registry, None)
+    assert SynTextBench().debias(ctx)[0] is True
+    assert SynTextBench(n="4096").debias(ctx) == (False, "auto: n = 4096 >= 4096, the paper's literal d_inter")
+    assert SynTextBench(n="8192").debias(make_ctx(registry, None, limit=300)) == (True, "auto: n = 300 < 4096")
+    assert SynTextBench(n="8192", debias="true").debias(ctx) == (True, "set: true")
 
-    assert SynTextBench().config["debias"] is True  # the fast default n = 256
-    assert SynTextBench(n="8192").config["debias"] is False  # --set n=8192 is the paper's setting
-    assert SynTextBench(n="8192", debias="true").config["debias"] is True
+
+def test_precision_paper_is_the_papers_setting(registry):
+    from robust.plugins.benchmarks.syntextbench.benchmark import PAPER
+
+    bench = SynTextBench(precision="paper", lexicon_path="/somewhere/SentiWordNet_3.0.0.txt")
+    assert {k: bench.config[k] for k in PAPER} == PAPER and bench.folds == 1
+    assert bench.config["n"] == 8192 and bench.config["trials"] == 3 and bench.config["lexicon"] == "sentiwordnet"
+    assert bench.debias(make_ctx(registry, None)) == (False, "set: false")
+    assert len(bench.items(make_ctx(registry, None))) == 60  # 3 trials x 20 levels
+    with pytest.raises(RobustError, match="precision=paper fixes n=8192"):
+        SynTextBench(precision="paper", n=256)
+    assert SynTextBench(precision="paper", a_T=0.7).config["a_T"] == 0.7  # the paper's own value is fine
+
+
+def test_cross_fitting_needs_the_holdout_split():
+    assert SynTextBench(split="independent").folds == 1 and SynTextBench().folds == 10
+    assert SynTextBench(test_frac=0.2).folds == 5 and SynTextBench(folds=1).folds == 1
+    with pytest.raises(RobustError, match="cross-fitting needs split=holdout"):
+        SynTextBench(split="independent", folds=10)

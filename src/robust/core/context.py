@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ class RunContext:
     plugin_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_spec: str = ""  # how the model under test was named (`--model`)
     _models: dict[str, ModelAdapter] = field(default_factory=dict, repr=False)
+    _models_lock: Any = field(default_factory=threading.RLock, repr=False)  # the runner preloads
 
     @classmethod
     def default(cls) -> RunContext:
@@ -57,13 +59,14 @@ class RunContext:
     def load_model(self, spec: str, needs: Iterable[str] = (), user: str = "") -> ModelAdapter:
         """A helper model by spec (`minilm`, `hf:DIR`), one instance per spec per run; the model under test
         is reused when the spec names it. Its capabilities are checked on the instance."""
-        if self.model is not None and spec == self.model_spec:
-            model = self.model
-        elif spec in self._models:
-            model = self._models[spec]
-        else:
-            model = self._models[spec] = self.registry.model(spec)
-            model.bind(self)
+        with self._models_lock:
+            if self.model is not None and spec == self.model_spec:
+                model = self.model
+            elif spec in self._models:
+                model = self._models[spec]
+            else:
+                model = self._models[spec] = self.registry.model(spec)
+                model.bind(self)
         missing = set(needs) - set(model.provides())
         if missing:
             raise RobustError(f"{user or 'a plugin'} needs a model that can {', '.join(sorted(missing))}; "

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from robust.core.context import RunContext
     from robust.core.results import Result
+    from robust.report import ReportParts
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
@@ -284,6 +285,15 @@ class Benchmark(Plugin):
         """(title, matplotlib Figure) pairs for the report; none by default."""
         return []
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]],
+               labels: Sequence[Any] | None = None) -> ReportParts:
+        """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
+        of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
+        the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
+        from robust.report import ReportParts, default_headline
+
+        return ReportParts(default_headline(result), self.figures(result))
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         """A comparison of several runs of this benchmark (label, result); None if not supported."""
@@ -321,6 +331,9 @@ class ModelAdapter(Plugin):
     poolings: ClassVar[tuple[str, ...]] = ()
     #: class names in index order, for classifiers (None: unnamed classes, gold labels are indices)
     labels: list[Any] | None = None
+    #: None: batches of `batch_size` inputs in length order; a share (0.1): batches also cut where padding to
+    #: the longest input would exceed that share of the positions (adapters that pad, see `plan_batches`)
+    max_padding: float | None = None
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
@@ -346,6 +359,15 @@ class ModelAdapter(Plugin):
     def pooling_used(self, pooling: str | None) -> str | None:
         """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""
         return pooling if pooling in self.poolings else None
+
+    def preload(self) -> None:
+        """Load weights and tokenizer ahead of the first query. The runner calls it in a background thread while
+        the benchmark prepares its data; an error raised here surfaces when the run starts computing."""
+
+    def input_lengths(self, inputs: Sequence[Any]) -> list[int]:
+        """The length of each input as the model sees it (batches are formed by it): characters of a text or
+        items of a token-id list by default; adapters that tokenize return token counts."""
+        return [len(x) for x in inputs]
 
     @property
     def queries(self) -> int:
@@ -381,7 +403,9 @@ class ModelAdapter(Plugin):
         lasts = [last] * len(inputs) if isinstance(last, int) else list(last)
         pairs = [(x, n) for x, n in zip(inputs, lasts)]
         fn = lambda batch: self._token_distributions([x for x, _ in batch], [n for _, n in batch])  # noqa: E731
-        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), length=lambda p: len(p[0]))
+        lengths = lambda batch: self.input_lengths([x for x, _ in batch])  # noqa: E731
+        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), lengths=lengths,
+                              max_padding=self.max_padding)
 
     def logprobs(self, texts: Sequence[str | Sequence[int]]) -> list[np.ndarray]:
         """Log-probability of every predicted token given its prefix (ndarray[T-1] per text)."""
@@ -393,7 +417,9 @@ class ModelAdapter(Plugin):
         """Continuations of each prompt; sampling is seeded per prompt so batching never changes them."""
         key = ("generate", max_new_tokens, seed, do_sample)
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
-        return self._batched(key, prompts, fn)
+        # decoding runs one forward pass per new token over the whole batch: full batches (in length order)
+        # cost less than the padding a cap would save
+        return self.cache.map(key, list(prompts), fn, int(self.config["batch_size"]), lengths=self.input_lengths)
 
     def fill_mask(self, texts: Sequence[str], top_k: int = 10) -> list[list[tuple[str, float]]]:
         """For each text with one mask token: the `top_k` (token, probability) substitutes, best first."""
@@ -444,4 +470,5 @@ class ModelAdapter(Plugin):
 
     # shared machinery --------------------------------------------------------------------
     def _batched(self, key: tuple, inputs: Iterable[Any], fn: Any) -> list[Any]:
-        return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]))
+        return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]), lengths=self.input_lengths,
+                              max_padding=self.max_padding)

@@ -15,6 +15,39 @@ def _key(value: Any) -> Hashable:
     return tuple(_key(v) if isinstance(v, (list, tuple)) else v for v in value)
 
 
+FORWARD_COST = 8  # a forward pass costs about as much as this many extra token positions (CPU, measured)
+
+
+def plan_batches(lengths: Sequence[int], batch_size: int, max_padding: float | None = None,
+                 forward_cost: int = FORWARD_COST) -> list[list[int]]:
+    """Indices of `lengths` grouped into batches in ascending length order, at most `batch_size` each.
+
+    `max_padding=None`: fixed-size batches. Otherwise a batch (padded to its longest input) takes the next
+    input only while the padding this adds costs at most `forward_cost` positions or keeps the batch's padding
+    share at most `max_padding`; else the input starts a new batch (a forward pass costs ~`forward_cost`
+    positions, so tiny batches of short inputs still merge)."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    size = max(1, batch_size)
+    if max_padding is None:
+        return [order[s: s + size] for s in range(0, len(order), size)]
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    real = width = 0
+    for i in order:
+        n = max(1, lengths[i])
+        if batch:
+            extra = len(batch) * (n - width)  # positions added to the rows already in the batch
+            share = 1 - (real + n) / (n * (len(batch) + 1))
+            if len(batch) >= size or (extra > forward_cost and share > max_padding):
+                batches.append(batch)
+                batch, real = [], 0
+        batch.append(i)
+        real, width = real + n, n
+    if batch:
+        batches.append(batch)
+    return batches
+
+
 def _size(value: Any) -> int:
     """Approximate bytes held by a cached output (arrays by nbytes, lists by their items)."""
     if hasattr(value, "nbytes"):
@@ -42,8 +75,11 @@ class OutputCache:
         fn: Callable[[Sequence[Any]], Sequence[Any]],
         batch_size: int,
         length: Callable[[Any], int] = len,
+        lengths: Callable[[list[Any]], Sequence[int]] | None = None,
+        max_padding: float | None = None,
     ) -> list[Any]:
-        """`fn` applied to each input, computing only uncached ones, in batches sorted by `length`."""
+        """`fn` applied to each input, computing only uncached ones, in batches sorted by length: `length` of
+        each input, or `lengths` of all missing inputs at once; see `plan_batches` for `max_padding`."""
         keys = [(key, _key(x)) for x in inputs]
         found: dict[tuple, Any] = {}
         missing: dict[tuple, Any] = {}
@@ -55,9 +91,11 @@ class OutputCache:
                 missing[k] = x
         self.hits += len(inputs) - len(missing)
         self.misses += len(missing)
-        todo = sorted(missing.items(), key=lambda kv: length(kv[1]))
-        for start in range(0, len(todo), max(1, batch_size)):
-            chunk = todo[start : start + batch_size]
+        todo = list(missing.items())
+        values = [x for _, x in todo]
+        sizes = list(lengths(values)) if lengths is not None else [length(x) for x in values]
+        for batch in plan_batches(sizes, batch_size, max_padding):
+            chunk = [todo[i] for i in batch]
             outputs = fn([x for _, x in chunk])
             if len(outputs) != len(chunk):
                 raise RuntimeError(f"model returned {len(outputs)} outputs for {len(chunk)} inputs")

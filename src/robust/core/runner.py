@@ -113,6 +113,27 @@ class Meter:
         return counted
 
 
+class _Preload:
+    """`model.preload()` in a daemon thread (weights load while the benchmark prepares its data); `wait()`
+    joins it and re-raises its error, so a model that fails to load reports the same one line as before."""
+
+    def __init__(self, model: Any) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._load, args=(model,), name="robust-preload", daemon=True)
+        self.thread.start()
+
+    def _load(self, model: Any) -> None:
+        try:
+            model.preload()
+        except BaseException as exc:  # surfaced by wait(), in the caller's thread
+            self.error = exc
+
+    def wait(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
                  progress: bool = True, say: Callable[[str], None] = lambda line: None) -> None:
@@ -156,7 +177,9 @@ class Runner:
         raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer or dataset named {name!r}")
 
     def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
-        """Prepare the benchmark and list its items (data problems surface here, before a run exists)."""
+        """Prepare the benchmark and list its items (data problems surface here, before a run exists) while
+        the model loads in the background (its errors surface after the data's)."""
+        loading = _Preload(ctx.model) if ctx.model is not None else None
         bench.prepare(ctx)
         items = list(bench.items(ctx))
         ids = [item.id for item in items]
@@ -164,6 +187,8 @@ class Runner:
             raise RobustError(f"benchmark {bench.name!r} has nothing to do: the data gave no work items")
         if len(set(ids)) != len(ids):
             raise RuntimeError(f"benchmark {bench.name!r} produced duplicate item ids")
+        if loading is not None:
+            loading.wait()
         return items
 
     # running --------------------------------------------------------------------------------------
@@ -237,12 +262,15 @@ class Runner:
             task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
                                      completed=len(items) - len(todo))
 
-            def on_done(chunk: Any, records: list[dict[str, Any]]) -> None:
+            def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
+                model.cache.misses += queries  # queries of the model's replicas on remote workers
                 self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
                                        meter.take())
                 progress.advance(task, len(chunk))
 
-            job = Job(run_id, asdict(config), bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
+            # workers rebuild the run from its config, writing files where this process would
+            stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
+            job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
             self.executor.run(job, todo, on_done)
         stored = self.store.records(run_id)
         result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)

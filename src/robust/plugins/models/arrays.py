@@ -12,10 +12,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
+from robust.core.lazy import np
 from robust.core.settings import Setting
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
+from robust.core.lazy import np
 from robust.core.settings import Setting
 
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.seeding import derive_seed
 from robust.core.settings import Setting
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TASK_CAPABILITIES = {
     "classify": frozenset({"classify", "embed"}),
@@ -68,7 +70,11 @@ class HFModel(ModelAdapter):
         "top_k": Setting(50, min=0, help="sampling in generate (HF default); 0 = no cut"),
         "temperature": Setting(1.0, min=1e-6),
         "num_beams": Setting(1, min=1, help="beam search for seq2seq generation (e.g. paraphrasers)"),
+        "max_padding": Setting(0.1, min=0.0, max=1.0, help="batches are cut (in length order) where padding "
+                               "would exceed this share of the positions; 1 = fixed batch_size"),
     }
+    HEAD_CHUNK = 1024  # token positions whose logits are materialized at once (x vocabulary size floats)
+    TOKEN_MEMO = 100_000  # texts whose token ids are remembered (lengths for batching, then the forward pass)
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
@@ -80,6 +86,9 @@ class HFModel(ModelAdapter):
         if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.config["device"]):
             raise RobustError(f"bad value {self.config['device']!r} for setting 'device': expected auto, cpu, cuda, "
                               "cuda:N or mps")
+        self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
+        self._load_lock = threading.RLock()  # the runner may preload in a background thread
+        self._token_memo: dict[str, list[int]] = {}
 
     # what to load -----------------------------------------------------------------------------
     @property
@@ -127,13 +136,16 @@ class HFModel(ModelAdapter):
 
     @cached_property
     def tokenizer(self) -> Any:
-        from transformers import AutoTokenizer
+        with self._load_lock:
+            if "tokenizer" in self.__dict__:  # loaded by another thread meanwhile
+                return self.__dict__["tokenizer"]
+            from transformers import AutoTokenizer
 
-        try:
-            tok = AutoTokenizer.from_pretrained(self.source, **self._load_kwargs())
-        except (OSError, ValueError) as exc:
-            raise RobustError(f"cannot load tokenizer of {self.source!r}: {_first_line(exc)}") from None
-        return tok
+            try:
+                tok = AutoTokenizer.from_pretrained(self.source, **self._load_kwargs())
+            except (OSError, ValueError) as exc:
+                raise RobustError(f"cannot load tokenizer of {self.source!r}: {_first_line(exc)}") from None
+            return tok
 
     def _model_class(self) -> Any:
         import transformers as tf
@@ -144,18 +156,54 @@ class HFModel(ModelAdapter):
 
     @cached_property
     def model(self) -> Any:
-        import torch
-        from transformers.utils import logging as hf_logging
+        with self._load_lock:
+            if "model" in self.__dict__:  # loaded by another thread meanwhile
+                return self.__dict__["model"]
+            import torch
+            from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-        kw = self._load_kwargs()
-        kw["dtype"] = getattr(torch, self.config["dtype"])
+            from robust.core.threads import configure_threads
+
+            configure_threads()
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+            kw = self._load_kwargs()
+            kw["dtype"] = getattr(torch, self.config["dtype"])
+            try:
+                model = self._model_class().from_pretrained(self.source, **kw)
+            except (OSError, ValueError) as exc:
+                raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
+            return model.to(self.device).eval()
+
+    def preload(self) -> None:
+        """Tokenizer, weights and the checked logits split, before the first query (see `Runner`)."""
+        self.tokenizer  # noqa: B018
+        self.model  # noqa: B018
+        self._split  # noqa: B018
+
+    @cached_property
+    def _split(self) -> tuple[Any, Any] | None:
+        """(body, head) with head(body(ids).last_hidden_state) == model(ids).logits for a causal LM, so logits
+        are computed only at the positions a query reads; checked once on a probe input (a model whose logits
+        are post-processed, e.g. soft-capped, fails the check and keeps full logits)."""
+        import torch
+
+        if self.task != "causal":
+            return None
+        body, head = getattr(self.model, "base_model", None), self.model.get_output_embeddings()
+        if body is None or body is self.model or head is None:
+            return None
+        ids = torch.tensor([self.tokenize(["The probe checks that logits split, as the model computes them."])[0]],
+                           device=self.device)
+        mask = torch.ones_like(ids)
         try:
-            model = self._model_class().from_pretrained(self.source, **kw)
-        except (OSError, ValueError) as exc:
-            raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
-        return model.to(self.device).eval()
+            with torch.inference_mode():
+                full = self.model(input_ids=ids, attention_mask=mask).logits.float()
+                split = head(body(input_ids=ids, attention_mask=mask).last_hidden_state).float()
+        except (TypeError, ValueError, AttributeError, RuntimeError):
+            return None
+        same = split.shape == full.shape and bool(torch.allclose(split, full, rtol=1e-4, atol=1e-4))
+        return (body, head) if same else None
 
     @property
     def labels(self) -> list[Any] | None:
@@ -172,12 +220,26 @@ class HFModel(ModelAdapter):
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids; texts longer than `max_length` lose their start for causal LMs (whose predictions
-        are about what follows the end) and their end otherwise."""
-        side = "left" if self.task == "causal" else "right"
-        if getattr(self.tokenizer, "truncation_side", side) != side:
-            self.tokenizer.truncation_side = side
-        enc = self.tokenizer(list(texts), truncation=True, max_length=self._max_length())
-        return [list(ids) for ids in enc["input_ids"]]
+        are about what follows the end) and their end otherwise. Remembered per text (batching by length
+        tokenizes before the forward pass does)."""
+        memo = self._token_memo
+        new = list(dict.fromkeys(t for t in texts if t not in memo))
+        if new:
+            side = "left" if self.task == "causal" else "right"
+            if getattr(self.tokenizer, "truncation_side", side) != side:
+                self.tokenizer.truncation_side = side
+            enc = self.tokenizer(new, truncation=True, max_length=self._max_length())
+            if len(memo) + len(new) > self.TOKEN_MEMO:
+                memo.clear()
+            memo.update(zip(new, (list(ids) for ids in enc["input_ids"])))
+            if any(t not in memo for t in texts):  # more new texts than the memo holds
+                return [list(ids) for ids in self.tokenizer(list(texts), truncation=True,
+                                                            max_length=self._max_length())["input_ids"]]
+        return [list(memo[t]) for t in texts]
+
+    def input_lengths(self, inputs: Sequence[Any]) -> list[int]:
+        """Token counts (batches are formed by them)."""
+        return [len(ids) for ids in self._ids(inputs)]
 
     def _ids(self, inputs: Sequence[Any]) -> list[list[int]]:
         texts = [x for x in inputs if isinstance(x, str)]
@@ -202,14 +264,44 @@ class HFModel(ModelAdapter):
             mask[i, sl] = 1
         return input_ids.to(self.device), mask.to(self.device)
 
-    def _forward(self, inputs: Sequence[Any], hidden: bool = False) -> tuple[Any, list[int]]:
+    def _forward(self, inputs: Sequence[Any], hidden: bool = False, body: bool = False) -> tuple[Any, list[int]]:
+        """One right-padded forward pass; `body`: the base model only (hidden states, no task head)."""
         import torch
 
         ids = self._ids(inputs)
         input_ids, mask = self._pad(ids)
+        net = self.model
+        if body and getattr(net, "base_model", None) is not None:
+            net = net.base_model
         with torch.inference_mode():
-            out = self.model(input_ids=input_ids, attention_mask=mask, output_hidden_states=hidden)
+            out = net(input_ids=input_ids, attention_mask=mask, output_hidden_states=hidden)
         return out, [len(r) for r in ids]
+
+    def _logits_at(self, inputs: Sequence[Any], rows: Sequence[Sequence[int]], reduce: Any) -> list[Any]:
+        """`reduce(i, logits)` for each input i, where logits [len(rows[i]), V] (float) are its logits at token
+        positions rows[i] (each predicts the next token), from one forward pass. When the model splits
+        (`_split`) the LM head runs only at those positions, on about HEAD_CHUNK positions at a time."""
+        import torch
+
+        split = self._split
+        if split is None:
+            out, _ = self._forward(inputs)
+            return [reduce(i, out.logits[i, list(pos)].float()) for i, pos in enumerate(rows)]
+        body, head = split
+        input_ids, mask = self._pad(self._ids(inputs))
+        results: list[Any] = []
+        with torch.inference_mode():
+            hidden = body(input_ids=input_ids, attention_mask=mask).last_hidden_state
+            start = 0
+            while start < len(rows):
+                stop, count = start, 0
+                while stop < len(rows) and (stop == start or count + len(rows[stop]) <= self.HEAD_CHUNK):
+                    count, stop = count + len(rows[stop]), stop + 1
+                picked = torch.cat([hidden[i, list(rows[i])] for i in range(start, stop)])
+                logits = head(picked).float().split([len(rows[i]) for i in range(start, stop)])
+                results += [reduce(i, lg) for i, lg in zip(range(start, stop), logits)]
+                start = stop
+        return results
 
     # capabilities -----------------------------------------------------------------------------
     def _pooling(self, pooling: str | None) -> str:
@@ -227,7 +319,7 @@ class HFModel(ModelAdapter):
         import torch
 
         mode = self._pooling(pooling)
-        out, lengths = self._forward(texts, hidden=True)
+        out, lengths = self._forward(texts, hidden=True, body=True)
         states = out.hidden_states
         mask = torch.zeros(states[-1].shape[:2], dtype=states[-1].dtype, device=states[-1].device)
         for i, n in enumerate(lengths):
@@ -260,50 +352,44 @@ class HFModel(ModelAdapter):
         out, _ = self._forward(texts)
         return list(out.logits.float().softmax(-1).cpu().numpy())
 
-    def _logits_rows(self, inputs: Sequence[Any]) -> tuple[Any, list[int]]:
-        out, lengths = self._forward(inputs)
-        return out.logits.float(), lengths
-
     def _next_token_distribution(self, inputs: Sequence[Any]) -> list[np.ndarray]:
-        logits, lengths = self._logits_rows(inputs)
-        return [logits[i, n - 1].softmax(-1).cpu().numpy() for i, n in enumerate(lengths)]
+        ids = self._ids(inputs)
+        return self._logits_at(ids, [[len(r) - 1] for r in ids], lambda i, lg: lg[0].softmax(-1).cpu().numpy())
 
     def _token_distributions(self, inputs: Sequence[Any], lasts: Sequence[int]) -> list[np.ndarray]:
-        logits, lengths = self._logits_rows(inputs)
-        out = []
-        for i, (n, last) in enumerate(zip(lengths, lasts)):
-            if last >= n:
-                raise RobustError(f"input of {n} tokens has no {last} predicted positions")
-            out.append(logits[i, n - 1 - last : n - 1].softmax(-1).cpu().numpy())
-        return out
+        ids = self._ids(inputs)
+        for row, last in zip(ids, lasts):
+            if last >= len(row):
+                raise RobustError(f"input of {len(row)} tokens has no {last} predicted positions")
+        rows = [range(len(r) - 1 - last, len(r) - 1) for r, last in zip(ids, lasts)]
+        return self._logits_at(ids, rows, lambda i, lg: lg.softmax(-1).cpu().numpy())
 
     def _logprobs(self, inputs: Sequence[Any]) -> list[np.ndarray]:
         import torch
 
         ids = self._ids(inputs)
-        logits, lengths = self._logits_rows(ids)
-        logp = torch.log_softmax(logits, -1)
-        out = []
-        for i, row in enumerate(ids):
-            target = torch.tensor(row[1:], device=logp.device)
-            out.append(logp[i, : len(row) - 1].gather(-1, target[:, None])[:, 0].cpu().numpy())
-        return out
+
+        def logp_of_targets(i: int, logits: Any) -> np.ndarray:
+            target = torch.tensor(ids[i][1:], device=logits.device)
+            return torch.log_softmax(logits, -1).gather(-1, target[:, None])[:, 0].cpu().numpy()
+
+        return self._logits_at(ids, [range(len(r) - 1) for r in ids], logp_of_targets)
 
     def _fill_mask(self, texts: Sequence[str], top_k: int) -> list[list[tuple[str, float]]]:
         mask_id = self.tokenizer.mask_token_id
         if mask_id is None:
             raise RobustError(f"model {self.source!r} has no mask token")
         ids = self._ids(texts)
-        logits, _ = self._logits_rows(ids)
-        out = []
         for i, row in enumerate(ids):
             if mask_id not in row:
                 raise RobustError(f"no {self.tokenizer.mask_token} in text {texts[i]!r}")
-            probs = logits[i, row.index(mask_id)].softmax(-1)
-            values, indices = probs.topk(top_k)
+
+        def ranked(i: int, logits: Any) -> list[tuple[str, float]]:
+            values, indices = logits[0].softmax(-1).topk(top_k)
             tokens = self.tokenizer.convert_ids_to_tokens(indices.tolist())
-            out.append([(t, float(v)) for t, v in zip(tokens, values.tolist())])
-        return out
+            return [(t, float(v)) for t, v in zip(tokens, values.tolist())]
+
+        return self._logits_at(ids, [[row.index(mask_id)] for row in ids], ranked)
 
     def _generate(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
         """Left-padded batched decoding with one torch.Generator per prompt, so batching never changes results."""
@@ -323,7 +409,7 @@ class HFModel(ModelAdapter):
             for _ in range(max_new_tokens):
                 positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -cur.shape[1]:]
                 out = self.model(input_ids=cur, attention_mask=mask, position_ids=positions,
-                                 past_key_values=past, use_cache=True)
+                                 past_key_values=past, use_cache=True, **self._last_logits_only)
                 past, logits = out.past_key_values, out.logits[:, -1].float()
                 nxt = torch.stack([self._pick(row, g, do_sample) for row, g in zip(logits, gens)])
                 if eos is not None:
@@ -335,6 +421,17 @@ class HFModel(ModelAdapter):
                 if bool(done.all()):
                     break
         return [self.tokenizer.decode(_until_eos(row.tolist(), eos), skip_special_tokens=True) for row in new]
+
+    @cached_property
+    def _last_logits_only(self) -> dict[str, Any]:
+        """The forward argument that computes logits at the last position only, if the model takes one."""
+        import inspect
+
+        params = inspect.signature(self.model.forward).parameters
+        for name in ("logits_to_keep", "num_logits_to_keep"):
+            if name in params:
+                return {name: 1}
+        return {}
 
     def _generate_seq2seq(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
         """transformers' generate, one prompt at a time when sampling (seeded by the prompt), batched when greedy."""

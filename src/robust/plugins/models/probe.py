@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
-import numpy as np
-
 from robust.core.data import content_hash, load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
+from robust.core.lazy import np
 from robust.core.paths import cache_dir
 from robust.core.settings import Setting
 from robust.plugins.models.hf import POOLINGS
@@ -37,6 +36,9 @@ class Probe(ModelAdapter):
     @cached_property
     def embedder(self) -> ModelAdapter:
         return self.ctx.load_model(self.arg, {"embed"}, user="model 'probe'")
+
+    def preload(self) -> None:
+        self.embedder.preload()
 
     @property
     def identity(self) -> str:

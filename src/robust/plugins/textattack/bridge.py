@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from robust.core.interfaces import AttackResult
 from robust.core.labels import label_index
+from robust.core.lazy import np
 from robust.core.text import word_edits
 from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,9 +65,77 @@ class Accuracy(Benchmark):
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
-        ranked = sorted(results, key=lambda lr: -lr[1].summary["accuracy"])
-        rows = [[rank, label, res.summary["accuracy"], res.summary["n"]] for rank, (label, res) in enumerate(ranked, 1)]
-        return Result({"best": ranked[0][0]}, [Table("Ranking by accuracy", ["rank", "model", "accuracy", "n"], rows)])
+        """Runs ranked by accuracy; adjacent runs whose difference is within its 95 % bound (Agresti-Coull standard
+        errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
+        from robust.report import ranking
+
+        entries = [(label, float(r.summary["accuracy"]), _accuracy_se(r.summary["accuracy"], r.summary["n"]))
+                   for label, r in results]
+        rows, ties = ranking(entries)
+        n = {label: r.summary["n"] for label, r in results}
+        columns = ["rank", "model", "accuracy", "± 95 %", "vs next", "n"]
+        table = Table("Ranking by accuracy (± 95 %, Agresti-Coull)", columns, [[*row, n[row[1]]] for row in rows])
+        summary = {"best": rows[0][1], "ranking": [row[1] for row in rows],
+                   "within noise": [f"{a} vs {b}" for a, b in ties]}
+        return Result(summary, [table], {"kind": "accuracy-compare", "ranking": rows})
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.report import ReportParts, ranking_figure, ranking_sentence
+
+        if result.data.get("kind") == "accuracy-compare":
+            rows = result.data["ranking"]
+            ties = [tuple(pair.split(" vs ")) for pair in result.summary.get("within noise", [])]
+            return ReportParts(ranking_sentence(rows, ties, "accuracy"), [("Accuracy by run (± 95 %)",
+                                                                          ranking_figure(rows, "accuracy"))])
+        rows = list(records.values())
+        names = _label_names(rows, labels)
+        by_label = [(row[0], row[2]) for row in result.tables[0].rows] if result.tables else []
+        text = f"Accuracy {100 * result.summary['accuracy']:.1f}\u00a0% on {result.summary['n']} examples"
+        if len({acc for _, acc in by_label}) > 1:
+            label, acc = min(by_label, key=lambda x: x[1])
+            text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"
+        return ReportParts(text + ".", [("Confusion matrix (rows: gold label, columns: prediction)",
+                                         confusion_figure(rows, names))])
+
+
+def _accuracy_se(p: float, n: float) -> float | None:
+    """Agresti-Coull standard error of a proportion (stays positive at 0 and 1, unlike the plain binomial)."""
+    if not n:
+        return None
+    adjusted = (p * n + 2) / (n + 4)
+    return math.sqrt(adjusted * (1 - adjusted) / (n + 4))
+
+
+def _label_names(rows: Sequence[Mapping[str, Any]], labels: Sequence[Any] | None) -> dict[int, str]:
+    """Class index -> the label as the data writes it (from records that keep both), else the model's class name."""
+    names = {i: str(name) for i, name in enumerate(labels or [])}
+    names.update({int(r["gold"]): str(r["label"]) for r in rows if "label" in r and "gold" in r})
+    return names
+
+
+def confusion_figure(rows: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> Any:
+    """Counts of (gold, predicted) class, labelled as in the data; None without records."""
+    if not rows:
+        return None
+    from matplotlib.figure import Figure
+
+    classes = sorted({int(r["gold"]) for r in rows} | {int(r["pred"]) for r in rows})
+    counts = [[sum(1 for r in rows if r["gold"] == g and r["pred"] == p) for p in classes] for g in classes]
+    size = 1.6 + 0.55 * len(classes)
+    fig = Figure(figsize=(size + 1.2, size))
+    ax = fig.add_subplot()
+    ax.imshow(counts, cmap="Blues")
+    top = max(max(row) for row in counts) or 1
+    for i, row in enumerate(counts):
+        for j, c in enumerate(row):
+            ax.text(j, i, str(c), ha="center", va="center", color="white" if c > top / 2 else "black", fontsize=9)
+    ticks = [names.get(c, str(c)) for c in classes]
+    ax.set_xticks(range(len(classes)), ticks, rotation=30 if len(classes) > 3 else 0, fontsize=8)
+    ax.set_yticks(range(len(classes)), ticks, fontsize=8)
+    ax.set_xlabel("prediction")
+    ax.set_ylabel("gold label")
+    fig.tight_layout()
+    return fig
 
 
 @hookimpl

@@ -21,6 +21,7 @@ from robust.plugins.benchmarks.byod.transforms import LOCATIONS, MODES
 
 TESTS = ("negation", "toxicity", "lrs", "word_order", "tokenization", "entropy")
 BENIGN = "negation_benign"  # negations of a benign corpus, for the normalized score (not a test of its own)
+HEALTH = "health"  # the degenerate-model check, run with every test (byod-health)
 ALIASES = {"knowledge": "negation", "negations": "negation", "long_range": "lrs", "context": "lrs",
            "wordorder": "word_order", "word-order": "word_order", "tokenisation": "tokenization"}
 # sample counts of the paper/code (spec §3, §5.5): word order uses 5000, the rest 1000
@@ -108,6 +109,7 @@ class BYOD(Benchmark):
         "scorers": Setting("", help="TEST=NAME overrides of the scorers"),
         "bootstrap": Setting(1000, min=0, help="bootstrap resamples for the confidence intervals"),
         "benign_data": Setting("", help="a benign corpus (file or dataset) for the normalized negation score"),
+        "health_n": Setting(64, min=0, help="sentences of the degenerate-model check (0 = off)"),
     }
 
     def __init__(self, **config: Any) -> None:
@@ -132,6 +134,10 @@ class BYOD(Benchmark):
         """(transform or None, scorer) for a test; built-ins get this run's settings, overrides their own."""
         if test == BENIGN:
             return self.components(ctx, "negation")
+        if test == HEALTH:
+            if HEALTH not in self._components:
+                self._components[HEALTH] = (None, ctx.create("scorer", "byod-health"))
+            return self._components[HEALTH]
         if test not in self._components:
             transforms = parse_overrides(self.config["transforms"], "transform")
             scorers = parse_overrides(self.config["scorers"], "scorer")
@@ -159,6 +165,8 @@ class BYOD(Benchmark):
         return passages(texts, splitter, c["detokenize"])
 
     def _n(self, test: str, ctx: RunContext) -> int:
+        if test == HEALTH:
+            return int(self.config["health_n"])
         n = int(self.config["max_examples"]) or DEFAULT_N["negation" if test == BENIGN else test]
         return min(n, ctx.limit) if ctx.limit else n
 
@@ -172,6 +180,7 @@ class BYOD(Benchmark):
         pools = {t: BottomK(3 * self._n(t, ctx) + 100, seed, "tokenization" if t == "entropy" else t)
                  for t in self.tests}
         donors = BottomK(4 * self._n("lrs", ctx), seed, "lrs-donor")
+        health = BottomK(self._n(HEALTH, ctx), seed, HEALTH)
         for p in self._corpus(ctx):
             words, s = len(p.text.split()), p.sentences
             pick = lambda label, n, i=p.index: derive_seed(seed, label, i) % n  # noqa: E731
@@ -196,10 +205,14 @@ class BYOD(Benchmark):
                 elif test in ("tokenization", "entropy") and len(p.text) >= 50:
                     for k, x in long:  # entropy shares the tokenization sample (same label)
                         pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
+            for k, x in long:
+                health.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
             if "lrs" in pools and not faithful and len(s) >= n_swap:
                 start = pick("lrs-donor", len(s) - n_swap + 1)
                 donors.offer((p.index,), (p.index, list(s[start: start + n_swap])))
         out = {t: pool.items() for t, pool in pools.items()}
+        if self._n(HEALTH, ctx):
+            out[HEALTH] = health.items()
         if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (spec §7 item 3)
             benign = BottomK(3 * self._n(BENIGN, ctx) + 100, seed, BENIGN)
             for p in self._corpus(ctx, self.config["benign_data"]):
@@ -254,8 +267,9 @@ class BYOD(Benchmark):
                         kept += 1
             empty = [test for test in self.tests if all(item.payload[0] != test for item in items)]
             if empty:  # a test without examples would silently vanish from the result
+                hint = "; choose other tests with --test" if len(empty) < len(self.tests) else ""
                 raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
-                                  f"{', '.join(empty)}" + ("; choose other tests with --test" if items else ""))
+                                  f"{', '.join(empty)}{hint}")
             self._items = items
         return self._items
 
@@ -291,6 +305,11 @@ class BYOD(Benchmark):
         from robust.plugins.benchmarks.byod.report import figures
 
         return figures(result)
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.byod.report import report_parts
+
+        return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

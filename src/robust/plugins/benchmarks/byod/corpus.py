@@ -107,6 +107,8 @@ class BottomK:
         self._heap: list[tuple[int, tuple, Any]] = []
 
     def offer(self, position: tuple, value: Any) -> None:
+        if self.k <= 0:
+            return
         key = derive_seed(self.seed, self.label, *position)
         entry = (-key, position, value)
         if len(self._heap) < self.k:

@@ -1,19 +1,19 @@
-"""BYOD's similarity measures and aggregates (numpy only): JSD, entropy, bad-word counts, bootstrap CIs."""
+"""BYOD's similarity measures and aggregates (numpy only): JSD, entropy, bad-word counts (intervals: core.stats)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
 from robust.core.errors import MissingResource, RobustError
+from robust.core.lazy import np
 from robust.core.paths import package_dir
 
 EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, spec §2.5)
-LN2 = float(np.log(2.0))
+LN2 = math.log(2.0)
 
 
 def jsd(p: np.ndarray, q: np.ndarray, eps: float = EPS) -> np.ndarray:
@@ -36,26 +36,13 @@ def mean_nll(logprobs: np.ndarray) -> float:
 
 
 # --- aggregation ---------------------------------------------------------------------------------------
-AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": np.mean, "median": np.median}
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": lambda v: np.mean(v), "median": lambda v: np.median(v)}
 
 
 def stderr(values: Sequence[float]) -> float:
     """np.std / sqrt(n) with ddof = 0, as the code (spec §2.6)."""
     v = np.asarray(values, dtype=float)
     return float(v.std() / np.sqrt(len(v))) if len(v) else float("nan")
-
-
-def bootstrap_ci(values: Sequence[float], aggregate: str = "mean", seed: int = 0, n_boot: int = 1000,
-                 level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap confidence interval of the aggregate over examples."""
-    v = np.asarray(values, dtype=float)
-    if len(v) == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(v), size=(n_boot, len(v)))
-    stats = np.median(v[idx], axis=1) if aggregate == "median" else v[idx].mean(axis=1)
-    alpha = (1 - level) / 2
-    return float(np.quantile(stats, alpha)), float(np.quantile(stats, 1 - alpha))
 
 
 # --- bad words (spec §3.2, §7 items 4-5) -----------------------------------------------------------------

@@ -8,12 +8,11 @@ model call goes through the ModelAdapter's batched public methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
@@ -25,10 +24,28 @@ from robust.plugins.benchmarks.byod.metrics import (
     mean_nll,
     stderr,
 )
-from robust.plugins.benchmarks.byod.transforms import chopped_token_ids, special_affixes
+from robust.plugins.benchmarks.byod.transforms import chopped_tokenization, special_affixes
 
 Row = Mapping[str, Any]
-SUB_BATCH = 8  # pairs per token_distributions call: [L, V] float arrays are large
+POSITIONS_PER_CALL = 1024  # distributions per token_distributions call: each is a vocabulary-wide float row
+
+
+def length_windows(keys: Sequence[Hashable], lengths: Sequence[int], positions: Sequence[int],
+                   budget: int = POSITIONS_PER_CALL) -> Iterator[list[int]]:
+    """Indices of `keys` in ascending `lengths` order (ties by key), cut into consecutive windows of at most
+    `budget` summed `positions` (one index at least): every window's inputs have similar lengths, so the
+    adapter batches them with little padding."""
+    order = sorted(range(len(keys)), key=lambda i: (lengths[i], keys[i]))
+    window: list[int] = []
+    used = 0
+    for i in order:
+        if window and used + positions[i] > budget:
+            yield window
+            window, used = [], 0
+        window.append(i)
+        used += positions[i]
+    if window:
+        yield window
 
 
 def _skip(reason: str) -> dict[str, Any]:
@@ -196,15 +213,18 @@ class LRSScorer(PairScorer):
                 out[k] = _skip("last sentence is the whole input")
             else:
                 ms[k] = m
-        scored = sorted(ms, key=lambda k: (ms[k], k))
-        for start in range(0, len(scored), SUB_BATCH):
-            chunk = scored[start: start + SUB_BATCH]
-            dists = model.token_distributions([full[2 * k + j] for k in chunk for j in (0, 1)],
-                                              last=[ms[k] for k in chunk for _ in (0, 1)])
-            for i, k in enumerate(chunk):
-                m, a, b = ms[k], full[2 * k], full[2 * k + 1]
-                per_pos = jsd(dists[2 * i], dists[2 * i + 1])  # LRS = (1/m) Σ_j JSD over the last m positions (§6)
-                out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
+        # both texts of every pair, in length order; a pair is scored once both its distributions are in
+        rows = [(k, j) for k in sorted(ms) for j in (0, 1)]
+        held: dict[tuple[int, int], np.ndarray] = {}
+        for window in length_windows(rows, [len(full[2 * k + j]) for k, j in rows], [ms[k] for k, _ in rows]):
+            picked = [rows[i] for i in window]
+            dists = model.token_distributions([full[2 * k + j] for k, j in picked], last=[ms[k] for k, _ in picked])
+            held.update(zip(picked, dists))
+            for k in dict.fromkeys(k for k, _ in picked):
+                if (k, 0) in held and (k, 1) in held:
+                    m, a, b = ms[k], full[2 * k], full[2 * k + 1]
+                    per_pos = jsd(held.pop((k, 0)), held.pop((k, 1)))  # LRS = (1/m) Σ_j JSD, last m positions (§6)
+                    out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
         return [r if r is not None else _skip("unscored") for r in out]
 
 
@@ -244,15 +264,19 @@ class TokenizationScorer(PairScorer):
     def values(self, rows: Sequence[Row], model: ModelAdapter | None = None) -> list[dict[str, Any]]:
         pairs = [(r["x"], r["x_prime"]) for r in rows]
         originals = model.tokenize([x.text for x, _ in pairs])
-        chopped = [chopped_token_ids(xp.meta["pieces"], model.tokenize, self.config["mode"]) for _, xp in pairs]
+        chopped, unanchored = zip(*(chopped_tokenization(xp.meta["pieces"], model.tokenize, self.config["mode"])
+                                    for _, xp in pairs)) if pairs else ((), ())
         d = model.next_token_distribution([ids for k in range(len(pairs)) for ids in (originals[k], chopped[k])])
         return [{"value": float(jsd(d[2 * k], d[2 * k + 1])), "same_tokenization": originals[k] == chopped[k],
-                 "n_tokens": len(originals[k]), "n_tokens_chopped": len(chopped[k])} for k in range(len(pairs))]
+                 "n_tokens": len(originals[k]), "n_tokens_chopped": len(chopped[k]),
+                 "unanchored_pieces": unanchored[k]} for k in range(len(pairs))]
 
     def summarize(self, records: Sequence[Any], rows: Sequence[Row] = ()) -> dict[str, float]:
         out = super().summarize(records)
         done = [r for r in records if r.get("value") is not None]
         out["percent_same_tokenization"] = float(np.mean([r["same_tokenization"] for r in done])) if done else 0.0
+        # pieces no anchor could tokenize in place (clean mode; should be 0): tokenized bare instead
+        out["tokenization_unanchored_pieces"] = float(sum(r.get("unanchored_pieces", 0) for r in done))
         return out
 
 
@@ -269,9 +293,9 @@ class EntropyScorer(PairScorer):
         nxt = model.next_token_distribution(ids)
         out: list[dict[str, Any]] = [
             {"value": float(entropy(nxt[k])), "sentence_entropy": None} for k in range(len(pairs))]
-        members = sorted((k for k, row in enumerate(ids) if len(row) >= 2), key=lambda k: (len(ids[k]), k))
-        for start in range(0, len(members), SUB_BATCH):
-            chunk = members[start: start + SUB_BATCH]
+        members = [k for k, row in enumerate(ids) if len(row) >= 2]
+        for window in length_windows(members, [len(ids[k]) for k in members], [len(ids[k]) - 1 for k in members]):
+            chunk = [members[i] for i in window]
             dists = model.token_distributions([ids[k] for k in chunk], last=[len(ids[k]) - 1 for k in chunk])
             for k, dist in zip(chunk, dists):
                 out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (§9)
@@ -284,5 +308,55 @@ class EntropyScorer(PairScorer):
         return out
 
 
-SCORERS = (NegationScorer, ToxicityScorer, LRSScorer, WordOrderScorer, TokenizationScorer, EntropyScorer)
+class HealthScorer(PairScorer):
+    """Not a BYOD test: flags a degenerate model (near-uniform next-token distributions, or perplexity near the
+    vocabulary size), whose sensitivity scores are meaningless (a broken model gets JSD ≈ ln 2 everywhere)."""
+
+    name = "byod-health"
+    description = "BYOD sanity check: log-perplexity and next-token entropy against ln V (flags degenerate models)"
+    needs = frozenset({"tokenize"})  # and logprobs and/or next_token_distribution, whichever the model has
+    metric = "health_log_ppl"
+    higher_is_better = False
+    settings: ClassVar[dict[str, Any]] = {
+        "margin": Setting(1.0, min=0.0, help="degenerate when log-perplexity or next-token entropy >= ln V − margin")}
+
+    def values(self, rows: Sequence[Row], model: ModelAdapter | None = None) -> list[dict[str, Any]]:
+        ids = model.tokenize([r["x"].text for r in rows])
+        caps = model.provides()
+        dists = model.next_token_distribution(ids) if "next_token_distribution" in caps else None
+        usable = [k for k, row in enumerate(ids) if len(row) >= 2]
+        nll = {}
+        if "logprobs" in caps and usable:
+            nll = {k: mean_nll(lp) for k, lp in zip(usable, model.logprobs([ids[k] for k in usable]))}
+        out = []
+        for k in range(len(rows)):
+            rec: dict[str, Any] = {"value": nll.get(k)}
+            if dists is not None:
+                rec.update({"next_token_entropy": float(entropy(dists[k])), "log_vocab": float(np.log(len(dists[k])))})
+            out.append(rec)
+        return out
+
+    def summarize(self, records: Sequence[Any], rows: Sequence[Row] = ()) -> dict[str, float]:
+        out = super().summarize(records)
+        ent = [r["next_token_entropy"] for r in records if r.get("next_token_entropy") is not None]
+        log_v = max((r.get("log_vocab", 0.0) for r in records), default=0.0)
+        out["health_next_token_entropy"] = float(np.mean(ent)) if ent else float("nan")
+        out["health_log_vocab"] = log_v or float("nan")
+        limit = log_v - float(self.config["margin"])
+        worst = max((v for v in (out[self.metric], out["health_next_token_entropy"]) if np.isfinite(v)),
+                    default=float("nan"))
+        out["degenerate"] = float(bool(log_v) and np.isfinite(worst) and worst >= limit)
+        return out
+
+    def reason(self, summary: Mapping[str, float]) -> str:
+        """One line saying why a model was flagged."""
+        log_v, ppl, ent = (summary.get(k, float("nan")) for k in ("health_log_vocab", self.metric,
+                                                                     "health_next_token_entropy"))
+        return (f"degenerate model: log-perplexity {ppl:.2f} nats and next-token entropy {ent:.2f} nats against "
+                f"ln V = {log_v:.2f} (V = {np.exp(log_v):.0f}; flagged from ln V − {self.config['margin']:g}): "
+                "near-uniform or broken predictions, so its sensitivity scores are not comparable and it is not ranked")
+
+
+SCORERS = (NegationScorer, ToxicityScorer, LRSScorer, WordOrderScorer, TokenizationScorer, EntropyScorer,
+           HealthScorer)
 JSD_MAX = LN2

@@ -7,6 +7,7 @@ Each has `mode`: `clean` (the paper, quirks fixed; default) or `faithful` (the a
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -183,23 +184,89 @@ def special_affixes(tokenize: Any) -> tuple[list[int], list[int]]:
     return list(empty[:n_pre]), list(empty[n_pre:])
 
 
-def chopped_token_ids(pieces: Sequence[str], tokenize: Any, mode: str = "clean") -> list[int]:
-    """Each piece tokenized on its own and concatenated. Faithful: every piece keeps the special tokens
-    the tokenizer adds (what the code does for non-LLaMA models, e.g. OPT's BOS per piece); clean: only
-    the first piece keeps its prefix and only the last its suffix."""
-    encoded = tokenize(list(pieces))
-    if check_mode(mode) == "faithful":
-        return [i for ids in encoded for i in ids]
+#: anchors a piece is tokenized after, so that its tokens are those of the piece in place: a word for a piece
+#: that continues a word (WordPiece then gives "##" continuations), a symbol after a word break (SentencePiece
+#: then adds no dummy-prefix "▁", spec §7 item 9: the code's "=" trick). Several, in case one merges with the piece.
+WORD_ANCHORS = ("Q", "X", "Z", "J", "K", "V", "the", "a")
+BREAK_ANCHORS = ("=", "|", "#", "\n", "@")
+
+
+def _word_char(ch: str) -> bool:
+    """Part of a word for WordPiece's pre-tokenizer: not whitespace and not punctuation (ASCII symbols or a
+    Unicode P* category); so "°F" is one word and "Media.Vision" two."""
+    if not ch or ch.isspace():
+        return False
+    return not (ch.isascii() and not ch.isalnum()) and not unicodedata.category(ch).startswith("P")
+
+
+def _strip(ids: Sequence[int], prefix: list[int], suffix: list[int]) -> list[int]:
+    ids = list(ids)
+    if prefix and ids[: len(prefix)] == prefix:
+        ids = ids[len(prefix):]
+    if suffix and ids[len(ids) - len(suffix):] == suffix:
+        ids = ids[: len(ids) - len(suffix)]
+    return ids
+
+
+def anchored_pieces(pieces: Sequence[str], tokenize: Any, carry: str = "") -> tuple[list[list[int]], int]:
+    """Token ids of pieces 2.. each tokenized apart from its neighbours but as in place, without special tokens;
+    and how many pieces no anchor could isolate (tokenized bare instead).
+
+    Piece P is tokenized as A + P and A's own tokens are removed, for the first anchor A whose tokens are an
+    exact prefix of those of A + P (no token crosses A|P, so P's tokens are its own). Whitespace that the
+    tokenizer drops at a piece end (SentencePiece's remove_extra_whitespaces) moves to the next piece."""
     prefix, suffix = special_affixes(tokenize)
-    out: list[int] = []
-    for k, ids in enumerate(encoded):
-        ids = list(ids)
-        if k > 0 and prefix and ids[: len(prefix)] == prefix:
-            ids = ids[len(prefix):]
-        if k < len(encoded) - 1 and suffix and ids[len(ids) - len(suffix):] == suffix:
-            ids = ids[: len(ids) - len(suffix)]
-        out.extend(ids)
-    return out
+    anchors = list(dict.fromkeys(WORD_ANCHORS + BREAK_ANCHORS))
+    anchor_ids = dict(zip(anchors, (_strip(r, prefix, suffix) for r in tokenize(anchors))))
+    out: list[list[int]] = []
+    failed = 0
+    for k in range(1, len(pieces)):
+        piece = carry + pieces[k]
+        continues = _word_char(pieces[k - 1][-1:]) and _word_char(piece[:1])
+        order = [a for a in (WORD_ANCHORS if continues else BREAK_ANCHORS) if anchor_ids[a]]
+        trimmed = piece.rstrip()
+        rows = [_strip(r, prefix, suffix) for r in tokenize([a + t for a in order for t in (piece, trimmed)])]
+        found = None
+        for i, a in enumerate(order):
+            full, short = rows[2 * i], rows[2 * i + 1]
+            head = anchor_ids[a]
+            if full[: len(head)] != head or (len(full) == len(head) and piece.strip()):
+                continue  # a token crosses the anchor, or the anchor swallowed the piece
+            found = full[len(head):]
+            drops = trimmed != piece and full == short and k < len(pieces) - 1
+            carry = piece[len(trimmed):] if drops else ""  # (all of a whitespace-only piece)
+            break
+        if found is None:  # no anchor isolates this piece: its bare tokenization (counted)
+            failed, carry = failed + 1, ""
+            found = _strip(tokenize([piece])[0], prefix, suffix)
+        out.append(found)
+    return out, failed
+
+
+def chopped_token_ids(pieces: Sequence[str], tokenize: Any, mode: str = "clean") -> list[int]:
+    """Each piece tokenized on its own and concatenated. Faithful: every piece is tokenized bare and keeps the
+    special tokens the tokenizer adds (what the code does for non-LLaMA models, e.g. OPT's BOS per piece, and a
+    SentencePiece "▁" per piece); clean: the first piece keeps the prefix and the last the suffix, and every
+    later piece is tokenized in place (`anchored_pieces`), so the ids decode to the text for byte-level BPE,
+    SentencePiece and WordPiece alike."""
+    return chopped_tokenization(pieces, tokenize, mode)[0]
+
+
+def chopped_tokenization(pieces: Sequence[str], tokenize: Any, mode: str = "clean") -> tuple[list[int], int]:
+    """(`chopped_token_ids`, pieces no anchor could isolate)."""
+    if check_mode(mode) == "faithful":
+        return [i for ids in tokenize(list(pieces)) for i in ids], 0
+    if not pieces:
+        return [], 0
+    prefix, suffix = special_affixes(tokenize)
+    head = pieces[0].rstrip()
+    first, short = tokenize([pieces[0], head])
+    if len(pieces) == 1:
+        return list(first), 0
+    dropped = head != pieces[0] and first == short  # its trailing whitespace went missing: the next piece has it
+    rest, failed = anchored_pieces(pieces, tokenize, pieces[0][len(head):] if dropped else "")
+    ids = _strip(first, [], suffix) + [i for row in rest for i in row] + list(suffix)
+    return ids, failed
 
 
 class Chop(Transform):

@@ -19,9 +19,9 @@ from robust.core.labels import label_index
 from robust.core.results import Result
 from robust.core.settings import Setting
 from robust.core.text import word_modification_rate
-from robust.plugins.benchmarks.robtest import report
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 
@@ -256,13 +256,16 @@ class RobTest(Benchmark):
                     "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
                     "data": ctx.data or self.default_data, "budget": int(self.config["budget"])}
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
-        result = report.build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
+        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
         result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return result
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
-        return report.figures(result)
+        return figures(result)
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
-        return report.compare(results)
+        return compare(results)

@@ -158,48 +158,229 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         summary[f"{label} clean accuracy"] = round(d["clean_accuracy"], 2)
     data = {"kind": "robtest-compare", "degrees": degrees, "tags": tags, "labels": [lab for lab, _ in runs],
             "runs": {label: d for label, d in runs}}
+    from robust.report import ranking
+
+    rows, ties = ranking(compare_entries(data), digits=1)
+    summary["ranking"] = [row[1] for row in rows]
+    summary["within noise"] = [f"{a} vs {b}" for a, b in ties]
+    tables.insert(0, Table("Ranking by mean Average Final Score over the shared dimension-tags (± 95 %, "
+                           "conservative)", ["rank", "run", "mean Average Final", "± 95 %", "vs next"], rows))
     return Result(summary=summary, tables=tables, data=data)
 
 
+# the report page --------------------------------------------------------------------------------------------
+SAMPLES_PER_DEGREE = 2
+ACCESS_COLOR = {"rule": "tab:blue", "score": "tab:red"}
+METRIC_STYLE = {"average": ("-", "o", 1.0), "worst": ("--", "s", 0.75)}  # line style, marker, alpha
+
+
+def _color(access: str, accesses: Sequence[str]) -> str:
+    return ACCESS_COLOR.get(access, f"C{2 + list(accesses).index(access) % 8}")
+
+
+def _finals(data: Mapping[str, Any]) -> list[tuple[float, str, str, str]]:
+    """(Final Score, tag, access, metric) of every curve the run has."""
+    return [(f, t["name"], a, m) for t in data["tags"] for a in t["access"] for m in METRICS
+            if (f := data["finals"].get(t["name"], {}).get(method(a, m))) is not None and not math.isnan(f)]
+
+
+def headline(data: Mapping[str, Any]) -> str:
+    """Clean accuracy, where the weakest dimension-tag ends at the largest degree, and the lowest Worst final."""
+    clean, finals = data["clean_accuracy"], _finals(data)
+    averages = sorted(f for f in finals if f[3] == "average")
+    if not averages:
+        return f"Clean accuracy {clean:.0f}\u00a0%; no perturbed degrees were evaluated."
+    _, tag, access, _ = averages[0]
+    degree, end = data["degrees"][-1], data["curves"][tag][access]["average"][-1]
+    verb = "falls" if end < clean - 0.5 else "rises" if end > clean + 0.5 else "stays"
+    where = f"at {tag} degree {degree:g} ({_access_phrase(access)})"
+    text = (f"Accuracy {verb} from {clean:.0f}\u00a0% (clean) to {end:.0f}\u00a0% {where}" if verb != "stays"
+            else f"Accuracy stays at {clean:.0f}\u00a0% {where}")
+    if len(averages) > 1:
+        text += f", the weakest of {len(averages)} settings"
+    worst = min((f for f in finals if f[3] == "worst"), default=None)
+    if worst is not None:
+        label = f"{worst[1]}, {_access_phrase(worst[2])}"
+        text += (f"; lowest Worst-case Final Score {worst[0]:.0f} ({label})" if len(averages) > 1
+                 else f"; Worst-case Final Score {worst[0]:.0f}")
+    return text + "."
+
+
+def _access_phrase(access: str) -> str:
+    return f"{access}-based" if access in ACCESS_TITLE else f"{access} access"
+
+
+def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> list[Any]:
+    """Per dimension-tag and degree, a few original -> perturbed texts with the victim's prediction; misclassified
+    ones first, one access after another, in example order."""
+    from robust.report import Sample, SampleGroup
+
+    clean = {key.split("/", 1)[1]: rec for key, rec in records.items() if key.startswith("clean/")}
+    found: dict[tuple[str, str, str], list[tuple[str, dict[str, Any]]]] = {}
+    for key in sorted(records):
+        parts = key.split("/", 3)
+        if len(parts) == 4 and parts[0] != "clean":
+            found.setdefault((parts[0], parts[2], parts[1]), []).append((parts[3], records[key]))
+    groups = []
+    for t in data["tags"]:
+        chosen: list[Any] = []
+        shown: set[str] = set()
+        for d in data["degrees"][1:]:
+            pools = []
+            for access in t["access"]:
+                pool = [(eid, rec, access) for eid, rec in found.get((t["name"], degree_key(d), access), [])
+                        if eid in clean and (rec.get("perturbed") or rec.get("sample"))
+                        and (rec.get("perturbed") or rec.get("sample")) != clean[eid].get("text")]
+                # misclassified first, then examples this dimension-tag has not shown yet
+                pool.sort(key=lambda x: (x[1].get("pred") in (None, clean[x[0]].get("gold")), x[0] in shown))
+                pools.append(pool)
+            picks = [x for rank in zip(*pools) for x in rank] or [x for pool in pools for x in pool]
+            for eid, rec, access in picks[:SAMPLES_PER_DEGREE]:
+                shown.add(eid)
+                note = f"degree {degree_key(d)} · {title(access)}-based · example {eid}"
+                if rec.get("status"):
+                    note += f" · {rec['status']}" + (f" after {rec['queries']} queries" if rec.get("queries") else "")
+                chosen.append(Sample(clean[eid]["text"], rec.get("perturbed") or rec["sample"],
+                                     clean[eid].get("gold"), rec.get("pred"), note=note))
+        if chosen:
+            kind = "Malicious" if t["tag"] == "M" else "General"
+            groups.append(SampleGroup(f"{t['name']} ({t['dimension']}, {kind})", chosen,
+                                      "Changed words are marked (removed, added); the prediction is the victim's "
+                                      "on the perturbed text; texts are cut at 300 characters."))
+    return groups
+
+
+def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
+    """Headline, headline figure (Final Scores), detail figures and samples of a run or a comparison."""
+    from robust.report import ReportParts, ranking, ranking_figure, ranking_sentence
+
+    data = result.data
+    if data.get("kind") == "robtest":
+        caption = "Final Scores per dimension-tag: Average filled, Worst open (clean accuracy dotted)"
+        figs = [(caption, final_scores_figure(data))]
+        return ReportParts(headline(data), figs + figures(result), samples(data, records))
+    if data.get("kind") == "robtest-compare":
+        rows, ties = ranking(compare_entries(data), digits=1)
+        note = ("Within noise: the difference is under 1.96 standard errors of it, with each run's error bounded "
+                "conservatively from its curves and example count (binomial, summed over degrees).")
+        hero = ("Mean Average Final Score per run", ranking_figure(rows, "mean Average Final Score"))
+        return ReportParts(ranking_sentence(rows, ties, "mean Average Final Score"), [hero, *figures(result)],
+                           notes=[note])
+    return ReportParts(f"RobTest {data.get('kind', 'result')}: {data.get('written', '')} texts written."
+                       if data.get("kind") == "robtest-augment" else "", figures(result))
+
+
+def final_se(curve: Sequence[float], n: int, formula: str) -> float:
+    """A conservative standard error of a Final Score: the score is linear in the per-degree scores θ_j (in %),
+    each a mean over n examples of a value in [0, 1], so SE(θ_j) <= 100·sqrt(p_j(1-p_j)/n), and the SE of a
+    weighted sum is at most the weighted sum of SEs (whatever their correlation)."""
+    out = 0.0
+    for j in range(1, len(curve)):
+        unit = [0.0] * len(curve)
+        unit[j] = 1.0
+        p = min(max(curve[j] / 100.0, 0.0), 1.0)
+        out += abs(final_score(unit, formula)) * 100.0 * math.sqrt(p * (1 - p) / max(n, 1))
+    return out
+
+
+def compare_entries(data: Mapping[str, Any]) -> list[tuple[str, float, float | None]]:
+    """(run, mean Average Final Score over the curves every run has, its conservative SE) per run."""
+    runs = data["runs"]
+    shared = set.intersection(*({(t, a) for t, by in d["curves"].items() for a in by} for d in runs.values()))
+    out = []
+    for label, d in runs.items():
+        formula = d["settings"].get("final", "code")
+        curves = [d["curves"][t][a]["average"] for t, a in sorted(shared)]
+        if not curves:
+            out.append((label, math.nan, None))
+            continue
+        finals = [final_score(c, formula) for c in curves]
+        ses = [final_se(c, int(d["settings"].get("n", 0)), formula) for c in curves]
+        out.append((label, sum(finals) / len(finals), sum(ses) / len(ses)))
+    return out
+
+
 # figures ------------------------------------------------------------------------------------------------------
-STYLE = {("rule", "average"): ("tab:blue", "-"), ("rule", "worst"): ("tab:blue", "--"),
-         ("score", "average"): ("tab:red", "-"), ("score", "worst"): ("tab:red", "--")}
-
-
 def figures(result: Result) -> list[tuple[str, Any]]:
-    """Matplotlib figures: curves per dimension-tag and radar maps (one run or a comparison)."""
+    """Matplotlib figures: curves per dimension-tag and, with three or more dimensions, radar maps of the Final
+    Scores (one run or a comparison). A radar is drawn only for an access that has Final Scores."""
     data = result.data
     if data.get("kind") == "robtest":
         out = [(f"{t['name']}: robustness vs degree", _curves_figure(t["name"], {"": data})) for t in data["tags"]]
-        return out + [(f"Radar maps ({m.capitalize()} Final Score)", _radar_figure(data, m)) for m in METRICS]
+        return out + [(f"Radar maps ({m.capitalize()} Final Score)", _radar_figure(data, m)) for m in METRICS
+                      if _radar_accesses(data, m)]
     if data.get("kind") == "robtest-compare":
         runs = data["runs"]
         out = [(f"{t['name']}: comparison", _curves_figure(t["name"], runs)) for t in data["tags"]]
         return out + [(f"Radar maps, {label} (Average Final Score)", _radar_figure(runs[label], "average"))
-                      for label in data["labels"]]
+                      for label in data["labels"] if _radar_accesses(runs[label], "average")]
     return []
 
 
-def _curves_figure(tag: str, runs: Mapping[str, Mapping[str, Any]]) -> Any:
+def final_scores_figure(data: Mapping[str, Any]) -> Any:
+    """One row per dimension-tag: the Final Score of each access, Average (filled circle) and Worst (open
+    square), against the clean accuracy; None without any Final Score."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(6.4, 4.0))
+    finals = _finals(data)
+    if not finals:
+        return None
+    tags = [t["name"] for t in data["tags"] if any(f[1] == t["name"] for f in finals)]
+    accesses = list(dict.fromkeys(f[2] for f in finals))
+    fig = Figure(figsize=(7.2, max(2.4, 1.0 + 0.34 * len(tags))))
     ax = fig.add_subplot()
-    markers = "osd^v<>p*h"
+    offset = {a: (i - (len(accesses) - 1) / 2) * 0.22 for i, a in enumerate(accesses)}
+    for access in accesses:
+        for metric in METRICS:
+            points = [(f, tags.index(tag) + offset[access]) for f, tag, a, m in finals if a == access and m == metric]
+            if points:
+                color, (_, marker, _) = _color(access, accesses), METRIC_STYLE[metric]
+                ax.scatter([p[0] for p in points], [p[1] for p in points], s=42, marker=marker, zorder=3,
+                           facecolors=color if metric == "average" else "white", edgecolors=color, linewidths=1.5,
+                           label=method(access, metric))
+    for k, tag in enumerate(tags):
+        values = [f for f, t, _, _ in finals if t == tag]
+        ax.hlines(k, min(values), max(values), color="#bbb", lw=1, zorder=1)
+    clean = data["clean_accuracy"]
+    ax.axvline(clean, color="#444", ls=":", lw=1.2, label=f"clean accuracy {clean:.0f} %")
+    ax.set_yticks(range(len(tags)))
+    ax.set_yticklabels(tags, fontsize=9)
+    ax.set_ylim(len(tags) - 0.5, -0.5)
+    ax.set_xlim(-2, 102)
+    ax.set_xlabel("Final Score (%)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def _curves_figure(tag: str, runs: Mapping[str, Mapping[str, Any]]) -> Any:
+    """Average (solid, filled circles) and Worst (dashed, open squares) per access (colour); for several runs
+    the colour is the run and the marker the access."""
+    from matplotlib.figure import Figure
+
+    if not any(data["curves"].get(tag) for data in runs.values()):
+        return None
+    fig = Figure(figsize=(6.6, 3.8))
+    ax = fig.add_subplot()
+    access_markers = "o^Dv<>p*h"
     for r, (label, data) in enumerate(runs.items()):
+        accesses = list(data["curves"].get(tag, {}))
         for access, by_metric in data["curves"].get(tag, {}).items():
             for metric, values in by_metric.items():
-                color, line = STYLE.get((access, metric), ("tab:green", "-" if metric == "average" else "--"))
+                line, marker, alpha = METRIC_STYLE.get(metric, ("-.", "x", 1.0))
+                color = _color(access, accesses) if len(runs) == 1 else f"C{r}"
+                if len(runs) > 1:
+                    marker = access_markers[accesses.index(access) % len(access_markers)]
                 name = method(access, metric) if not label else f"{label} {method(access, metric)}"
-                ax.plot(data["degrees"], values, line, color=color if len(runs) == 1 else f"C{r}",
-                        marker=markers[r % len(markers)] if len(runs) > 1 else "o", label=name,
-                        alpha=1.0 if access == "rule" or len(runs) == 1 else 0.6)
+                ax.plot(data["degrees"], values, line, color=color, marker=marker, alpha=alpha, label=name,
+                        markerfacecolor=color if metric == "average" else "white", markersize=5)
     ax.set_xlabel("perturbation degree")
     ax.set_ylabel("robustness score (%)")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 102)
     ax.set_title(tag)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     return fig
 
@@ -218,22 +399,41 @@ def radar_values(data: Mapping[str, Any], access: str, metric: str) -> tuple[lis
     return dims, series
 
 
+RADAR_MIN_AXES = 3  # fewer dimensions make a point or a line, not a map
+
+
+def _radar_accesses(data: Mapping[str, Any], metric: str) -> list[str]:
+    """The accesses whose radar has at least three dimensions with a Final Score."""
+    out = []
+    for access in [a for a in ("rule", "score") if a in data["access"]] + [a for a in data["access"]
+                                                                          if a not in ("rule", "score")]:
+        dims, series = radar_values(data, access, metric)
+        filled = [i for i in range(len(dims)) if any(not math.isnan(v[i]) for v in series.values())]
+        if len(filled) >= RADAR_MIN_AXES:
+            out.append(access)
+    return out
+
+
 def _radar_figure(data: Mapping[str, Any], metric: str) -> Any:
     import numpy as np
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9.0, 4.4))
-    for i, access in enumerate(("rule", "score")):
-        ax = fig.add_subplot(1, 2, i + 1, projection="polar")
+    accesses = _radar_accesses(data, metric)
+    if not accesses:
+        return None
+    fig = Figure(figsize=(4.6 * len(accesses), 4.4))
+    for i, access in enumerate(accesses):
+        ax = fig.add_subplot(1, len(accesses), i + 1, projection="polar")
         dims, series = radar_values(data, access, metric)
-        angles = np.linspace(0, 2 * np.pi, max(len(dims), 1), endpoint=False).tolist()
-        for tag, label, color in (("M", "Malicious(-M)", "tab:red"), ("G", "General(-G)", "tab:blue")):
+        angles = np.linspace(0, 2 * np.pi, len(dims), endpoint=False).tolist()
+        for tag, label, color, line in (("M", "Malicious (-M)", "tab:red", "o-"), ("G", "General (-G)", "tab:blue",
+                                                                                  "s--")):
             values = series[tag]
             if all(math.isnan(v) for v in values):
                 continue
             closed = [0.0 if math.isnan(v) else v for v in values]
-            ax.plot(angles + angles[:1], closed + closed[:1], "o-", color=color, label=label, markersize=4)
-            ax.fill(angles + angles[:1], closed + closed[:1], color=color, alpha=0.15)
+            ax.plot(angles + angles[:1], closed + closed[:1], line, color=color, label=label, markersize=4)
+            ax.fill(angles + angles[:1], closed + closed[:1], color=color, alpha=0.12)
         ax.set_xticks(angles)
         ax.set_xticklabels(dims, fontsize=8)
         ax.set_ylim(0, 100)

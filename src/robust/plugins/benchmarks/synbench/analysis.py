@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
+from robust.core.lazy import np
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:

@@ -13,10 +13,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, WorkItem
+from robust.core.lazy import np
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.data import (

@@ -14,10 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import DataGenerator, Example
+from robust.core.lazy import np
 from robust.core.seeding import rng_for
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.theory import H_BAND, S_GRID, band_apply, band_cholesky

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from robust.core.lazy import np
 from robust.core.results import Result
 from robust.plugins.benchmarks.synbench.scoring import expected_bound
 from robust.plugins.benchmarks.synbench.theory import b_ref

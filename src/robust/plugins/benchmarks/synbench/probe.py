@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.theory import EIG_CUTOFF, Eigen, eps_absolute, robust_weights
 
 DENOMINATORS = ("n-2", "n-1")  # pooled covariance: the code's n1+n2−2, the thesis's n1+n2−1 (spec A5)

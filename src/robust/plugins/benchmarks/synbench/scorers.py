@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.synbench.data import COVARIANCES, parse_shape
 from robust.plugins.benchmarks.synbench.probe import EPS_MODES

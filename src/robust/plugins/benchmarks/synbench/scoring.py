@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
+from robust.core.lazy import np
 
 INTEGRATIONS = ("exact", "grid100")
-GRID = np.linspace(0.6, 1.0, 100)  # [code] xgrid
 GRID_MIN_A_T = 0.6
+GRID_POINTS = 100  # [code] xgrid = np.linspace(0.6, 1.0, 100)
 
 
 def expected_bound(a_t: float | np.ndarray, accuracies: Sequence[float], bounds: Sequence[float]) -> np.ndarray:
@@ -33,8 +33,9 @@ def area(accuracies: Sequence[float], bounds: Sequence[float], a_T: float, integ
         b = np.asarray(bounds, dtype=float)
         return float(np.sum(np.where(gap > 0, b, 0.0) * gap) / len(acc))
     if integration == "grid100":
-        x = GRID[GRID >= a_T]
-        return float(expected_bound(x, acc, bounds).sum() * (GRID[1] - GRID[0]))
+        grid = np.linspace(GRID_MIN_A_T, 1.0, GRID_POINTS)
+        x = grid[grid >= a_T]
+        return float(expected_bound(x, acc, bounds).sum() * (grid[1] - grid[0]))
     raise ValueError(f"unknown integration {integration!r}; choose from {INTEGRATIONS}")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
+from robust.core.lazy import np
 
 #: the authors' s grid, np.arange(0.1, 5.0, 0.1): 0.1 ... 4.9, 49 levels (spec §2.1, A1)
 S_GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(1, 50))

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_scores
+from robust.core.lazy import np
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.syntextbench.generator import P_GRID
@@ -52,7 +51,18 @@ def _mean_std(values: Sequence[float | None]) -> tuple[float | None, float]:
     return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
 
 
-PAPER_N = 8192  # sentences per level in the paper (spec §2.5)
+#: `--set precision=paper`: the paper's setting as spec §2.4, §3.6 and §6 B7 define it (SentiWordNet 3.0, n = 8192
+#: per level, 20 levels, 3 trials, one stratified 90/10 split, the literal d_inter, a_T = 0.7)
+def _held_out(record: Mapping[str, Any]) -> int:
+    """Held-out sentences behind a record's accuracy (all n when cross-fitted)."""
+    margins = record.get("margins")
+    return sum(len(m) for m in margins) if margins else int(record["n_test"])
+
+
+PAPER = {"n": 8192, "trials": 3, "lexicon": "sentiwordnet", "folds": 1, "debias": "false", "levels": list(P_GRID),
+         "split": "holdout", "test_frac": 0.1, "a_T": 0.7, "p_e": 1 / 12, "p_n": 0.5, "energy": 0.99,
+         "scaling": "ratio", "direction": "e1", "pooling": "auto", "dedupe": False, "max_len": 128}
+DEBIAS_BELOW = 4096  # debias=auto: the smallest n of the paper ([P] Table 1); below it, d_inter is debiased
 
 
 class SynTextBench(Benchmark):
@@ -66,25 +76,53 @@ class SynTextBench(Benchmark):
                               "train_texts", "test_texts"})
     chunk_size = 1
     settings = {
+        "precision": Setting("default", choices=("default", "paper"),
+                             help="default: the measured fast setting; paper: the paper's setting exactly (slow)"),
         **{k: SyntheticSentences.settings[k] for k in GENERATOR_SETTINGS},
-        "n": Setting(256, min=8, help="sentences per level (paper: 8192; 256 keeps the default run near a minute)"),
+        "n": Setting(256, min=8, help="sentences per level (paper: 8192)"),
         "trials": Setting(1, min=1, help="independent regenerations of all levels (paper: 3)"),
         "levels": Setting(list(P_GRID), min=0.0, max=1.0, min_items=1, help="neutral mixing ratios p"),
+        "folds": Setting(0, min=0, help="0 = auto: round(1/test_frac)-fold cross-fitting for split=holdout "
+                                        "(every sentence held out once), 1 for split=independent; 1 = one "
+                                        "held-out split (the paper)"),
         "pooling": Setting("auto", choices=POOLINGS, help="auto: first-last-avg for encoders, last-token for decoders"),
         "energy": SynTextBenchScore.settings["energy"],
         "scaling": Setting("ratio", choices=SCALINGS),
         "direction": Setting("e1", choices=("e1", "random"), help="u: e1 | random (seeded per task)"),
         # d_inter without its sampling bias (consistent for the paper's ||b_1 - b_-1||, which it approaches as n
         # grows); false = the literal sample value, under which text-independent vectors score like MiniLM
-        # at small n (docs/validation/syntextbench.md); auto = true below the paper's n = 8192, false at it
+        # at small n (docs/validation/syntextbench.md); auto = true below n = 4096 (the effective n)
         "debias": Setting("auto", choices=("auto", "true", "false")),
         "a_T": SynTextBenchScore.settings["a_T"],
+        "bootstrap": SynTextBenchScore.settings["bootstrap"],
     }
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self.config["debias"] = (int(self.config["n"]) < PAPER_N if self.config["debias"] == "auto"
-                                 else self.config["debias"] == "true")
+        if self.config["precision"] == "paper":
+            clash = [k for k in PAPER if k in config and self.config[k] != self.settings[k].validate(k, PAPER[k])]
+            if clash:
+                raise RobustError(f"precision=paper fixes {', '.join(f'{k}={PAPER[k]!r}' for k in clash)}; "
+                                  "drop those --set options or leave precision at default")
+            self.config.update(PAPER)
+        if self.config["split"] == "independent" and int(self.config["folds"]) > 1:
+            raise RobustError("split=independent has its own test set: cross-fitting needs split=holdout (or folds=1)")
+
+    @property
+    def folds(self) -> int:
+        """Folds of the cross-fitting (1 = the single held-out split)."""
+        if int(self.config["folds"]):
+            return int(self.config["folds"])
+        return max(2, round(1 / float(self.config["test_frac"]))) if self.config["split"] == "holdout" else 1
+
+    def debias(self, ctx: RunContext) -> tuple[bool, str]:
+        """Whether d_inter is debiased, and why: decided on the n this run really uses (after --limit)."""
+        n, setting = self.n_sentences(ctx), self.config["debias"]
+        if setting != "auto":
+            return setting == "true", f"set: {setting}"
+        if n < DEBIAS_BELOW:
+            return True, f"auto: n = {n} < {DEBIAS_BELOW}"
+        return False, f"auto: n = {n} >= {DEBIAS_BELOW}, the paper's literal d_inter"
 
     # --- pieces ----------------------------------------------------------------------------------------
     def generator(self, ctx: RunContext, trial: int, p: float) -> SyntheticSentences:
@@ -95,10 +133,11 @@ class SynTextBench(Benchmark):
         """The synthetic dataset of one item (depends on run seed, trial and p only)."""
         return self.generator(ctx, trial, p).task(ctx.seed)
 
-    def scorer(self, ctx: RunContext) -> Any:
+    def scorer(self, ctx: RunContext, debias: bool | None = None) -> Any:
         c = self.config
-        return ctx.create("scorer", "syntextbench", energy=c["energy"], scaling=c["scaling"],
-                          debias=bool(c["debias"]), a_T=c["a_T"])
+        debias = self.debias(ctx)[0] if debias is None else debias
+        return ctx.create("scorer", "syntextbench", energy=c["energy"], scaling=c["scaling"], debias=debias,
+                          a_T=c["a_T"], folds=self.folds, bootstrap=c["bootstrap"])
 
     def prepare(self, ctx: RunContext) -> None:
         self.word_lists  # noqa: B018 - fail early on a missing or unknown lexicon
@@ -133,10 +172,12 @@ class SynTextBench(Benchmark):
                "test_texts": task.test_texts}
         if self.config["direction"] == "random":
             row["direction"] = ctx.rng("syntextbench", "direction", trial, f"{p:.4f}").normal(size=Z.shape[1])
-        point = self.scorer(ctx).values([row])[0]
+        debias = self.debias(ctx)[0]
+        point = self.scorer(ctx, debias).values([row])[0]
         lists = self.word_lists
         feas_rng = ctx.rng("syntextbench", "feasibility", trial, f"{p:.4f}")
         record = {"trial": trial, "p": p, **point, "dim": int(Z.shape[1]), "pooling": pooling or "model's own",
+                  "debias": debias, "folds": self.folds,
                   "n_train": n_tr, "n_test": len(task.test_texts), "neutral_share": task.neutral_share,
                   "mean_length": task.mean_length, "lexicon": lists.name,
                   "lexicon_rule_accuracy": lexicon_feasibility(task.test_texts, task.test_y, lists.scores, feas_rng)}
@@ -150,46 +191,62 @@ class SynTextBench(Benchmark):
             raise RobustError("syntextbench has no records to reduce")
         trials = sorted({r["trial"] for r in recs})
         levels = sorted({r["p"] for r in recs})
-        scores = self.scorer(ctx).summarize(recs, recs)
-        score, score_std = scores["score"], scores["score_std"]
-        rows, curve = [], []
-        for p in levels:
-            at = [r for r in recs if r["p"] == p]
-            acc, acc_sd = _mean_std([r["accuracy"] for r in at])
-            mar, mar_sd = _mean_std([r["margin"] for r in at])
-            row = {"p": p, "accuracy": acc, "accuracy_std": acc_sd, "margin": mar, "margin_std": mar_sd,
-                   "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None,
-                   "K": _mean_std([r["k"] for r in at])[0], "D": _mean_std([r["separation"] for r in at])[0],
-                   "neutral_share": _mean_std([r["neutral_share"] for r in at])[0],
-                   "mean_length": _mean_std([r["mean_length"] for r in at])[0],
-                   "lexicon_rule_accuracy": _mean_std([r["lexicon_rule_accuracy"] for r in at])[0]}
-            curve.append(row)
-            rows.append([round(v, 4) if isinstance(v, float) else v for v in row.values()])
+        debias, rule = self.debias(ctx)
+        recorded = {r.get("debias", debias) for r in recs}
+        if recorded != {debias}:  # e.g. reduced again under another --limit: report what the records used
+            debias, rule = (recorded.pop(), "as recorded") if len(recorded) == 1 else (None, "mixed in records")
+        scores = self.scorer(ctx, bool(debias)).summarize(recs, recs)
+        curve = [self._level_row(p, [r for r in recs if r["p"] == p], len(trials)) for p in levels]
+        rows = [[round(v, 4) if isinstance(v, float) else v for v in row.values()] for row in curve]
         first = recs[0]
         lex = self.lexicon_info(ctx, first.get("lexicon"))
         complete = len(recs) == len(trials) * len(levels) and len(levels) == len(self.config["levels"])
+        ci = (scores["score_ci_low"], scores["score_ci_high"])
         summary = {
-            "score": score, "score_std": score_std, "a_T": a_T,
+            "score": scores["score"], "score_ci_low": ci[0], "score_ci_high": ci[1], "score_se": scores["score_se"],
+            "score_ci_method": f"95% percentile bootstrap over held-out sentences (B={self.config['bootstrap']}, "
+                               "per class and level; fitted whitening held fixed)",
+            "score_std": scores["score_std"], "a_T": a_T,
             f"score_aT{SECONDARY_A_T}": scores[f"score_aT{SECONDARY_A_T}"],
             f"score_aT{SECONDARY_A_T}_std": scores[f"score_aT{SECONDARY_A_T}_std"],
+            **{k: scores[k] for k in (f"score_aT{SECONDARY_A_T}_ci_low", f"score_aT{SECONDARY_A_T}_ci_high")},
             "mean_accuracy": float(np.mean([r["accuracy"] for r in recs])),
-            "trials": len(trials), "levels": len(levels), "n": int(first["n_train"] + first["n_test"])
-            if self.config["split"] == "holdout" else int(first["n_train"]),
+            "precision": self.config["precision"], "trials": len(trials), "levels": len(levels),
+            "n": int(first["n_train"] + (first["n_test"] if self.config["split"] == "holdout" else 0)),
+            "folds": int(first.get("folds", 1)), "held_out_per_level": int(np.mean([_held_out(r) for r in recs])),
             **lex, "pooling": first["pooling"], "scaling": self.config["scaling"],
             "split": self.config["split"], "p_e": float(self.config["p_e"]), "p_n": float(self.config["p_n"]),
-            "energy": float(self.config["energy"]), "debias": bool(self.config["debias"]),
+            "energy": float(self.config["energy"]), "debias": debias, "debias_rule": rule,
             "complete": complete, **summarize_scores(recs, self.extra_scorers(ctx)),
         }
         if ctx.model is not None:
             summary["model"] = ctx.model.identity
-        table = Table(f"SynTextBench per level (mean over {len(trials)} trial(s); score "
-                      f"{score:.4f} ± {score_std:.4f} at a_T={a_T})", list(curve[0].keys()), rows)
+        table = Table(f"SynTextBench per level (score {scores['score']:.4f}, 95% CI [{ci[0]:.4f}, {ci[1]:.4f}] at "
+                      f"a_T={a_T}; {len(trials)} trial(s); accuracy_se: binomial over held-out sentences)",
+                      list(curve[0].keys()), rows)
         points = [{"trial": r["trial"], "p": r["p"], "accuracy": r["accuracy"], "margin": r["margin"]}
                   for r in recs]
-        per_trial = [self.scorer(ctx).summarize([r for r in recs if r["trial"] == t],
-                                                [r for r in recs if r["trial"] == t])["score"] for t in trials]
+        per_trial = [self.scorer(ctx, bool(debias)).summarize([r for r in recs if r["trial"] == t],
+                                                              [r for r in recs if r["trial"] == t])["score"]
+                     for t in trials]
         return Result(summary, [table], {"levels": curve, "points": points, "scores": per_trial,
                                          "a_T": a_T, "n_levels": len(self.config["levels"])})
+
+    @staticmethod
+    def _level_row(p: float, at: list[dict[str, Any]], trials: int) -> dict[str, Any]:
+        """One row of the per-level table: means over trials (and their spread when there are several)."""
+        acc, acc_sd = _mean_std([r["accuracy"] for r in at])
+        mar, mar_sd = _mean_std([r["margin"] for r in at])
+        held = sum(_held_out(r) for r in at)
+        row = {"p": p, "accuracy": acc, "accuracy_se": float(np.sqrt(acc * (1 - acc) / held)) if held else None,
+               "margin": mar, "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None}
+        if trials > 1:
+            row.update({"accuracy_std": acc_sd, "margin_std": mar_sd})
+        row.update({"K": _mean_std([r["k"] for r in at])[0], "D": _mean_std([r["separation"] for r in at])[0],
+                    "neutral_share": _mean_std([r["neutral_share"] for r in at])[0],
+                    "mean_length": _mean_std([r["mean_length"] for r in at])[0],
+                    "lexicon_rule_accuracy": _mean_std([r["lexicon_rule_accuracy"] for r in at])[0]})
+        return row
 
     def lexicon_info(self, ctx: RunContext, recorded: str | None) -> dict[str, Any]:
         """Name, source and list sizes of the lexicon (loaded again when reducing stored records)."""
@@ -203,6 +260,11 @@ class SynTextBench(Benchmark):
 
         return [("Robustness-accuracy curve s(a)", plots.robustness_accuracy_curve(result)),
                 ("Accuracy and margin by neutral share p", plots.accuracy_margin_by_level(result))]
+
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.syntextbench.report import report_parts
+
+        return report_parts(self, result)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

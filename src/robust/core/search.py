@@ -1,4 +1,5 @@
-"""Resumable searches that many examples run together, one model call per round (`drive`).
+"""Resumable searches that many examples run together, one model call per round (`drive`), and the word
+importance every score-based attack starts from (`leave_one_out`, `by_drop`).
 
 A search is a generator. It yields the texts it needs classified and is sent their probabilities
 (ndarray[n, k]); or it yields `(channel, texts)` for a helper function named in `drive(..., helpers=)` (a
@@ -13,7 +14,7 @@ Queries are counted per search as distinct texts (a text asked twice costs once;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -46,16 +47,17 @@ class Outcome:
 def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any], budget: int | None = None, *,
           reserve: int = 1, partial: bool = False,
           helpers: Mapping[str, Callable[[list[str]], Any]] | None = None) -> list[Outcome]:
-    """Run searches together, one call per channel per round. With a `budget`, a search never has more than
-    `budget - reserve` distinct texts classified (`reserve` texts are kept for checking its result afterwards):
-    a request that would pass it is cut to the prefix that fits (`partial`) or refused (the search is sent None)."""
+    """Run searches together, one call per channel per round. With a `budget` (None: no cap; 0: no query at
+    all), a search never has more than `budget - reserve` distinct texts classified (`reserve` texts are kept
+    for checking its result afterwards): a request that would pass it is cut to the prefix that fits
+    (`partial`) or refused (the search is sent None)."""
     helpers = dict(helpers or {})
     outcomes = [Outcome() for _ in searches]
     pending: dict[int, tuple[str, list[str]]] = {}
     for i, gen in enumerate(searches):
         _advance(i, gen, _START, pending, outcomes)
     while pending:
-        if budget:
+        if budget is not None:
             for i in [i for i, (ch, q) in pending.items() if ch == CLASSIFY]:
                 fits = _fitting(outcomes[i].seen, pending[i][1], budget - reserve)
                 if fits == len(pending[i][1]):
@@ -81,6 +83,27 @@ def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any], budg
                 _advance(i, searches[i], outputs[pos : pos + len(query)], pending, outcomes)
                 pos += len(query)
     return outcomes
+
+
+def leave_one_out(tokens: Sequence[str], mask: str, render: Callable[[Sequence[str]], str] = " ".join,
+                  indices: Iterable[int] | None = None) -> list[str]:
+    """The text with each token (or each of `indices`) replaced by `mask` in turn: the queries of leave-one-out
+    word importance (RobTest's saliency, DeepWordBug's replace-one score, PWWS's saliency, TextFooler's
+    importance). `render` turns a token list back into text (default: joined by single spaces)."""
+    out = []
+    for i in range(len(tokens)) if indices is None else indices:
+        masked = list(tokens)
+        masked[i] = mask
+        out.append(render(masked))
+    return out
+
+
+def by_drop(probs: np.ndarray, target: int) -> list[int]:
+    """Row positions of leave-one-out probabilities by ascending probability of class `target` (= the largest
+    drop first), ties in position order."""
+    import numpy as np
+
+    return [int(j) for j in np.argsort(probs[:, target], kind="stable")]
 
 
 def _fitting(seen: set[str], query: list[str], limit: int) -> int:

@@ -1,13 +1,14 @@
-"""robust's own DeepWordBug, PWWS and TextFooler: Attackers batched over examples (one classify call per
-step for all examples), with the Transforms that make their candidate edits. See docs/attacks.md."""
+"""robust's own DeepWordBug, PWWS and TextFooler (spec robusttext.md §3.4 with the offline substitutes of §7.2):
+Attackers batched over examples (one classify call per search step for all examples) under a per-example query
+budget, and the Transforms that make their edits (`deepwordbug-edit`, `wordnet-swap`). See docs/attacks.md."""
 
 from robust import hookimpl
 from robust.plugins.recipes.deepwordbug import DeepWordBug
 from robust.plugins.recipes.pwws import PWWS
 from robust.plugins.recipes.textfooler import TextFooler
-from robust.plugins.recipes.transforms import CharacterBugs, WordNetSubstitutes
+from robust.plugins.recipes.transforms import CharacterBugs, WordNetSwap
 
-__all__ = ["PWWS", "CharacterBugs", "DeepWordBug", "TextFooler", "WordNetSubstitutes"]
+__all__ = ["PWWS", "CharacterBugs", "DeepWordBug", "TextFooler", "WordNetSwap"]
 
 
 @hookimpl
@@ -18,5 +19,5 @@ def register_attackers(register):
 
 @hookimpl
 def register_transforms(register):
-    for transform in (CharacterBugs, WordNetSubstitutes):
+    for transform in (CharacterBugs, WordNetSwap):
         register(transform)

@@ -1,19 +1,22 @@
-"""What the three recipes share: the two modes, the goal, and running their searches batched over examples.
+"""What the three recipes share: the two modes, the goal, the query budget, and running their searches
+batched over examples.
 
 Each recipe writes its attack on one example as a search (robust.core.search): a generator that yields texts
 to classify and receives their probabilities. `drive` runs the searches of all examples of a call together, so
-every step costs one `classify` call for all live examples; the model adapter caches outputs by text. A query is
-a distinct text classified for an example (the original included); `drive` cuts a request to the prefix the
+every step costs one `classify` call for all live examples (the model adapter caches outputs by text). A query
+is a distinct text classified for an example, the original included; `drive` cuts a request to the prefix the
 budget allows, so `AttackResult.queries <= budget` always holds.
 
 Modes:
-- `clean` (default, robust's Attacker contract): the goal is the gold label; an example the model already gets
-  wrong is `skipped` (not attacked); texts are edited in place (case, spacing and punctuation kept).
-- `faithful`: the reference implementation's semantics. OpenAttack (PWWS, TextFooler, DeepWordBug
-  variant `openattack`): the goal is the model's prediction on the original text and every example is attacked
-  (misclassified ones too); PWWS and TextFooler lower-case the input; texts are WordPunct tokens joined by
-  spaces. TextAttack (DeepWordBug variant `textattack`): the goal is the gold label (`Attack.attack(text,
-  label)`) and misclassified examples are skipped, as in clean mode.
+- `faithful` (default; spec robusttext.md §3.4, the ASR labels): the reference implementation's semantics.
+  OpenAttack (PWWS, TextFooler, DeepWordBug): the goal is the model's own prediction on the original text
+  (untargeted `ClassifierGoal(origin_pred)`), every example is attacked (misclassified ones too), texts are
+  WordPunct tokens joined by single spaces, PWWS and TextFooler lower-case the input. TextAttack (DeepWordBug
+  `variant=textattack`): the goal is the gold label (`Attack.attack(text, label)`), misclassified examples are
+  skipped, words are replaced in place.
+- `clean`: robust's own convention for every recipe: the goal is the gold label (the prediction when an
+  example has none), an example the model already gets wrong is `skipped` (1 query, not attacked), and
+  texts are edited in place (case, spacing and punctuation kept; substitutes take the word's case).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from robust.core.settings import Setting
 if TYPE_CHECKING:
     import numpy as np
 
-MODES = ("clean", "faithful")
+MODES = ("faithful", "clean")
 
 
 @dataclass
@@ -45,7 +48,7 @@ class Found:
 
 @dataclass(frozen=True)
 class Goal:
-    """The class an attack moves away from (untargeted): success = argmax != target."""
+    """The class an attack moves away from (untargeted): reached when the argmax is another class."""
 
     target: int
 
@@ -54,13 +57,20 @@ class Goal:
 
 
 class Recipe(Attacker):
-    """Base of the native recipes: `search(example, gold, rng)` per example, driven together."""
+    """Base of the native recipes: `search(text, gold, rng)` per example, driven together."""
 
     uses_transform: ClassVar[bool] = False  # a recipe brings its own edits; a given transform is ignored
     settings: ClassVar[Mapping[str, Any]] = {
-        "mode": Setting("clean", choices=MODES, help="clean: goal = gold label, misclassified skipped; "
-                        "faithful: the reference library's goal, tokenization and casing"),
+        "mode": Setting("faithful", choices=MODES, help="faithful: the reference library's goal (the model's "
+                        "own prediction), tokenization and casing; clean: goal = gold label, misclassified "
+                        "examples skipped, texts edited in place"),
+        "budget": Setting(1000, min=0, help="max classify queries per example when the caller sets none "
+                          "(0 = no cap)"),
     }
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._ready = False
 
     @property
     def faithful(self) -> bool:
@@ -70,16 +80,23 @@ class Recipe(Attacker):
                degree: float | None = None, budget: int | None = None,
                rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
         """One result per example; every step of every example in one `classify` call; at most `budget`
-        distinct texts classified per example (the original included). `transform` and `degree` are ignored."""
-        self.prepare()
+        distinct texts classified per example (None: the `budget` setting). `transform`, `degree` are ignored."""
+        self.warm_up(model)
+        if budget is None:
+            budget = int(self.config["budget"]) or None
         rngs = list(rngs) if rngs is not None else [self.ctx.rng(self.name, ex.id) for ex in examples]
-        searches = [self.search(ex.text, self.gold(model, ex), rng) for ex, rng in zip(examples, rngs)]
+        searches = self.searches(examples, [self.gold(model, ex) for ex in examples], rngs)
         outcomes = drive(searches, model.classify, budget, reserve=0, partial=True, helpers=self.helpers())
         return [AttackResult(ex.text, o.value.text, o.value.success, o.queries, o.value.status, o.value.edits,
                              [o.value.text]) for ex, o in zip(examples, outcomes)]
 
+    def searches(self, examples: Sequence[Example], golds: Sequence[int | None],
+                 rngs: Sequence[np.random.Generator]) -> list[Search]:
+        """One search per example (a recipe whose examples depend on each other overrides this)."""
+        return [self.search(ex.text, gold, rng) for ex, gold, rng in zip(examples, golds, rngs)]
+
     def gold(self, model: ModelAdapter, example: Example) -> int | None:
-        """The gold class index, or None when the goal is the model's own prediction (OpenAttack faithful)."""
+        """The gold class index, or None when the goal is the model's own prediction."""
         if self.goal_is_prediction() or example.label is None:
             return None
         return label_index(model, example.label)
@@ -88,8 +105,15 @@ class Recipe(Attacker):
         """Whether the goal is the prediction on the original text (OpenAttack) rather than the gold label."""
         return self.faithful
 
-    def prepare(self) -> None:
-        """Load what the recipe reads (WordNet, stop words, the encoder) before any query: one-line errors."""
+    def warm_up(self, model: ModelAdapter | None = None) -> None:
+        """Load what the recipe reads (word lists, WordNet, the encoder) once, before any query: a missing
+        resource is one line before the attack starts (the `attack` benchmark calls this while preparing)."""
+        if not self._ready:
+            self.load()
+            self._ready = True
+
+    def load(self) -> None:
+        """What `warm_up` loads (nothing by default)."""
 
     def helpers(self) -> dict[str, Callable[[list[str]], Any]]:
         """Helper channels its searches yield to (`(channel, texts)`), e.g. a sentence encoder."""
@@ -100,8 +124,9 @@ class Recipe(Attacker):
 
 
 def start(text: str, gold: int | None) -> Search:
-    """The first step of every search: classify the original text and fix the goal. Returns the original
-    probabilities and the Goal, or a Found to return at once (budget spent, or skipped in clean mode)."""
+    """The first step of every search: classify the original text and fix the goal. Returns (the original's
+    probabilities, Goal), or (…, Found) to return at once: the budget allows no query, or (gold given) the model
+    already gets the example wrong."""
     probs = yield [text]
     if probs is None or not len(probs):
         return None, Found(text, False, "budget")

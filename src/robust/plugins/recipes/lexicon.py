@@ -1,9 +1,10 @@
-"""Word lists of the recipes: English stop words and OpenAttack's WordNet substitutes (offline, NLTK readers).
+"""Word lists of the recipes, offline: a fixed English stop-word list and OpenAttack's WordNet substitutes.
 
 `wordnet_substitutes(word)` follows OpenAttack's `WordNetSubstitute` called with `pos=None` (no POS tagger
-offline; spec robusttext.md §7.2): for adverb, adjective, noun and verb in that order, every lemma of every
-synset of the word (NLTK morphy, so inflected words find their base form), multi-word lemmas cut to their first
-word, the word itself and substitutes of be/is/are/am dropped, lower-cased, first occurrence kept.
+offline; spec robusttext.md §7.2): for adverb, adjective (satellites included), noun and verb in that order,
+every lemma of every synset of the word (WordNet's morphy, so inflected words find their base form), multi-word
+lemmas cut to their first word, the word itself and every substitute of be/is/are/am dropped, lower-cased,
+first occurrence kept. It reads robust's compact WordNet index, which answers `synsets(word, pos)` as NLTK does.
 """
 
 from __future__ import annotations
@@ -21,38 +22,40 @@ def _read_stopwords(path: Path) -> frozenset[str]:
 
 
 def stopwords(ctx) -> frozenset[str]:  # noqa: ANN001 - a RunContext
-    """NLTK's English stop-word list from robust's data (`robust setup stopwords`; TextAttack's
-    StopwordModification reads the same file here), one-line MissingResource when absent."""
+    """The English stop-word list of `robust setup stopwords` (scikit-learn's 318 words; TextAttack's
+    StopwordModification reads the same file here), or a one-line MissingResource."""
     return _read_stopwords(ctx.resource("stopwords"))
 
 
-@functools.cache
-def _wordnet():
-    from robust.core.paths import require_nltk
-
-    require_nltk("corpora/wordnet", "wordnet")
-    from nltk.corpus import wordnet
-
-    wordnet.ensure_loaded()
-    return wordnet
-
-
 def load_wordnet() -> None:
-    """Load WordNet now (a one-line MissingResource if `robust setup wordnet` is due)."""
-    _wordnet()
+    """Load the compact WordNet now (a one-line MissingResource if `robust setup wordnet-index` is due)."""
+    from robust.plugins.resources.wordnet_index import wordnet_index
+
+    wordnet_index()
 
 
-@functools.cache
+@functools.lru_cache(maxsize=65536)
 def wordnet_substitutes(word: str) -> tuple[str, ...]:
     """OpenAttack's WordNet substitutes of `word` over all POS (see the module docstring), without `word`."""
-    wn = _wordnet()
+    from robust.plugins.resources.wordnet_index import wordnet_index
+
     token = word.replace("_", " ").split()[0] if word.strip() else word
+    if token in _NO_SUBSTITUTES:
+        return ()
+    wn = wordnet_index()
     out: dict[str, None] = {}
     for pos in _POS_ORDER:
         for synset in wn.synsets(word, pos=pos):
-            for lemma in synset.lemmas():
-                name = lemma.name().replace("_", " ").split()[0]
-                if name == token or token in _NO_SUBSTITUTES:
-                    continue
-                out.setdefault(name.lower(), None)
+            for name in synset.lemma_names():
+                first = name.replace("_", " ").split()[0]
+                if first != token:
+                    out.setdefault(first.lower(), None)
     return tuple(w for w in out if w != word)
+
+
+def cased_substitutes(word: str) -> list[str]:
+    """The substitutes of `word` lower-cased, then given the word's case pattern (robust's clean edits)."""
+    from robust.plugins.attacks.text import match_case
+
+    out = dict.fromkeys(match_case(word, w) for w in wordnet_substitutes(word.lower()))
+    return [w for w in out if w != word]

@@ -3,13 +3,15 @@ robusttext.md §3.4): word saliency S(x, w_i) = p(y|x) - p(y|x with w_i -> "<UNK
 words; for every word the WordNet substitute w_i* that lowers p(y) most, Δp_i* = p(y|x) - p(y|x with w_i ->
 w_i*) (Eq. 4-5); words replaced by w_i* greedily in descending softmax(S)_i · Δp_i* (Eq. 7-8), stop words
 skipped, until the prediction leaves y.
+
+Queries per example (faithful): 1 (the original) + n + 1 (saliency) + every substitute of every token + one per
+replacement. Clean mode skips the substitutes of stop words (it never uses them).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from robust.core.search import Search
+from robust.core.lazy import np
+from robust.core.search import Search, leave_one_out
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
@@ -23,8 +25,8 @@ def softmax(x: np.ndarray) -> np.ndarray:
 class PWWS(SynonymRecipe):
     name = "pwws"
     access = "pwws"
-    description = ("PWWS: WordNet substitutes, words replaced greedily by softmax(saliency) x best probability "
-                   "drop until the prediction flips (OpenAttack's PWWSAttacker, offline)")
+    description = ("PWWS (Ren et al. 2019): WordNet substitutes, words replaced greedily by softmax(saliency) x "
+                   "best probability drop until the prediction flips (OpenAttack's PWWSAttacker, offline)")
 
     def search(self, text: str, gold: int | None, rng: np.random.Generator) -> Search:
         _, goal = yield from start(text, gold)
@@ -35,8 +37,7 @@ class PWWS(SynonymRecipe):
         if n == 0:
             return Found(text, False, "failed")
         base = tokens.render(original)
-        unk = self.config["unk_token"]
-        asked = [tokens.render(replaced(original, i, unk)) for i in range(n)] + [base]
+        asked = [*leave_one_out(original, self.config["unk_token"], tokens.render), base]
         probs = yield asked
         if probs is None or len(probs) < len(asked):
             return Found(text, False, "budget")
@@ -45,8 +46,7 @@ class PWWS(SynonymRecipe):
         weights = softmax(p[-1] - p[:-1])  # softmax over words of the saliency S(x, w_i), Eq. 3 and 8
         # OpenAttack computes w_i* for every token (stop words too); clean mode skips the stop words it never edits
         subs = {i: self.substitutes(w) for i, w in enumerate(original) if self.faithful or not self.is_stopword(w)}
-        pairs = [(i, w) for i, ws in subs.items() for w in ws]
-        asked = [tokens.render(replaced(original, i, w)) for i, w in pairs]
+        asked = [tokens.render(replaced(original, i, w)) for i, ws in subs.items() for w in ws]
         probs = yield asked
         if probs is None or len(probs) < len(asked):
             return Found(text, False, "budget")
@@ -69,7 +69,8 @@ class PWWS(SynonymRecipe):
             if now not in known:
                 probs = yield [now]
                 if probs is None:
-                    return Found(now, False, "budget", token_edits(original, current))
+                    current[i] = original[i]  # never classified: the result is the last text that was
+                    return Found(tokens.render(current), False, "budget", token_edits(original, current))
                 known[now] = probs[0]
             if goal.reached(known[now]):
                 return Found(now, True, "succeeded", token_edits(original, current))

@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 from robust.core.settings import Setting
 from robust.plugins.recipes.base import Recipe
-from robust.plugins.recipes.lexicon import load_wordnet, stopwords, wordnet_substitutes
-from robust.plugins.recipes.tokens import Tokens, match_case, wordpunct
+from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet, stopwords, wordnet_substitutes
+from robust.plugins.recipes.tokens import Tokens, wordpunct
 
 
 class SynonymRecipe(Recipe):
@@ -19,7 +19,16 @@ class SynonymRecipe(Recipe):
         "unk_token": Setting("<UNK>", help="the leave-one-out replacement token (OpenAttack's default)"),
     }
 
-    def prepare(self) -> None:
+    @classmethod
+    def check_available(cls) -> None:
+        """A one-line MissingResource when WordNet or the stop words are not set up (before a run starts)."""
+        from robust.plugins.resources import StopWords
+        from robust.plugins.resources.wordnet_index import WordNetIndex
+
+        WordNetIndex().locate()
+        StopWords().locate()
+
+    def load(self) -> None:
         load_wordnet()
         self.stop = stopwords(self.ctx)
 
@@ -33,7 +42,4 @@ class SynonymRecipe(Recipe):
 
     def substitutes(self, word: str) -> list[str]:
         """WordNet substitutes of a token (faithful: as OpenAttack, lower-case; clean: in the word's case)."""
-        if self.faithful:
-            return list(wordnet_substitutes(word))
-        out = dict.fromkeys(match_case(w, word) for w in wordnet_substitutes(word.lower()))
-        return [w for w in out if w != word]
+        return list(wordnet_substitutes(word)) if self.faithful else cased_substitutes(word)

@@ -77,11 +77,3 @@ def replaced(tokens: Sequence[str], index: int, new: str) -> list[str]:
     out[index] = new
     return out
 
-
-def match_case(new: str, like: str) -> str:
-    """`new` in the case pattern of `like` (UPPER, Title, or as it is)."""
-    if len(like) > 1 and like.isupper():
-        return new.upper()
-    if like[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new

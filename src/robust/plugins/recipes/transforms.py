@@ -1,6 +1,7 @@
-"""The candidate edits of the recipes as Transforms: DeepWordBug's character edits and OpenAttack's WordNet
-substitutes. The recipes call `candidates(word, rng)` on their own tokens; `apply`/`edit` make the same edits
-usable on whitespace words by RobTest, BYOD and the transform-driven attackers (random draws, saliency-greedy).
+"""The recipes' edits as Transforms: DeepWordBug's character edits (`deepwordbug-edit`, homoglyph by default)
+and OpenAttack's WordNet substitutes (`wordnet-swap`). `candidates(word, rng)` gives the replacements of one
+word, which the recipes call on their own tokens; `apply`/`edit` make the same edits usable on whitespace words
+by RobTest, BYOD and the transform-driven attackers (`saliency-greedy:deepwordbug-edit`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from typing import TYPE_CHECKING, ClassVar
 from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
 from robust.core.text import budget, join, word_modification_rate, words
-from robust.plugins.recipes.charset import OPS, TEXTATTACK_OPS
-from robust.plugins.recipes.lexicon import wordnet_substitutes
+from robust.plugins.recipes.charset import OPS
+from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet
 from robust.plugins.recipes.tokens import textattack_words
 
 if TYPE_CHECKING:
@@ -26,19 +27,22 @@ class WordCandidates(Transform):
     def candidates(self, word: str, rng: np.random.Generator) -> list[str]:
         raise NotImplementedError
 
+    def pick(self, word: str, rng: np.random.Generator) -> str | None:
+        """One replacement of `word` for a unit edit (default: a random candidate), None if it has none."""
+        options = self.candidates(word, rng)
+        return options[int(rng.integers(len(options)))] if options else None
+
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        """Whitespace word `index` with its first word (TextAttack's words, punctuation around it kept)
-        replaced by one candidate drawn at random; None if it has none."""
+        """Whitespace word `index` with its first word (TextAttack's words: punctuation around it kept)
+        replaced by `pick`; None where that is impossible."""
         tokens = words(text)
         if not 0 <= index < len(tokens):
             return None
         inner = textattack_words(tokens[index])
-        if not len(inner):
+        new = self.pick(inner.words[0], rng) if len(inner) else None
+        if new is None or new == inner.words[0]:
             return None
-        options = self.candidates(inner.words[0], rng)
-        if not options:
-            return None
-        tokens[index] = inner.render([options[int(rng.integers(len(options)))], *inner.words[1:]])
+        tokens[index] = inner.render([new, *inner.words[1:]])
         return join(tokens)
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
@@ -60,9 +64,10 @@ class WordCandidates(Transform):
 
 class CharacterBugs(WordCandidates):
     name = "deepwordbug-edit"
-    description = ("DeepWordBug's character edits of a word: neighbour swap, random substitution, deletion, "
-                   "insertion (TextAttack) or homoglyph (OpenAttack), one random position each")
-    settings = {"ops": Setting(list(TEXTATTACK_OPS), choices=tuple(OPS), min_items=1,
+    dimension = "Glyph"
+    description = ("DeepWordBug's character edits of a word, one random position each: homoglyph (OpenAttack's "
+                   "table; default) or swap, substitute, delete, insert (TextAttack)")
+    settings = {"ops": Setting(["homoglyph"], choices=tuple(OPS), min_items=1,
                                help="edits offered per word, one candidate each")}
 
     def candidates(self, word: str, rng: np.random.Generator) -> list[str]:
@@ -75,24 +80,17 @@ class CharacterBugs(WordCandidates):
                 out.setdefault(new, None)
         return list(out)
 
-    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        """One random op of `ops` at whitespace word `index` (RobTest-style unit edit)."""
-        op = self.config["ops"][int(rng.integers(len(self.config["ops"])))]
-        tokens = words(text)
-        if not 0 <= index < len(tokens):
-            return None
-        inner = textattack_words(tokens[index])
-        new = OPS[op](inner.words[0], rng) if len(inner) else None
-        if new is None or new == inner.words[0]:
-            return None
-        tokens[index] = inner.render([new, *inner.words[1:]])
-        return join(tokens)
+    def pick(self, word: str, rng: np.random.Generator) -> str | None:
+        """One random op of `ops` (a unit edit draws one edit, not one of all candidates)."""
+        return OPS[self.config["ops"][int(rng.integers(len(self.config["ops"])))]](word, rng)
 
 
-class WordNetSubstitutes(WordCandidates):
-    name = "wordnet-substitute"
-    description = ("OpenAttack's WordNet substitutes of a word (lemmas of its synsets over all POS, lower-cased), "
-                   "as PWWS and TextFooler use them offline")
+class WordNetSwap(WordCandidates):
+    name = "wordnet-swap"
+    dimension = "Synonym"
+    description = ("A word replaced by one of its WordNet substitutes (OpenAttack's: lemmas of its synsets over all "
+                   "POS, first word of multi-word lemmas), in the word's case; PWWS's and TextFooler's candidates")
 
     def candidates(self, word: str, rng: np.random.Generator | None = None) -> list[str]:
-        return list(wordnet_substitutes(word))
+        load_wordnet()
+        return cased_substitutes(word)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robust.core.search import Outcome, Search, drive
+from robust.core.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.core.text import budget, join, levenshtein, words
 
 if TYPE_CHECKING:
@@ -39,8 +39,7 @@ class GreedyConfig:
 
 def saliency_queries(text: str, mask_token: str) -> list[str]:
     """[text] + text with each word replaced by the mask (spec §3.2 saliency_order)."""
-    tokens = words(text)
-    return [text] + [join(tokens[:j] + [mask_token] + tokens[j + 1 :]) for j in range(len(tokens))]
+    return [text, *leave_one_out(words(text), mask_token, join)]
 
 
 def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[int], int]:
@@ -50,8 +49,7 @@ def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[i
     import numpy as np
 
     predicted = int(np.argmax(probs[0]))
-    order = np.argsort(probs[1:, predicted if target is None else target], kind="stable")
-    return [int(j) for j in order], predicted
+    return by_drop(probs[1:], predicted if target is None else target), predicted
 
 
 def stop_measure(transform: Transform, original: str, faithful: bool) -> Callable[[str], float]:

@@ -6,11 +6,10 @@ by RobTest, BYOD and the transform-driven attackers (`saliency-greedy:deepwordbu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
-from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
-from robust.core.text import budget, join, word_modification_rate, words
+from robust.plugins.attacks.text import WordTransform
 from robust.plugins.recipes.charset import OPS
 from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet
 from robust.plugins.recipes.tokens import textattack_words
@@ -19,10 +18,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-class WordCandidates(Transform):
-    """A word-level transform defined by `candidates(word, rng)`: the replacements of one word."""
-
-    unit: ClassVar[str] = "word"
+class WordCandidates(WordTransform):
+    """A word-level transform defined by `candidates(word, rng)`, the replacements of one word. As a unit edit
+    (WordTransform's `edit`/`apply`), the first word inside a whitespace token (TextAttack's words: punctuation
+    around it kept) is replaced by `pick`."""
 
     def candidates(self, word: str, rng: np.random.Generator) -> list[str]:
         raise NotImplementedError
@@ -32,34 +31,12 @@ class WordCandidates(Transform):
         options = self.candidates(word, rng)
         return options[int(rng.integers(len(options)))] if options else None
 
-    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        """Whitespace word `index` with its first word (TextAttack's words: punctuation around it kept)
-        replaced by `pick`; None where that is impossible."""
-        tokens = words(text)
-        if not 0 <= index < len(tokens):
-            return None
-        inner = textattack_words(tokens[index])
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+        inner = textattack_words(word)
         new = self.pick(inner.words[0], rng) if len(inner) else None
         if new is None or new == inner.words[0]:
             return None
-        tokens[index] = inner.render([new, *inner.words[1:]])
-        return join(tokens)
-
-    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        """One random draw: k = ceil(N_w·d) random whitespace words edited (words without a candidate use no
-        budget)."""
-        k = budget(len(words(example.text)), degree)
-        text = example.text
-        for index in rng.permutation(len(words(example.text))):
-            if k == 0:
-                break
-            new = self.edit(text, int(index), rng, example.text)
-            if new is not None and new != text:
-                text, k = new, k - 1
-        return [example.with_text(text)]
-
-    def measure(self, original: str, perturbed: str) -> float:
-        return word_modification_rate(original, perturbed)
+        return inner.render([new, *inner.words[1:]])
 
 
 class CharacterBugs(WordCandidates):

@@ -5,8 +5,9 @@
   stripped from both ends of the token and of each run. Replacing a word keeps the rest of the text as it was,
   as TextAttack's `AttackedText.replace_word_at_index` does.
 - `wordpunct`: NLTK's WordPunct tokenization (runs of word characters, runs of other non-space characters), as
-  OpenAttack's default English tokenizer; OpenAttack detokenizes by joining tokens with single spaces
-  (`Tokens.spaced`), robust's clean mode rebuilds the original text around the replaced tokens.
+  OpenAttack's default English tokenizer (which splits sentences with punkt first: that changes the tokens only
+  where a run of punctuation spans a sentence boundary; not done here); OpenAttack detokenizes by joining tokens
+  with single spaces (`Tokens.spaced`), robust's clean mode rebuilds the original text around the replaced tokens.
 """
 
 from __future__ import annotations

@@ -118,7 +118,11 @@ def test_compare_ranks_runs_and_marks_noise():
 
 def test_word_diff_marks_edits_and_keeps_replaced_sentences_whole():
     before, after = diff_words("the film was good", "the film was g00d")
-    assert before == "the film was <del>good</del>" and after == "the film was <ins>g00d</ins>"
+    assert before == "the film was <del>g<u>oo</u>d</del>" and after == "the film was <ins>g<u>00</u>d</ins>"
+    # homoglyph edits of several words in a row, a common word apart: each word and character stays marked
+    before, after = diff_words("is enormous fun for thinking audiences", "іs еnormous fuո for thinking audieոces")
+    assert after == ("<ins><u>і</u>s <u>е</u>normous fu<u>ո</u></ins> for thinking "
+                     "<ins>audie<u>ո</u>ces</ins>")
     before, after = diff_words("A cat sat on the mat. It is big.", "Dogs bark at the moon all night. It is big.")
     assert before.count("<del>") == 1 and after.count("<ins>") == 1  # one block, not fragments around 'the'
     before, after = diff_words("<b>x</b> y", "<b>x</b> z")

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
+from robust.core.stats import proportion_se
 
 
 class AccuracyScore(Scorer):
@@ -69,7 +69,7 @@ class Accuracy(Benchmark):
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
         from robust.report import ranking
 
-        entries = [(label, float(r.summary["accuracy"]), _accuracy_se(r.summary["accuracy"], r.summary["n"]))
+        entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
                    for label, r in results]
         rows, ties = ranking(entries)
         n = {label: r.summary["n"] for label, r in results}
@@ -96,14 +96,6 @@ class Accuracy(Benchmark):
             text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"
         return ReportParts(text + ".", [("Confusion matrix (rows: gold label, columns: prediction)",
                                          confusion_figure(rows, names))])
-
-
-def _accuracy_se(p: float, n: float) -> float | None:
-    """Agresti-Coull standard error of a proportion (stays positive at 0 and 1, unlike the plain binomial)."""
-    if not n:
-        return None
-    adjusted = (p * n + 2) / (n + 4)
-    return math.sqrt(adjusted * (1 - adjusted) / (n + 4))
 
 
 def _label_names(rows: Sequence[Mapping[str, Any]], labels: Sequence[Any] | None) -> dict[int, str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +248,7 @@ class ASRPredict(Benchmark):
                                                                          result.pooled(name).items()}}
                                      for name in result.names}
         return {"protocols": runs, "verdict": assessment.verdict.text(), "beats": assessment.verdict.beats,
+                "comparisons": [asdict(c) for c in assessment.verdict.comparisons],
                 "noise": assessment.verdict.noise, "rows": len(self.table),
                 "families": sorted(set(self.table.family.tolist())), "predictor": str(self.predictor_path()),
                 "errors": predictor.errors}
@@ -323,14 +325,16 @@ class ASRPredict(Benchmark):
                    **{f"noise_{k}": v for k, v in record["noise"].items()},
                    **{f"error_{basis}_rmse": e["rmse"] for basis, e in record["errors"].items()},
                    "predictor": record["predictor"]}
-        return Result(summary, tables, {"verdict": record["verdict"], "families": record["families"]})
+        pooled = {protocol: {name: {k: m[k] for k in ("pooled_rmse", "pooled_r2", "rmse_mean", "rmse_std")}
+                             for name, m in by_name.items()} for protocol, by_name in record["protocols"].items()}
+        return Result(summary, tables, {"verdict": record["verdict"], "families": record["families"],
+                                        "protocols": pooled, "noise": record["noise"],
+                                        "comparisons": record.get("comparisons", [])})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-        from robust.report import ReportParts, default_headline
+        from robust.plugins.benchmarks.asr_predict.report import report_parts
 
-        verdict = (result.data.get("verdict") or "").splitlines()
-        headline = result.data.get("sentence") or (verdict[0] if verdict else default_headline(result))
-        return ReportParts(headline, [], notes=[line.lstrip("- ") for line in verdict[1:]])
+        return report_parts(result, records)
 
     def reduce_predict(self, record: Mapping[str, Any]) -> Result:
         meta = record["predictor_meta"]
@@ -347,4 +351,5 @@ class ASRPredict(Benchmark):
                     f"{record['high']:.3f}; cross-validated RMSE {record['error']:.3f}, {record['basis']} basis)."
                     f"{saved}")
         features = Table("Dataset features", ["feature", "value"], [[k, v] for k, v in record["features"].items()])
-        return Result(summary, [Table("Prediction", ["finding"], [[sentence]]), features], {"sentence": sentence})
+        return Result(summary, [Table("Prediction", ["finding"], [[sentence]]), features],
+                      {"sentence": sentence, "predictor_meta": meta})

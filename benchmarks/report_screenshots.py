@@ -100,7 +100,7 @@ def shoot(html: Path, png: Path) -> int:
     for shot in shots:
         image.paste(shot, (0, y))
         y += shot.height + GAP
-    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(png, optimize=True)
+    image.quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(png, optimize=True)  # keeps rare hues
     raw.unlink()
     return png.stat().st_size
 

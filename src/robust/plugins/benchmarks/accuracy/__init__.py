@@ -12,7 +12,7 @@ from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
-from robust.core.stats import proportion_se
+from robust.core.stats import proportion_se, wilson
 
 
 class AccuracyScore(Scorer):
@@ -60,6 +60,8 @@ class Accuracy(Benchmark):
             by_label.setdefault(r["label"], []).append(r["correct"])
         table = [[lab, len(v), round(sum(v) / len(v), 4)] for lab, v in sorted(by_label.items(), key=str)]
         summary.pop("accuracy_n")
+        if rows:  # Wilson 95 % interval of the accuracy
+            summary["accuracy_ci_low"], summary["accuracy_ci_high"] = wilson(sum(r["correct"] for r in rows), len(rows))
         summary.update(summarize_scores(rows, self.extra_scorers(ctx)))
         return Result(summary, [Table("Accuracy by gold label", ["label", "n", "accuracy"], table)])
 
@@ -90,7 +92,10 @@ class Accuracy(Benchmark):
         rows = list(records.values())
         names = _label_names(rows, labels)
         by_label = [(row[0], row[2]) for row in result.tables[0].rows] if result.tables else []
-        text = f"Accuracy {100 * result.summary['accuracy']:.1f}\u00a0% on {result.summary['n']} examples"
+        s = result.summary
+        low, high = s.get("accuracy_ci_low"), s.get("accuracy_ci_high")
+        ci = f" (95 % interval {100 * low:.1f}–{100 * high:.1f})" if low is not None and high is not None else ""
+        text = f"Accuracy {100 * s['accuracy']:.1f}\u00a0%{ci} on {s['n']} examples"
         if len({acc for _, acc in by_label}) > 1:
             label, acc = min(by_label, key=lambda x: x[1])
             text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"

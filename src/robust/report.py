@@ -25,7 +25,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
-from robust.core.store import Run
+from robust.engine.store import Run
 
 #: two-sided 95 % normal quantile, for "within noise" verdicts of rankings
 Z95 = 1.959964

@@ -10,11 +10,11 @@ import pytest
 
 from robust.core.errors import MissingResource
 from robust.core.interfaces import AttackResult, Example
-from robust.core.search import drive
-from robust.core.text import levenshtein
 from robust.plugins.recipes import PWWS, CharacterBugs, DeepWordBug, TextFooler, WordNetSwap
 from robust.plugins.recipes.lexicon import stopwords, wordnet_substitutes
 from robust.plugins.recipes.tokens import textattack_words, wordpunct
+from robust.toolkit.search import drive
+from robust.toolkit.text import levenshtein
 from tests.recipes.toys import (
     LABELS,
     REVIEWS,

@@ -12,7 +12,7 @@ import numpy as np
 
 from robust import ModelAdapter, hookimpl
 from robust.core import plugins
-from robust.core.store import Store
+from robust.engine.store import Store
 from tests.conftest import install_plugin
 from tests.core.conftest import in_process
 

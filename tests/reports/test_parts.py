@@ -155,7 +155,7 @@ def test_page_escapes_samples_labels_and_notes(hostile):
 
 
 def test_wilson_interval_matches_its_closed_form():
-    from robust.core.stats import wilson
+    from robust.toolkit.stats import wilson
 
     assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)  # Wilson (1927), z = 1.96
     low, high = wilson(0, 10)

@@ -9,8 +9,8 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
-from robust.core.runner import Runner
-from robust.core.store import Store
+from robust.engine.runner import Runner
+from robust.engine.store import Store
 
 SMALL = ["--set", "levels=0.5,1,2,3", "--set", "n=256", "--set", "n_test=256", "--set", "epsilons=0,0.2,0.8"]
 

@@ -1,7 +1,7 @@
 """What the three recipes share: the two modes, the goal, the query budget, and running their searches
 batched over examples.
 
-Each recipe writes its attack on one example as a search (robust.core.search): a generator that yields texts
+Each recipe writes its attack on one example as a search (robust.toolkit.search): a generator that yields texts
 to classify and receives their probabilities. `drive` runs the searches of all examples of a call together, so
 every step costs one `classify` call for all live examples (the model adapter caches outputs by text). A query
 is a distinct text classified for an example, the original included; `drive` cuts a request to the prefix the
@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
 from robust.core.labels import label_index
-from robust.core.search import Search, drive
 from robust.core.settings import Setting
+from robust.toolkit.search import Search, drive
 
 if TYPE_CHECKING:
     import numpy as np

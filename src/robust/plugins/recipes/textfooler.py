@@ -21,11 +21,11 @@ from typing import Any, ClassVar
 
 from robust.core.interfaces import Example
 from robust.core.lazy import np
-from robust.core.search import Search, leave_one_out
 from robust.core.settings import Setting
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
+from robust.toolkit.search import Search, leave_one_out
 
 
 def window(index: int, n: int, size: int, clamp: bool) -> tuple[int, int]:

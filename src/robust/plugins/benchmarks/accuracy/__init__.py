@@ -12,7 +12,7 @@ from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
-from robust.core.stats import proportion_se, wilson
+from robust.toolkit.stats import proportion_se, wilson
 
 
 class AccuracyScore(Scorer):

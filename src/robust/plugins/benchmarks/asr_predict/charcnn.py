@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict.features import check_mode
 
 #: the authors' 69-character alphabet (utils/parsing.py), space included

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 
 MODES = ("faithful", "fixed")
 #: torch.nn.PairwiseDistance(p=2) computes ||a - b + eps|| with eps = 1e-6 (faithful mode only)

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter, Scorer
+from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict import charcnn
 from robust.plugins.benchmarks.asr_predict import features as F
 

@@ -19,11 +19,11 @@ from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform,
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
-from robust.core.text import changed_words, words
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
+from robust.toolkit.text import changed_words, words
 
 SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "mean_queries",
-               "mean_perturbed_word_share", "seconds_per_example")
+                "mean_perturbed_word_share", "seconds_per_example")
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
-from robust.core.stats import proportion_se, wilson
+from robust.toolkit.stats import proportion_se, wilson
 
 SAMPLES_PER_ATTACK = 5
 OUTCOMES = {"succeeded": ("attack succeeded", "tab:red"), "failed": ("attack failed", "tab:green"),

@@ -9,7 +9,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.lazy import np
 from robust.core.results import Result, Table
-from robust.core.stats import bootstrap, separable
+from robust.toolkit.stats import bootstrap, separable
 
 SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "se", "stderr", "n", "better"]
 

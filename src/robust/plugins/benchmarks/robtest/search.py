@@ -2,7 +2,7 @@
 
 A search is a generator: it yields the texts it needs classified and receives their probabilities
 (ndarray[n, k]), or None when its query budget is spent (it then returns what it has); it returns the list of
-generated variants. `robust.core.search.drive` advances many searches at once, so every round of every item in a
+generated variants. `robust.toolkit.search.drive` advances many searches at once, so every round of every item in a
 batch costs one `classify` call.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robust.core.search import Outcome, Search, by_drop, drive, leave_one_out
-from robust.core.text import budget, join, levenshtein, words
+from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
+from robust.toolkit.text import budget, join, levenshtein, words
 
 if TYPE_CHECKING:
     import numpy as np

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,10 @@ class Timed:
 def timed_model(spec: str, **config: Any) -> tuple[Any, Timed]:
     """A model whose forward passes and public `classify` calls are counted."""
     model = get_registry().model(spec, **config)
+    model.spec = spec
+    # the victim loads its own encoder (probe:minilm's embedder is not the transforms' minilm), so its forward
+    # passes are never answered from the cache of a helper model's embeddings
+    model.bind(dataclasses.replace(context(model), _models={}))
     stats = Timed()
     inner, public = model._classify, model.classify
 
@@ -45,12 +50,24 @@ def timed_model(spec: str, **config: Any) -> tuple[Any, Timed]:
     return model, stats
 
 
+_HELPERS: dict[str, Any] = {}  # helper models (minilm, smollm2) shared by every run of a script, as in one run
+
+
+def context(model: Any = None, attacks: list[str] | None = None, seed: int = 0, data: str | None = None,
+            plugin_settings: dict[str, dict[str, Any]] | None = None) -> RunContext:
+    """A run context whose helper models are loaded once per process (the victim is `model`)."""
+    ctx = RunContext("bench", seed, model, get_registry(), data, None, list(attacks or []),
+                     plugin_settings=plugin_settings or {}, model_spec=getattr(model, "spec", ""))
+    return dataclasses.replace(ctx, _models=_HELPERS)
+
+
 def run_robtest(model: Any, attacks: list[str], seed: int = 0, data: str | None = None,
+                plugin_settings: dict[str, dict[str, Any]] | None = None,
                 **settings: Any) -> tuple[Result, dict[str, dict[str, Any]], float]:
     """prepare / items / run_batch / reduce as the runner does; returns (result, records, seconds)."""
-    registry = get_registry()
-    bench = registry.get("benchmark", "robtest").create(**settings)
-    ctx = RunContext("bench", seed, model, registry, data, None, attacks)
+    bench = get_registry().get("benchmark", "robtest").create(**settings)
+    ctx = context(model, attacks, seed, data, plugin_settings)
+    bench.bind(ctx)
     start = time.perf_counter()
     bench.prepare(ctx)
     items = bench.items(ctx)

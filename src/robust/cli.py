@@ -190,10 +190,14 @@ def run(
             pairs["test"] = ",".join(test)
         bench_settings, model_settings, plugin_settings = split_settings(pairs)
         if not model:
-            if not target.default_model:
+            chosen = target.default_model_for(data, bench_settings)
+            if not chosen:
                 raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
-            model = target.default_model
-            err.print(f"no --model given: using {model}, the default model of {bench}")
+            model, defaults = chosen
+            model_settings = {**defaults, **model_settings}
+            told = "".join(f" --set model.{k}={v}" for k, v in defaults.items())
+            err.print(f"no --model given: using {model}{told}, the default model of {bench}"
+                      + (" for this --data" if defaults else ""))
         config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed or 0,
                            attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
                            scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],

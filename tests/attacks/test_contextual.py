@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from robust.core.interfaces import Example
-from robust.plugins.attacks.contextual import Contextual, banned_for, clean_piece, related_words, vocabulary
+from robust.plugins.attacks.contextual import Contextual, banned_for, clean_piece, related_words
 from robust.plugins.attacks.text import budget, changed_words, words
+from robust.plugins.models.function import FunctionModel
 
 TEXT = "The acting was good and the story felt warm , so I watched it twice ."  # 16 words
 V = 5000
@@ -20,31 +21,40 @@ def token_id(text: str) -> int:
 
 
 class FakeLM:
-    """A causal LM stand-in: proposes and prefers `favourites`, otherwise prefers short sentences."""
+    """A causal LM stand-in over whitespace tokens: every position prefers `favourites` (in that order)."""
 
-    capabilities = frozenset({"logprobs", "next_token_distribution", "tokenize"})
+    capabilities = frozenset({"next_token_distribution", "tokenize"})
     identity = "fake-lm"
 
     def __init__(self, favourites: tuple[str, ...] = ()) -> None:
         self.favourites = favourites
-        self.calls = 0
+        self.passes = self.calls = 0
+
+    def provides(self):
+        return self.capabilities
 
     def tokenize(self, texts):
-        return [[token_id(t)] if t.strip() else [] for t in texts]
+        return [[token_id(w) for w in t.replace("\n", " \n ").split(" ") if w] for t in texts]
 
-    def next_token_distribution(self, texts):
-        probs = np.full((len(texts), V), 1e-6)
-        for word in self.favourites:
-            probs[:, token_id(word)] = 1.0
-        return probs / probs.sum(1, keepdims=True)
-
-    def logprobs(self, texts):
-        self.calls += len(texts)
+    def token_distributions(self, inputs, last):
+        self.passes += len(inputs)
+        self.calls += 1
+        lasts = [last] * len(inputs) if isinstance(last, int) else list(last)  # as ModelAdapter's
         out = []
-        for text in texts:
-            bonus = sum(50.0 for w in text.lower().split() if w.strip(".,") in self.favourites)
-            out.append(np.array([-float(len(text)) + bonus]))
+        for n in lasts:
+            probs = np.full((n, V), 1e-6)
+            for rank, word in enumerate(self.favourites):
+                probs[:, token_id(word)] = 1.0 / (rank + 1)
+            out.append(probs / probs.sum(1, keepdims=True))
         return out
+
+
+def bag_of_words(texts):
+    out = np.zeros((len(texts), 512))
+    for i, text in enumerate(texts):
+        for word in text.lower().split():
+            out[i, zlib.crc32(word.encode()) % 512] += 1
+    return out
 
 
 class FakeMLM:
@@ -65,16 +75,15 @@ class FakeMLM:
 
 @pytest.fixture(scope="module")
 def lm_transform() -> Contextual:
-    return Contextual(lm_model=FakeLM(favourites=("bad", "cool", "hot")))
+    # the LM likes "bad" (no WordNet relative of any word here), then relatives of "warm" and "story"
+    return Contextual(lm_model=FakeLM(favourites=("bad", "lukewarm", "cordial", "tale", "narrative")),
+                      embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
 
 
-def test_wordnet_relatives_and_vocabulary():
+def test_wordnet_relatives():
     assert "movie" in related_words("film", "n") and "film" not in related_words("film", "n")
     assert {"bad", "evil"} <= banned_for("good") and "cool" in banned_for("warm")
     assert "bad" in banned_for("better")  # antonyms of the lemma count too
-    adjectives = vocabulary("JJ")
-    assert "good" in adjectives and "not" not in adjectives and "the" not in adjectives
-    assert "movies" in vocabulary("NNS")
     assert clean_piece("##ing") is None and clean_piece("[MASK]") is None and clean_piece("Ġfilm") == "film"
 
 
@@ -83,44 +92,82 @@ def test_degree_zero_is_the_input(lm_transform):
     assert lm_transform.apply(example, 0.0, np.random.default_rng(0)) == [example]
 
 
+def test_one_lm_pass_per_sentence_shared_by_draws_and_degrees():
+    lm = FakeLM(favourites=("lukewarm", "tale"))
+    t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+    for degree in (0.0625, 0.125, 0.25):
+        for seed in range(4):
+            t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+    assert lm.passes == 1
+
+
+def test_precompute_batches_many_sentences_into_one_lm_call_and_few_embedding_calls():
+    lm = FakeLM(favourites=("lukewarm", "tale", "movie"))
+    embeds = []
+
+    def counting(texts):
+        embeds.append(len(texts))
+        return bag_of_words(texts)
+
+    t = Contextual(lm_model=lm, embedder=FunctionModel(counting, "embed"), min_similarity=0.5)
+    others = [TEXT, "The film was a warm story about a good man .", "A warm , funny film ."]
+    t.precompute(others, [0.1, 0.3])
+    assert (lm.calls, lm.passes) == (1, 3)  # one LM call for the three sentences
+    assert 0 < len(embeds) <= int(t.config["top_k"])  # one meaning-check call per rank, for all sentences
+    before = len(embeds)
+    for text in others:
+        for seed in range(4):
+            t.apply(Example("a", text), 0.25, np.random.default_rng(seed))
+    assert (lm.calls, len(embeds)) == (1, before)  # draws are answered from the precomputed fills
+    single = Contextual(lm_model=FakeLM(favourites=("lukewarm", "tale", "movie")),
+                        embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+    for text in others:  # same fills as one sentence at a time
+        assert single.fills(words(text)) == t.fills(words(text))
+
+
 def test_lm_source_budget_antonyms_and_meta(lm_transform):
     example = Example("a", TEXT)
     n = len(words(TEXT))
-    for degree in (0.0625, 0.125, 0.25):  # exactly 1, 2 and 4 of 16 words
+    for degree in (0.0625, 0.125):  # exactly 1 and 2 of 16 words
         for seed in range(6):
             [out] = lm_transform.apply(example, degree, np.random.default_rng(seed))
             assert 0 < changed_words(TEXT, out.text) <= budget(n, degree)
             assert lm_transform.measure(TEXT, out.text) <= degree
             assert out.meta["contextual_source"] == "lm:fake-lm"
-            for old, new in zip(words(TEXT), words(out.text), strict=True):
-                # the LM prefers "bad"/"cool" everywhere, but they are WordNet antonyms of good/warm
-                assert not (old == "good" and new == "bad") and not (old == "warm" and new == "cool")
+            assert "bad" not in words(out.text)  # the LM's favourite, but no relative of any word
 
 
-def test_first_acceptable_candidate_is_taken(lm_transform):
+def test_fills_are_ranked_relatives_first_acceptable_taken(lm_transform):
     tokens = words(TEXT)
-    good, warm = tokens.index("good"), tokens.index("warm")
-    assert lm_transform.candidates(tokens, good)[0] == "bad"  # ranked first by the LM ...
-    assert lm_transform.substitute("good", tokens, good, np.random.default_rng(0)) != "bad"  # ... but banned
-    # favourites tie on the bonus; shorter sentences score higher, then alphabetical order
-    assert lm_transform.candidates(tokens, warm)[:3] == ("bad", "hot", "cool")
-    assert lm_transform.substitute("warm", tokens, warm, np.random.default_rng(0)) == "bad"
-    assert lm_transform.substitute("good", tokens, good, np.random.default_rng(0)) == "hot"
-    assert len(lm_transform.candidates(tokens, good)) <= 10
+    warm, story = tokens.index("warm"), tokens.index("story")
+    # the LM ranks only the word's WordNet relatives, in its own order
+    assert lm_transform.candidates(tokens, warm)[:2] == ("lukewarm", "cordial")
+    assert "bad" not in lm_transform.candidates(tokens, warm)
+    assert lm_transform.substitute("warm", tokens, warm, np.random.default_rng(0)) == "lukewarm"
+    assert lm_transform.substitute("story", tokens, story, np.random.default_rng(0)) == "tale"
     assert lm_transform.substitute(",", tokens, tokens.index(","), np.random.default_rng(0)) is None
-    assert lm_transform.substitute("director's", tokens, 0, np.random.default_rng(0)) is None  # clean: alpha only
+    assert lm_transform.substitute("I", tokens, tokens.index("I"), np.random.default_rng(0)) is None
+
+
+def test_meaning_check_rejects_fills_that_move_the_sentence():
+    strict = Contextual(lm_model=FakeLM(favourites=("lukewarm", "tale")), embedder=FunctionModel(bag_of_words, "embed"),
+                        min_similarity=0.999)
+    tokens = words(TEXT)
+    assert strict.substitute("warm", tokens, tokens.index("warm"), np.random.default_rng(0)) is None
+    [out] = strict.apply(Example("a", TEXT), 0.125, np.random.default_rng(0))
+    assert out.text == TEXT and out.meta["unreached"]
 
 
 def test_deterministic_under_a_seed(lm_transform):
     def draw(seed: int) -> str:
-        return lm_transform.apply(Example("a", TEXT), 0.25, np.random.default_rng(seed))[0].text
+        return lm_transform.apply(Example("a", TEXT), 0.125, np.random.default_rng(seed))[0].text
 
     assert draw(3) == draw(3)
-    assert len({draw(s) for s in range(8)}) > 3
+    assert len({draw(s) for s in range(8)}) > 1
 
 
 def test_mlm_source_filters_and_modes():
-    clean = Contextual(mlm_model=FakeMLM())
+    clean = Contextual(mlm_model=FakeMLM(), embedder=FunctionModel(lambda t: np.ones((len(t), 4)), "embed"))
     faithful = Contextual(mlm_model=FakeMLM(), mode="faithful")
     text = "The acting was Good."
     assert clean.source == "mlm" and clean.describe()["candidate_source"] == "mlm:fake-mlm"
@@ -129,9 +176,9 @@ def test_mlm_source_filters_and_modes():
     # faithful: RobTest masks the whole token "Good." and compares whole sentences, so "GOOD" is a change
     assert faithful.edit(text, 3, np.random.default_rng(0), text) == "The acting was GOOD"
     assert clean.edit("... !", 0, np.random.default_rng(0), "... !") is None  # nothing to mask, no model call
-    masked = {t for t in clean._mlm.texts if t.startswith("The acting was")}
+    masked = {t for t in clean.helper("mlm").texts if t.startswith("The acting was")}
     assert "The acting was [MASK]." in masked
-    assert "The acting was [MASK]" in faithful._mlm.texts
+    assert "The acting was [MASK]" in faithful.helper("mlm").texts
 
 
 def test_mlm_needs_a_model():
@@ -159,7 +206,8 @@ def test_tiny_bert_through_the_hf_adapter(tmp_path):
     BertForMaskedLM(config).save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
     t = Contextual(mlm=f"hf:{tmp_path}")
-    assert "fill_mask" in t._model("mlm").capabilities
+    t.provide("embedder", FunctionModel(lambda x: np.ones((len(x), 4)), "embed"))
+    assert "fill_mask" in t.helper("mlm").capabilities
     example = Example("a", "the film is a smart and sweet comedy about love")  # 10 words
     for seed in range(3):
         [out] = t.apply(example, 0.2, np.random.default_rng(seed))
@@ -174,7 +222,7 @@ def test_real_smollm2_ranks_plausible_substitutes():
     tokens = words("I watch a smart , sweet and playful romantic comedy .")
     options = t.candidates(tokens, tokens.index("comedy"))
     assert 0 < len(options) <= 10
-    assert {"drama", "film", "movie", "story", "sitcom", "romance", "novel", "show"} & set(options)
+    assert {"drama", "film", "movie", "story", "sitcom", "romance", "novel", "show", "farce", "satire"} & set(options)
     out = t.edit(" ".join(tokens), tokens.index("comedy"), np.random.default_rng(0), " ".join(tokens))
     assert out is not None and changed_words(" ".join(tokens), out) == 1
     assert t.describe()["candidate_source"].startswith("lm:smollm2")

@@ -10,6 +10,7 @@ import pytest
 
 from robust.core.interfaces import Example
 from robust.plugins.attacks.distraction import STATEMENTS, URL_CHARS, Distraction, wiki_sentences
+from robust.plugins.attacks.text import REACH_TOLERANCE
 from robust.plugins.models.function import FunctionModel
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
@@ -40,28 +41,79 @@ def test_degree_bound_prefix_and_step_limit(transform, degree):
     for seed in range(15):
         [out] = transform.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
         assert out.text.startswith(TEXT + " ") or out.text == TEXT
-        assert transform.measure(TEXT, out.text) < degree  # accepted only while cos > 1 − d
-        assert out.meta.get("distraction_steps", 0) <= 9  # max_trial 10 = at most 9 accepted additions
+        assert transform.measure(TEXT, out.text) <= degree  # the longest chain prefix with 1 − cos ≤ d
+        assert out.meta.get("distraction_steps", 0) <= 40
         changed += out.text != TEXT
     if degree >= 0.2:
         assert changed > 0
+    faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
+    for seed in range(5):
+        [out] = faithful.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+        assert faithful.measure(TEXT, out.text) < degree  # accepted only while cos > 1 − d
+        assert out.meta.get("distraction_steps", 0) <= 9  # max_trial 10 = at most 9 accepted additions
 
 
-def test_higher_degree_extends_the_same_chain(transform):
-    # the same seed draws the same distractors, so a larger budget only accepts more of them
-    for seed in range(10):
-        texts = [transform.apply(Example("a", TEXT), d, np.random.default_rng(seed))[0].text
-                 for d in (0.1, 0.3, 0.6)]
-        assert texts[1].startswith(texts[0]) and texts[2].startswith(texts[1])
-        assert len(texts[2]) >= len(texts[0])
+def test_clean_reaches_high_degrees_where_ten_steps_cannot(transform):
+    faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
+    clean_reached = [transform.apply(Example("a", TEXT), 0.6, np.random.default_rng(s))[0] for s in range(8)]
+    faithful_reached = [faithful.apply(Example("a", TEXT), 0.6, np.random.default_rng(s))[0] for s in range(8)]
+    assert all(not e.meta["unreached"] and e.meta["achieved"] >= 0.48 for e in clean_reached)
+    assert not all(faithful.measure(TEXT, e.text) >= 0.48 for e in faithful_reached)  # negative control
 
 
-def test_deterministic_under_a_seed(transform):
+def test_prefix_degrees_are_measured_once_in_batched_calls():
+    calls = []
+
+    def counting(texts):
+        calls.append(len(texts))
+        return bag_of_words(texts)
+
+    t = Distraction(embedder=FunctionModel(counting, "embed"), pool=4)
+    others = [TEXT, "The plot is thin and the acting is wooden .", "A warm , funny film ."]
+    t.precompute(others, [0.6])
+    rounds, embedded = len(calls), sum(calls)
+    assert rounds <= 41  # one call per step for every chain of every sentence, not one per prefix
+    assert embedded <= 3 * 4 * 41 + 3
+    for degree in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+        for seed in range(20):
+            t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
+    assert len(calls) == rounds  # every draw at every degree is answered from the measured prefixes
+
+
+def test_only_as_many_chains_as_asked_for_are_measured():
+    def cost(chains: int) -> int:
+        texts = []
+        t = Distraction(embedder=FunctionModel(lambda x: texts.extend(x) or bag_of_words(x), "embed"), chains=chains)
+        t.apply(Example("a", TEXT), 0.3, np.random.default_rng(0))
+        measured = sum(len(curve) > 1 for _, curve in t._pool(TEXT))
+        return len(texts), measured
+
+    (few, measured_few), (many, measured_many) = cost(2), cost(8)
+    assert measured_few < measured_many == 8 and few < many
+
+
+def test_draws_land_in_the_band_or_say_they_could_not(transform):
+    floor = 1 - REACH_TOLERANCE
+    for degree in (0.05, 0.1, 0.3, 0.6):
+        outs = [transform.apply(Example("a", TEXT), degree, np.random.default_rng(s))[0] for s in range(20)]
+        for e in outs:
+            assert e.meta["achieved"] <= degree
+            assert e.meta["achieved"] == pytest.approx(transform.measure(TEXT, e.text), abs=1e-5)
+            assert e.meta["unreached"] == (e.meta["achieved"] < floor * degree - 1e-9)
+        if degree >= 0.3:
+            assert not any(e.meta["unreached"] for e in outs)
+    # this toy encoder moves the sentence by 0.04 or by more than 0.1 with the first distractor: flagged
+    assert transform.apply(Example("a", TEXT), 0.1, np.random.default_rng(0))[0].meta["unreached"]
+
+
+def test_deterministic_under_a_seed_and_varied_with_a_larger_pool():
+    wide = Distraction(embedder=FunctionModel(bag_of_words, "embed"), pool=16, chains=8)
+
     def draw(seed: int) -> str:
-        return transform.apply(Example("a", TEXT), 0.5, np.random.default_rng(seed))[0].text
+        return wide.apply(Example("a", TEXT), 0.6, np.random.default_rng(seed))[0].text
 
     assert draw(7) == draw(7)
-    assert len({draw(s) for s in range(10)}) > 5
+    assert len({draw(s) for s in range(10)}) >= 4  # draws pick among the chains that land in the band
 
 
 def test_distractor_types():

@@ -74,3 +74,21 @@ def test_glyph_g_one_char_per_word_and_exact_rate():
         a, b = words(TEXT), words(out)
         assert all(sum(x != y for x, y in zip(u, v, strict=True)) <= 1 for u, v in zip(a, b, strict=True))
         assert word_modification_rate(TEXT, out) == budget(len(a), 0.4) / len(a)
+
+
+def test_clean_mode_keeps_only_look_alikes_of_the_same_letter():
+    from robust.plugins.attacks.glyph import ECES, SIMILAR, looks_like
+
+    text = "the hard-to-predict chemistry between bullock and grant proves to be sensational ."
+
+    def foreign(mode: str) -> list[tuple[str, str]]:
+        out = []
+        for seed in range(30):
+            new = GlyphM(mode=mode).apply(Example("x", text), 0.3, np.random.default_rng(seed))[0].text
+            out += [(a, b) for a, b in zip(text, new, strict=True)
+                    if a != b and b not in SIMILAR.get(a, "") + ECES.get(a, "") and not looks_like(a, b)]
+        return out
+
+    assert foreign("clean") == []
+    assert len(foreign("faithful")) > 10  # negative control: VIPER's spaces also give other letters and marks
+    assert looks_like("e", "é") and looks_like("a", "а") and not looks_like("h", "ṇ") and not looks_like("e", "ⓔ")

@@ -23,15 +23,37 @@ def test_inflections_of_the_first_lemma():
 def test_clean_changes_only_content_words_to_their_inflections():
     seen = set()
     for seed in range(15):
-        out = Inflection().apply(Example("x", TEXT), 0.6, np.random.default_rng(seed))[0].text
-        for x, y in zip(words(TEXT), words(out), strict=True):
+        out = Inflection().apply(Example("x", TEXT), 0.6, np.random.default_rng(seed))[0]
+        for x, y in zip(words(TEXT), words(out.text), strict=True):
             if x != y:
                 assert x not in ("I", "a", "and")
                 core = x.strip(",.")
                 assert y.strip(",.") in {f for u in ("NOUN", "VERB", "ADJ") for f in inflections(core, u)}
                 seen.add(y)
-        assert 0 < word_modification_rate(TEXT, out) <= budget(9, 0.6) / 9
-    assert {"watched", "comedies."} & seen  # Table 1: "I watched a ... romantic comedies."
+        assert 0 < word_modification_rate(TEXT, out.text) <= budget(9, 0.6) / 9
+        assert out.meta["unreached"]  # only "watch" and the free adjectives can change: not 6 of 9 words
+    assert "watched" in seen and "comedies." not in seen  # "a ... comedies" (the paper's Table 1) is ungrammatical
+
+
+def test_clean_keeps_agreement():
+    cases = {  # sentence -> the only changes allowed at each word
+        "He watches the film .": {"watches": {"watched"}, "film": {"films"}},
+        "They watched a film .": {"watched": {"watch"}},
+        "The film is good .": {"is": {"was"}, "good": {"better"}},
+        "The actors were very good .": {"were": {"are"}},
+        "I was there .": {"was": {"am"}},
+    }
+    for text, allowed in cases.items():
+        for seed in range(8):
+            out = Inflection().apply(Example("x", text), 1.0, np.random.default_rng(seed))[0].text
+            for x, y in zip(words(text), words(out), strict=True):
+                assert x == y or y in allowed.get(x, set()), (text, out)
+
+
+def test_negative_control_faithful_breaks_agreement():
+    outs = {Inflection(mode="faithful").apply(Example("x", "The film is good ."), 1.0,
+                                              np.random.default_rng(s))[0].text for s in range(20)}
+    assert any(o.split()[2] in ("been", "being", "am", "are") for o in outs)
 
 
 def test_clean_keeps_case():
@@ -52,6 +74,7 @@ def test_faithful_title_quirk_and_counting():
 
 def test_edit_inflects_the_original_word_at_the_index():
     rng = np.random.default_rng(0)
-    out = Inflection().edit(TEXT, 8, rng, TEXT)  # "comedy."
-    assert out is not None and words(out)[8] == "comedies." and words(out)[:8] == words(TEXT)[:8]
+    out = Inflection().edit(TEXT, 1, rng, TEXT)  # "watch"
+    assert out is not None and words(out)[1] == "watched" and words(out)[2:] == words(TEXT)[2:]
+    assert Inflection().edit(TEXT, 8, rng, TEXT) is None  # "a ... comedy." stays singular
     assert Inflection().edit(TEXT, 5, rng, TEXT) is None  # "and"

@@ -97,3 +97,20 @@ def test_edit_m_accumulates_on_the_current_word():
     out = PhoneticM().edit(TEXT, 4, rng, TEXT)
     assert out is not None and words(out)[4] != "sweet" and words(out)[:4] == words(TEXT)[:4]
     assert PhoneticG().edit(TEXT, 0, rng, TEXT) is None  # "I" is too short
+
+
+def test_clean_spellings_follow_anthros_mix_and_the_pronunciation():
+    from robust.plugins.attacks.phonetic import ANTHRO_MIX, draw_sound_alike, sound_alike
+
+    kinds = sound_alike("definitely")
+    assert "definately" in kinds["vowel_swap"] and "definitly" in kinds["vowel_delete"]  # reduced vowels (AH0)
+    assert "defenately" not in kinds["vowel_swap"]  # the stressed EH1 is never respelt
+    assert "mal" not in sound_alike("male")["vowel_delete"] and "lov" in sound_alike("love")["vowel_delete"]
+    assert "kool" in sound_alike("cool")["respell"] and "god" not in sound_alike("good")["undouble"]
+    rng = np.random.default_rng(0)
+    vocab = ["comedy", "really", "love", "movie", "actress", "definitely", "story", "funny", "sweet", "great"]
+    draws = [(w, draw_sound_alike(w, 1, rng)) for w in vocab * 60]
+    case_only = np.mean([new.lower() == w for w, new in draws if new])
+    expected = sum(v for k, v in ANTHRO_MIX.items() if k.endswith("case")) / sum(ANTHRO_MIX.values())
+    # ANTHRO: most observed spellings are case variants; a bit more here, as some words lack spelling kinds
+    assert expected - 0.05 < case_only < expected + 0.15

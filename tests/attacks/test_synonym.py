@@ -31,11 +31,24 @@ def test_satellites_count_as_adjectives_only_in_clean_mode():
 
 
 def test_clean_candidates_are_reinflected_recased_and_keep_punctuation():
-    clean = Synonym()
+    clean = Synonym(senses=3)
     assert "observes" in clean.candidates("watches", "VBZ")
     assert "Observes" in clean.candidates("Watches", "VBZ")
     assert all(c.endswith(",") for c in clean.candidates("smart,", "JJ")) and clean.candidates("smart,", "JJ")
     assert clean.candidates("a", "DT") == [] and "ampere" in Synonym(mode="faithful").candidates("a", "DT")
+
+
+def test_clean_candidates_come_from_the_most_frequent_sense_and_fit_the_context():
+    assert Synonym().candidates("watches", "VBZ") == []  # watch.v.01 "look attentively" has no 1-word lemma
+    assert "movie" in Synonym().candidates("film", "NN") and "cinema" not in Synonym().candidates("film", "NN")
+    assert "enceinte" not in Synonym(senses=10).candidates("large", "JJ")  # rare words never
+    tokens = words("the film was so much fun , i watched it twice .")
+    options = Synonym().in_context(tokens)
+    assert "movie" in options[1] and not any(options[i] for i in (0, 3, 4, 6, 7))  # the/so/much/,/i
+    # negative control: without the embedding and re-tag checks a wrong-sense candidate gets through
+    loose = Synonym(senses=3, min_similarity=-1.0)
+    assert len(loose.in_context(tokens)[8]) > len(Synonym(senses=3).in_context(tokens)[8]) or \
+        sum(map(len, loose.in_context(tokens))) > sum(map(len, Synonym(senses=3).in_context(tokens)))
 
 
 def test_substitutions_only_touch_content_words():
@@ -51,11 +64,12 @@ def test_substitutions_only_touch_content_words():
 
 
 def test_hand_checked_example():
-    out = Synonym().apply(Example("x", TEXT), 0.1, np.random.default_rng(0))[0].text
+    t = Synonym(senses=3)
+    out = t.apply(Example("x", TEXT), 0.1, np.random.default_rng(0))[0].text
     changed = [(x, y) for x, y in zip(words(TEXT), words(out), strict=True) if x != y]
     assert len(changed) == 1  # k = ceil(9 * 0.1) = 1 success
     old, new = changed[0]
-    assert new in Synonym().candidates(old, pos_tags(TEXT)[words(TEXT).index(old)][0])
+    assert new in t.in_context(words(TEXT))[words(TEXT).index(old)]
 
 
 def test_edit_rewrites_the_original_word_at_the_index():
@@ -63,7 +77,9 @@ def test_edit_rewrites_the_original_word_at_the_index():
     index = words(TEXT).index("watch")
     tags = pos_tags(TEXT)
     current = TEXT
+    t = Synonym(senses=3)
     for _ in range(5):  # score-based search: always a synonym of the ORIGINAL word, never a chain
-        current = Synonym().edit(current, index, rng, TEXT) or current
-        assert words(current)[index] in Synonym().candidates("watch", tags[index][0])
+        current = t.edit(current, index, rng, TEXT) or current
+        assert words(current)[index] in t.candidates("watch", tags[index][0])
+    assert current != TEXT
     assert Synonym().edit(TEXT, 2, rng, TEXT) is None  # "a" (DT) has no candidate in clean mode

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from robust.core.interfaces import Example
-from robust.plugins.attacks.syntax import Syntax, rule_paraphrases, spacy_pipeline
+from robust.plugins.attacks.syntax import FRAMES, Syntax, rule_paraphrases, spacy_pipeline
 from robust.plugins.models.function import FunctionModel
 
 
@@ -86,8 +86,9 @@ def test_paraphrases_change_structure_but_keep_content_words():
 
 
 def test_fragments_brackets_and_crossing_parses_are_left_alone():
-    assert rule_paraphrases("Wow.") == []
-    assert rule_paraphrases("makes for a pretty unpleasant viewing experience . ") == []
+    # only the framing rules (which move nothing) apply to these
+    assert {how for _, how in rule_paraphrases("Wow.")} <= FRAMES
+    assert {how for _, how in rule_paraphrases("makes for a pretty unpleasant viewing experience . ")} <= FRAMES
     bracketed = "[anderson] uses a hit-or-miss aesthetic . "
     assert not any(how.startswith("active_to_passive") for _, how in rule_paraphrases(bracketed))
     # "those ..." is an apposition of "film" across the verb: the subject cannot be moved as a block
@@ -104,6 +105,22 @@ def test_trailing_whitespace_and_tokenised_style_are_kept():
         "you'll appreciate much of her humor even if you can't pronounce \" gyro \" correctly . \n")
 
 
+def test_framing_and_fragment_rules_cover_fragments_and_clauses():
+    found = by_rule("a charming , quirky romp .")
+    assert found["fragment_to_clause"] == "it is a charming , quirky romp ."
+    assert found["frame_view"] == "in my view , a charming , quirky romp ."
+    assert "frame_think" not in found  # "i think a charming romp" is not a sentence
+    assert by_rule("The film is fun.")["frame_think"] == "I think the film is fun."
+    assert not any(how.count("frame") > 1 for _, how in rule_paraphrases("The film is fun."))  # never stacked
+
+
+def expected_texts(scored: list[tuple[str, str, float]], degree: float) -> set[str]:
+    """The paraphrases apply() returns: 0.8·d ≤ D_s ≤ d, else the most distant one within d."""
+    kept = [(p, d) for p, _, d in scored if d <= degree]
+    band = {p for p, d in kept if d >= 0.8 * degree}
+    return band or ({max(kept, key=lambda k: (k[1], k[0]))[0]} if kept else set())
+
+
 def length_embedder() -> FunctionModel:
     """Embeds a text at an angle that grows with its length difference to 30 characters (closed form)."""
     def fn(texts: list[str]) -> np.ndarray:
@@ -113,20 +130,21 @@ def length_embedder() -> FunctionModel:
     return FunctionModel(fn, "embed")
 
 
-def test_apply_keeps_only_paraphrases_within_the_degree():
+def test_apply_keeps_the_paraphrases_closest_to_the_degree_from_below():
     t = Syntax(embedder=length_embedder())
     example = Example("a", "The critics praised the film.")  # 29 characters
-    degrees = {p: d for p, _, d in t.scored(example.text)}
-    assert degrees and all(d > 0 for d in degrees.values())
-    for degree in (0.0005, 0.002, 0.01, 0.1):
+    scored = t.scored(example.text)
+    assert scored and all(d > 0 for _, _, d in scored)
+    achieved = []
+    for degree in (0.0005, 0.002, 0.01, 0.1, 0.3):
         out = t.apply(example, degree, np.random.default_rng(0))
-        expected = {p for p, d in degrees.items() if d <= degree}
-        assert {e.text for e in out} == (expected or {example.text})
+        assert {e.text for e in out} == (expected_texts(scored, degree) or {example.text})
+        achieved.append(max(t.measure(example.text, e.text) for e in out))
         for e in out:
             assert t.measure(example.text, e.text) <= degree or e.text == example.text
             if e.text != example.text:
                 assert e.meta["syntax_source"] == "rules:spacy" and e.meta["syntax_rule"]
-
+    assert achieved == sorted(achieved) and achieved[-1] > achieved[1]  # the degree scales with d
 
 def test_degree_zero_and_determinism():
     t = Syntax(embedder=length_embedder())
@@ -134,7 +152,7 @@ def test_degree_zero_and_determinism():
     assert t.apply(example, 0.0, np.random.default_rng(0)) == [example]
     first = [e.text for e in t.apply(example, 0.5, np.random.default_rng(4))]
     assert first == [e.text for e in t.apply(example, 0.5, np.random.default_rng(4))]
-    assert len(first) >= 5
+    assert len(first) >= 1 and len(t.scored(example.text)) >= 5
 
 
 class FakeParaphraser:
@@ -152,8 +170,10 @@ class FakeParaphraser:
 def test_model_paraphraser_path():
     t = Syntax(embedder=length_embedder(), paraphraser=FakeParaphraser(), prompt="paraphrase:\\n{text}")
     example = Example("a", "The critics praised the film.")
+    assert {p for p, _, _ in t.scored(example.text)} == {"The film was praised by the critics.",
+                                                         "It was the critics who praised the film."}
     texts = {e.text for e in t.apply(example, 1.0, np.random.default_rng(0))}
-    assert texts == {"The film was praised by the critics.", "It was the critics who praised the film."}
+    assert texts == expected_texts(t.scored(example.text), 1.0)
     assert t.describe()["source"].startswith("model:")
 
 
@@ -163,8 +183,9 @@ def test_real_minilm_passive_is_a_small_degree():
 
     t = Syntax(embedder=get_registry().model("minilm"))
     example = Example("a", "The critics praised the film.")
-    out = {e.text: e.meta["syntax_degree"] for e in t.apply(example, 0.1, np.random.default_rng(0))}
-    assert 0 < out["The film was praised by the critics."] < 0.1
+    degrees = {p: d for p, _, d in t.scored(example.text)}
+    assert 0 < degrees["The film was praised by the critics."] < 0.1
+    out = {e.text: e.meta["achieved"] for e in t.apply(example, 0.1, np.random.default_rng(0))}
     assert all(0 < d <= 0.1 for d in out.values())
     assert t.describe()["source"] == "rules:spacy"
 
@@ -200,9 +221,8 @@ def test_robtest_benchmark_runs_syntax_and_distraction(tmp_path):
         assert record["n"] >= 1
         if "achieved" in record:
             assert record["achieved"] <= record["degree"] + 1e-9
-        if item_id.startswith("syntax/rule"):  # every paraphrase within d, de-duplicated over the draws
+        if item_id.startswith("syntax/rule"):  # the paraphrases nearest d, de-duplicated over the draws
             text = rows[int(record["example"]) - 1][0]
-            within = [p for p, _, d in syntax.scored(text) if d <= record["degree"]]
-            assert record["n"] == max(1, len(within))
+            assert record["n"] == max(1, len(expected_texts(syntax.scored(text), record["degree"])))
     titles = [t.title for t in bench.reduce(records, ctx).tables]
     assert any(t.startswith("syntax") for t in titles) and any(t.startswith("distraction") for t in titles)

@@ -161,7 +161,7 @@ def test_dimension_contract(cls):
     for s_index, text in enumerate(SENTENCES):
         example = Example(f"e{s_index}", text, label="pos", meta={"source": "test"})
         assert transform.apply(example, 0.0, np.random.default_rng(1))[0].text == text  # degree 0
-        changed = 0
+        changed = flagged = 0
         for degree in DEGREES:
             for seed in range(3):
                 out = transform.apply(example, degree, np.random.default_rng(seed))
@@ -173,5 +173,51 @@ def test_dimension_contract(cls):
                 achieved = transform.measure(text, result.text)
                 assert achieved <= _bound(transform, text, degree) + 1e-9, (degree, result.text)
                 changed += result.text != text
-        assert changed > 0  # the transform does perturb
+                flagged += result.text == text and result.meta.get("unreached", False)
+        # the transform does perturb, or says that it could not (synonym: no frequent-sense synonym of the
+        # paper's own example passes the meaning check)
+        assert changed > 0 or flagged == len(DEGREES) * 3, text
         assert transform.measure(text, text) == 0.0
+
+
+# --- settings and helper models ------------------------------------------------------------------------------
+BAD_SETTINGS = [
+    ("typo-M", {"mode": "sideways"}), ("glyph-G", {"spaces": []}), ("glyph-M", {"spaces": ["similar", "zany"]}),
+    ("phonetic-G", {"mode": "fast"}), ("synonym", {"senses": 0}), ("synonym", {"min_similarity": 2.0}),
+    ("contextual", {"source": "bert"}), ("contextual", {"top_k": 0}), ("inflection", {"mode": ""}),
+    ("syntax", {"num_candidates": 0}), ("syntax", {"rules": ["scramble"]}), ("syntax", {"prompt": "paraphrase"}),
+    ("distraction", {"types": ["poem"]}), ("distraction", {"max_steps": -1}), ("distraction", {"pool": 0}),
+]
+
+
+@pytest.mark.parametrize(("name", "config"), BAD_SETTINGS, ids=lambda v: str(v))
+def test_nonsense_settings_fail_with_one_line(name, config):
+    from robust.core.errors import RobustError
+    from robust.core.plugins import get_registry
+
+    entry = get_registry().get("transform", name)
+    with pytest.raises(RobustError) as caught:
+        entry.create(**config)
+    assert "\n" not in str(caught.value) and next(iter(config)) in str(caught.value)
+    entry.create()  # negative control: the defaults are fine
+
+
+def test_helper_models_are_checked_on_the_instance_used():
+    from robust.core.context import RunContext
+    from robust.core.errors import RobustError
+    from robust.core.plugins import get_registry
+    from robust.plugins.attacks.syntax import Syntax
+    from robust.plugins.models.function import FunctionModel
+
+    embedder = FunctionModel(lambda texts: np.ones((len(texts), 3)), "embed")
+    with pytest.raises(RobustError, match="needs a model that can generate as its 'model'"):
+        Syntax(paraphraser=embedder)  # an instance that cannot generate
+    with pytest.raises(RobustError, match="needs a model that can embed as its 'embedder'"):
+        Synonym(embedder=FunctionModel(lambda texts: np.ones((len(texts), 2)), "classify"))
+    # a spec is loaded through the run context, once per run, and checked there
+    ctx = RunContext("t", 0, None, get_registry())
+    syntax = ctx.create("transform", "syntax", model="minilm")
+    with pytest.raises(RobustError, match="needs a model that can generate"):
+        _ = syntax.paraphraser
+    synonym = ctx.create("transform", "synonym")
+    assert synonym.helper("embedder") is ctx.load_model("minilm")

@@ -137,6 +137,10 @@ class Transform(Plugin):
         """The degree of perturbation between two texts (0 = identical)."""
         raise NotImplementedError
 
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """Optional: prepare what `apply`/`edit` will need for many texts at once (masked-LM fills, distractor
+        chains), so helper-model calls batch across examples; attackers call it before drawing. Default: nothing."""
+
 
 @dataclass
 class AttackResult:
@@ -244,6 +248,13 @@ class Benchmark(Plugin):
     score_fields: ClassVar[frozenset[str]] = frozenset()
     #: items handed to `run_batch` at once (records are committed after each batch)
     chunk_size: ClassVar[int] = 1
+
+    @classmethod
+    def default_model_for(cls, data: str | None, settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The model used when `--model` is omitted, given the user's `--data` (None when omitted) and the
+        benchmark's raw settings: (spec, model settings), or None when there is no default. Default:
+        `default_model` with no settings."""
+        return (cls.default_model, {}) if cls.default_model else None
 
     def prepare(self, ctx: RunContext) -> None:
         """Heavy one-time setup before items are computed (load data, build resources)."""
@@ -355,6 +366,11 @@ class ModelAdapter(Plugin):
     def provides(self) -> frozenset[str]:
         """The capabilities this instance really has (a subset of the class's `capabilities`)."""
         return frozenset(self.capabilities)
+
+    def trained_on(self, data: str) -> frozenset[str] | None:
+        """Ids of the examples of dataset `data` (a path or registered name) this model was trained on, which a
+        benchmark evaluating `data` must leave out; None: it was not trained on `data` (or cannot tell)."""
+        return None
 
     def pooling_used(self, pooling: str | None) -> str | None:
         """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""

@@ -3,30 +3,51 @@
 Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else `lm`):
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,
   top_k = 10 predictions computed on the ORIGINAL sentence, first acceptable one taken (BERT-Attack/BAE);
-- `lm` (offline default, no hub): candidates = WordNet relatives of the word (synonyms, hypernyms, hyponyms,
-  similar adjectives) + frequent words of the same part of speech proposed by the causal LM `smollm2` from the
-  left context (next-token probability of their first token); every candidate sentence is scored in full by
-  the LM (sum of token log-probabilities) and the best top_k kept — a left-to-right stand-in for the MLM.
+- `lm` (offline default, no hub): ONE forward pass of the causal LM `smollm2` over the sentence gives, at every
+  word, the next-token distribution after its left context; the word's common WordNet relatives (synonyms,
+  similar words, hypernyms, hyponyms of its two most frequent senses, re-inflected) are ranked
+  by the probability of their first token there, top_k kept (a left-to-right stand-in for the MLM; free LM
+  proposals flipped meaning: "hardly a masterpiece" -> "actually a masterpiece").
 Selection as in RobTest: the first candidate (best score) that differs case-insensitively from the word and
-is not a WordNet antonym of it. Budget k = ceil(N_w·d) successful substitutions at random positions.
+is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
+first `check` acceptable fills are kept only if the substituted sentence stays within cosine
+`min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim;
+one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy). Fills are
+cached per sentence, so degrees and draws share them.
+Budget k = ceil(N_w·d) successful substitutions at random positions.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
-from robust.plugins.attacks.synonym import antonyms, inflect, synonyms, wordnet, wordnet_pos
-from robust.plugins.attacks.text import WordTransform, join, match_case, pos_tags, split_affixes
-
-if TYPE_CHECKING:
-    import numpy as np
+from robust.core.lazy import np
+from robust.core.settings import Setting
+from robust.plugins.attacks.synonym import (
+    LIGHT_WORDS,
+    antonyms,
+    known_inflection,
+    replaceable,
+    wordnet,
+    wordnet_pos,
+)
+from robust.plugins.attacks.text import (
+    MODE,
+    HelperModels,
+    WordTransform,
+    join,
+    match_case,
+    pos_tags_many,
+    similarities,
+    split_affixes,
+    words,
+)
 
 SOURCES = ("auto", "mlm", "lm")
-MODES = ("clean", "faithful")
 _OPEN_CLASS = {"N": "NOUN", "V": "VERB", "J": "ADJ", "R": "ADV"}
 # a few closed-class alternatives, so that "I watch" can become "We watch" (Table 1 of the paper)
 _CLOSED_CLASS = {
@@ -34,57 +55,29 @@ _CLOSED_CLASS = {
     "PRP$": ("my", "our", "your", "their", "his", "her"),
     "DT": ("a", "the", "this", "that", "each", "every"),
 }
-# never proposed from the vocabulary: they flip meaning rather than substitute a word
+# never proposed: they flip meaning rather than substitute a word
 NEGATIONS = {"not", "no", "never", "nothing", "none", "nor", "neither", "without", "hardly", "barely",
              "scarcely", "seldom", "rarely", "nobody", "nowhere", "cannot"}
 _PREFIX = "\n"  # scored texts start after a newline, so the first word's own probability counts too
 
 
 @functools.cache
-def related_words(core: str, pos: str) -> tuple[str, ...]:
-    """Single-word WordNet relatives of `core` for WordNet POS `pos`: synonyms first, then similar
-    adjectives, hypernyms and hyponyms of its first three senses (lemma forms)."""
+def related_words(core: str, pos: str, min_zipf: float = 3.0) -> tuple[str, ...]:
+    """Common single-word WordNet relatives of `core` for WordNet POS `pos` from its two most frequent
+    senses: synonyms, similar adjectives, hypernyms and hyponyms (sister terms flipped meaning: "pleasure" ->
+    "shame"), lemma forms of three letters or more."""
+    from wordfreq import zipf_frequency
+
     wn = wordnet()
-    out = list(synonyms(core, pos, False))
+    lemma = wn.morphy(core, pos) or core
     accept = {pos, "s"} if pos == "a" else {pos}
-    for synset in [s for s in wn.synsets(core) if s.pos() in accept][:3]:
-        for other in [*synset.similar_tos(), *synset.hypernyms(), *synset.hyponyms()[:8]]:
-            out.extend(n for n in other.lemma_names() if "_" not in n and "-" not in n)
-    return tuple(dict.fromkeys(w for w in out if w.lower() != core.lower()))
-
-
-@functools.cache
-def vocabulary(ptb_tag: str, size: int = 5000) -> tuple[str, ...]:
-    """Frequent English words (wordfreq) usable with tag `ptb_tag`: lemmas of the tag's universal POS
-    (lemminflect) re-inflected to the tag; a small fixed set for pronouns and determiners."""
-    if ptb_tag in _CLOSED_CLASS:
-        return _CLOSED_CLASS[ptb_tag]
-    upos = _OPEN_CLASS.get(ptb_tag[:1])
-    if upos is None:
-        return ()
-    from lemminflect import getAllLemmas
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    from robust.plugins.attacks.distraction import frequent_words
-
-    out = []
-    for word in frequent_words(size):
-        if len(word) < 2 or word in STOP_WORDS or word in NEGATIONS:
-            continue  # function words ("it" is a WordNet noun) and negations never count as substitutes
-        if word in getAllLemmas(word).get(upos, ()) and dominant_pos(word) == upos:
-            out.append(inflect(word, ptb_tag))
-    return tuple(dict.fromkeys(out))
-
-
-@functools.cache
-def dominant_pos(lemma: str) -> str | None:
-    """The universal POS with the most WordNet senses of `lemma` (None if not in WordNet). Sense-tagged
-    counts (cntlist.rev) are not part of robust's WordNet, so the number of senses decides."""
-    counts: dict[str, int] = {}
-    for synset in wordnet().synsets(lemma):
-        upos = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}[synset.pos()]
-        counts[upos] = counts.get(upos, 0) + 1
-    return max(counts, key=lambda k: (counts[k], k)) if counts else None
+    out: list[str] = []
+    for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:2]:
+        related = [synset, *synset.similar_tos(), *synset.hypernyms(), *synset.hyponyms()]
+        for other in related:
+            out.extend(n for n in other.lemma_names() if n.isalpha() and len(n) > 2)
+    return tuple(dict.fromkeys(w for w in out if w.lower() not in (core.lower(), lemma.lower())
+                               and w.lower() not in NEGATIONS and zipf_frequency(w, "en") >= min_zipf))
 
 
 def banned_for(core: str) -> frozenset[str]:
@@ -110,59 +103,51 @@ def clean_piece(token: str) -> str | None:
     return token or None
 
 
-class Contextual(WordTransform):
+class Contextual(HelperModels, WordTransform):
     """Language-model substitutes at ceil(N_w·d) random words (word modification rate)."""
 
     name = "contextual"
     dimension = "Contextual"
-    description = "RobTest Contextual: masked-LM (hf:) or offline smollm2-ranked substitutes, antonyms removed"
+    description = "RobTest Contextual: masked-LM (hf:) or offline smollm2 fills, meaning-checked, antonyms removed"
+    models = {"mlm": frozenset({"fill_mask"}), "lm": frozenset({"next_token_distribution", "tokenize"}),
+              "embedder": frozenset({"embed"})}
     settings = {
-        "source": "auto",  # auto | mlm | lm
-        "mlm": "",  # fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)
-        "lm": "smollm2",  # causal LM that ranks the offline candidates
-        "top_k": 10,
-        "pool": 20,  # offline: candidates scored by the LM per position (WordNet first, then LM proposals)
-        "mode": "clean",  # clean: words only, punctuation kept, case matched; faithful: RobTest's tokens
+        "source": Setting("auto", choices=SOURCES, help="auto: mlm when `mlm` is set, else lm"),
+        "mlm": Setting("", help="fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)"),
+        "lm": Setting("smollm2", help="causal LM that ranks the offline fills"),
+        "top_k": Setting(10, min=1, max=100, help="fills kept per word (the paper: 10)"),
+        "mode": MODE,
+        "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
+        "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a fill must keep"),
+        "check": Setting(3, min=1, max=100, help="clean: acceptable fills per word that are meaning-checked"),
     }
 
-    def __init__(self, mlm_model: Any = None, lm_model: Any = None, **config: Any) -> None:
+    def __init__(self, mlm_model: Any = None, lm_model: Any = None, embedder: Any = None, **config: Any) -> None:
         super().__init__(**config)
-        if self.config["source"] not in SOURCES:
-            raise RobustError(f"contextual.source must be one of {', '.join(SOURCES)}")
-        if self.config["mode"] not in MODES:
-            raise RobustError(f"contextual.mode must be one of {', '.join(MODES)}")
+        self.provide("mlm", mlm_model)
+        self.provide("lm", lm_model)
+        self.provide("embedder", embedder)
         if self.source == "mlm" and not (self.config["mlm"] or mlm_model):
             raise RobustError("contextual.source=mlm needs a fill-mask model: --set contextual.mlm=hf:<model>")
-        self._mlm, self._lm = mlm_model, lm_model
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
+        self._fills: dict[str, list[tuple[str, ...]]] = {}
+        self._first: dict[str, int] = {}
 
     # configuration -------------------------------------------------------------------------------
     @property
     def source(self) -> str:
         if self.config["source"] != "auto":
             return self.config["source"]
-        return "mlm" if self.config["mlm"] or getattr(self, "_mlm", None) is not None else "lm"
+        return "mlm" if self.config["mlm"] or self.given("mlm") is not None else "lm"
 
     @property
     def source_label(self) -> str:
-        if self.source == "mlm":
-            return f"mlm:{self.config['mlm'] or getattr(self._mlm, 'identity', 'injected')}"
-        return f"lm:{self.config['lm'] if self._lm is None else getattr(self._lm, 'identity', 'injected')}"
+        which = self.source
+        injected = self.given(which)
+        return f"{which}:{self.config[which] if injected is None else getattr(injected, 'identity', 'injected')}"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "candidate_source": self.source_label}
-
-    def _model(self, which: str) -> Any:
-        attr = "_mlm" if which == "mlm" else "_lm"
-        if getattr(self, attr) is None:
-            from robust.core.plugins import get_registry
-
-            model = get_registry().model(self.config[which])
-            need = "fill_mask" if which == "mlm" else "logprobs"
-            if need not in model.capabilities:
-                raise RobustError(f"contextual.{which}={self.config[which]!r} has no {need} capability")
-            setattr(self, attr, model)
-        return getattr(self, attr)
 
     # candidates ---------------------------------------------------------------------------------
     def _editable(self, word: str) -> bool:
@@ -174,89 +159,174 @@ class Contextual(WordTransform):
         """Ranked substitutes (best first, ≤ top_k) for the word at `index` of `tokens`, cached per text."""
         key = (join(tokens), index)
         if key not in self._cache:
-            if self.source == "mlm":
-                self._fill_sentence(list(tokens))
-            else:
-                self._cache[key] = self._lm_candidates(list(tokens), index)
+            self._rank([list(tokens)])
         return self._cache.get(key, ())
+
+    def _rank(self, sentences: Sequence[list[str]]) -> None:
+        """Ranked substitutes of every word of every sentence (masked LM or causal LM), batched."""
+        todo = [t for t in sentences if (join(t), 0) not in self._cache]
+        if todo:
+            (self._mlm_sentences if self.source == "mlm" else self._lm_sentences)(todo)
 
     def _masked(self, tokens: list[str], index: int, mask: str) -> str:
         prefix, _, suffix = split_affixes(tokens[index])
         piece = mask if self.config["mode"] == "faithful" else prefix + mask + suffix
         return join([*tokens[:index], piece, *tokens[index + 1:]])
 
-    def _fill_sentence(self, tokens: list[str]) -> None:
-        """RobTest: one fill-mask call per position on the original sentence, top_k predictions each."""
-        model = self._model("mlm")
+    def _mlm_sentences(self, sentences: Sequence[list[str]]) -> None:
+        """RobTest: one fill-mask query per position on the original sentence, top_k predictions each (all
+        positions of all sentences in one batched call)."""
+        model = self.helper("mlm")
         mask = getattr(getattr(model, "tokenizer", None), "mask_token", None) or "[MASK]"
-        text = join(tokens)
-        positions = [i for i, w in enumerate(tokens) if self._editable(w)]
-        masked = [self._masked(tokens, i, mask) for i in positions]
-        results = model.fill_mask(masked, int(self.config["top_k"])) if masked else []
-        for i in range(len(tokens)):
-            self._cache[(text, i)] = ()
-        for i, predictions in zip(positions, results, strict=True):
+        slots = [(join(tokens), i, self._masked(tokens, i, mask)) for tokens in sentences
+                 for i, w in enumerate(tokens) if self._editable(w)]
+        results = model.fill_mask([m for _, _, m in slots], int(self.config["top_k"])) if slots else []
+        for tokens in sentences:
+            for i in range(len(tokens)):
+                self._cache[(join(tokens), i)] = ()
+        for (text, i, _), predictions in zip(slots, results, strict=True):
             words = (clean_piece(tok) for tok, _ in predictions)
             self._cache[(text, i)] = tuple(dict.fromkeys(w for w in words if w))
 
-    def _lm_candidates(self, tokens: list[str], index: int) -> tuple[str, ...]:
-        prefix, core, suffix = split_affixes(tokens[index])
-        if not self._editable(tokens[index]) or not core:
-            return ()
-        tag = pos_tags(join(tokens))[index][0]
-        pool = int(self.config["pool"])
-        related = []
-        if tag[:1] in _OPEN_CLASS:
-            related = [inflect(w, tag) for w in related_words(core.lower(), wordnet_pos(tag))]
-        options = [w for w in dict.fromkeys([*related[: pool // 2]]) if w.lower() != core.lower()]
-        options += self._lm_proposals(tokens, index, tag, pool - len(options), exclude={core.lower(), *options})
-        if not options:
-            return ()
-        model = self._model("lm")
-        left, right = join(tokens[:index]), join(tokens[index + 1:])
-        texts = [_PREFIX + join([t for t in (left, prefix + match_case(core, w) + suffix, right) if t])
-                 for w in options]
-        # rank by the LM's log-probability of the whole sentence (spec §2.6 "top-10", LM stand-in)
-        scores = [float(lp.sum()) for lp in model.logprobs(texts)]
-        order = sorted(range(len(options)), key=lambda j: (-scores[j], options[j]))
-        return tuple(options[j] for j in order[: int(self.config["top_k"])])
+    def _lm_sentences(self, sentences: Sequence[list[str]]) -> None:
+        """Fills of every word from ONE causal-LM pass per sentence (all sentences in one batched call): the
+        next-token distribution after each word's left context ranks the word's pool (`_lm_pool`) by the
+        probability of each candidate's first token."""
+        model = self.helper("lm")
+        texts = [join(tokens) for tokens in sentences]
+        for tokens, text in zip(sentences, texts, strict=True):
+            for i in range(len(tokens)):
+                self._cache[(text, i)] = ()
+        plans = []  # (text, tokens, {position: pool})
+        for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
+            options = {i: self._lm_pool(w, tags, i) for i, w in enumerate(tokens)
+                       if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]}
+            options = {i: pool for i, pool in options.items() if pool}
+            if options:
+                plans.append((text, tokens, options))
+        if not plans:
+            return
+        queries = [_PREFIX + t for t, _, _ in plans]
+        queries += [_PREFIX + join(tokens[:i]) for _, tokens, options in plans for i in options]
+        ids = iter(model.tokenize(queries))
+        fulls = [next(ids) for _ in plans]
+        usable = [(plan, full) for plan, full in zip(plans, fulls, strict=True) if len(full) >= 2]
+        rows = model.token_distributions([_PREFIX + plan[0] for plan, _ in usable],
+                                         [len(full) - 1 for _, full in usable])  # row t predicts token t + 1
+        rows_of = {plan[0]: r for (plan, _), r in zip(usable, rows, strict=True)}
+        words_of = {(text, i): tuple((" " if i else "") + match_case(split_affixes(tokens[i])[1], w) for w in pool)
+                    for text, tokens, options in plans for i, pool in options.items()}
+        first = self._first_ids(list(dict.fromkeys(w for ws in words_of.values() for w in ws)))
+        top_k = int(self.config["top_k"])
+        for (text, _, options), full in zip(plans, fulls, strict=True):
+            for i in options:
+                prefix = next(ids)
+                if text not in rows_of or not 0 < len(prefix) < len(full) or full[: len(prefix)] != prefix:
+                    continue  # the word does not start a token of the full sentence: no clean distribution
+                vocab = options[i]
+                ranks = np.asarray([first[w] for w in words_of[(text, i)]])
+                probs = np.where(ranks >= 0, rows_of[text][len(prefix) - 1][np.maximum(ranks, 0)], -1.0)
+                order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
+                self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
 
-    def _lm_proposals(self, tokens: list[str], index: int, tag: str, n: int, exclude: set[str]) -> list[str]:
-        """The n same-POS vocabulary words whose first token the LM finds most likely after the left context."""
-        vocab = [w for w in vocabulary(tag) if w.lower() not in exclude]
-        if n <= 0 or not vocab:
+    def _lm_pool(self, word: str, tags: tuple[tuple[str, str], ...], index: int) -> list[str]:
+        """What the LM ranks at a word: its common WordNet relatives re-inflected to the word's tag (content
+        words that can be replaced, as for Synonym), or a small closed class (pronouns, determiners) in
+        faithful mode."""
+        ptb = tags[index][0]
+        core = split_affixes(word)[1]
+        if ptb in _CLOSED_CLASS:
+            return [w for w in _CLOSED_CLASS[ptb] if w != core.lower()] if self.config["mode"] == "faithful" else []
+        if ptb[:1] not in _OPEN_CLASS or not replaceable(tags, index) or core.lower() in LIGHT_WORDS:
             return []
-        model = self._model("lm")
-        prefix, core, _ = split_affixes(tokens[index])
-        context = _PREFIX + join(tokens[:index])
-        if prefix:  # '"smart': the word follows its opening punctuation directly
-            context, lead = context + (" " if index else "") + prefix, ""
-        else:
-            lead = " " if index else ""
-        first_ids = self._first_ids(tuple(lead + match_case(core, w) for w in vocab))
-        probs = model.next_token_distribution([context])[0]
-        ranked = sorted(range(len(vocab)), key=lambda j: (-float(probs[first_ids[j]]), vocab[j]))
-        return [vocab[j] for j in ranked[:n] if first_ids[j] >= 0]
+        pool = (known_inflection(w, ptb) for w in related_words(core.lower(), wordnet_pos(ptb)))
+        return [w for w in dict.fromkeys(p for p in pool if p) if w.lower() != core.lower() and w.isalpha()
+                and w.lower() not in LIGHT_WORDS]
 
-    @functools.lru_cache(maxsize=64)  # noqa: B019 - one transform per run; keyed by the word list
-    def _first_ids(self, texts: tuple[str, ...]) -> list[int]:
-        return [ids[0] if ids else -1 for ids in self._model("lm").tokenize(list(texts))]
+    def _first_ids(self, texts: list[str]) -> dict[str, int]:
+        """The LM's first token id of each text (-1 if it has none), remembered across sentences."""
+        todo = [t for t in texts if t not in self._first]
+        if todo:
+            self._first.update((t, ids[0] if ids else -1)
+                               for t, ids in zip(todo, self.helper("lm").tokenize(todo), strict=True))
+        return self._first
 
-    # the unit edit -------------------------------------------------------------------------------
-    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """The fills of many sentences at once (one LM, tagger and meaning-check call for all of them)."""
+        todo = [words(t) for t in dict.fromkeys(texts) if t not in self._fills]
+        if todo:
+            self._fill_many(todo)
+
+    def fills(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        """Per word: the fills to use, best first (clean: the first meaning-checked one), cached per sentence."""
+        text = join(tokens)
+        if text not in self._fills:
+            self._fill_many([list(tokens)])
+        return self._fills[text]
+
+    def _fill_many(self, sentences: Sequence[list[str]]) -> None:
+        self._rank(sentences)
+        options = {join(t): [list(self._acceptable(t, i)) for i in range(len(t))] for t in sentences}
+        if self.config["mode"] == "clean":
+            self._check(sentences, options)
+        self._fills.update({text: [tuple(o) for o in opts] for text, opts in options.items()})
+
+    def _check(self, sentences: Sequence[list[str]], options: dict[str, list[list[str]]]) -> None:
+        """Clean mode: keep, per word, the first of its first `check` fills that re-tag with the word's Penn tag
+        (spaCy) that also keeps cosine >= min_similarity to the sentence under the embedder. Fills are tried in
+        rank order, one round per rank for every open word of every sentence (one tagger pipe and one embedding
+        call per round), so most words cost one or two tagged and one embedded sentence."""
+        texts = [join(t) for t in sentences]
+        tags = dict(zip(texts, pos_tags_many(texts), strict=True))
+        tokens_of = dict(zip(texts, sentences, strict=True))
+        rank = {(text, i): 0 for text in texts for i, o in enumerate(options[text]) if o}
+        tag_passes = dict.fromkeys(rank, 0)
+        kept: dict[tuple[str, int], list[str]] = {}
+        floor, check = float(self.config["min_similarity"]), int(self.config["check"])
+        while True:
+            due = [(key, options[key[0]][key[1]][r]) for key, r in rank.items()
+                   if key not in kept and tag_passes[key] < check and r < len(options[key[0]][key[1]])]
+            if not due:
+                break
+            subs = []
+            for (text, i), c in due:
+                rank[(text, i)] += 1
+                tokens = tokens_of[text]
+                subs.append(join([*tokens[:i], c, *tokens[i + 1:]]))
+            fits = [(key, c, sub) for ((key, c), sub, tagged) in zip(due, subs, pos_tags_many(subs), strict=True)
+                    if tagged[key[1]][0] == tags[key[0]][key[1]][0]]
+            for key, _, _ in fits:
+                tag_passes[key] += 1
+            sims = similarities(self.helper("embedder"), [(key[0], sub) for key, _, sub in fits])
+            for (key, c, _), sim in zip(fits, sims, strict=True):
+                if sim >= floor:
+                    kept[key] = [c]
+        for text in texts:
+            options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]
+
+    def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
+        """The word's candidates that differ from it and are not antonyms, as they would be written."""
+        word = tokens[index]
         if not self._editable(word):
-            return None
+            return ()
         prefix, core, suffix = split_affixes(word)
         banned = banned_for(core) if core else frozenset()
+        out = []
         for candidate in self.candidates(tokens, index):
             if candidate.lower() == (word if self.config["mode"] == "faithful" else core).lower():
                 continue
             if is_antonym(candidate, banned):
                 continue
-            if self.config["mode"] == "faithful":
-                return candidate
-            return prefix + match_case(core, candidate) + suffix
-        return None
+            faithful = self.config["mode"] == "faithful"
+            out.append(candidate if faithful else prefix + match_case(core, candidate) + suffix)
+        return tuple(dict.fromkeys(out))
+
+    # the unit edit -------------------------------------------------------------------------------
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+        if tokens[index] != word:
+            return None
+        options = self.fills(list(tokens))[index]
+        return options[0] if options else None  # RobTest: the first acceptable fill
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         out = super().apply(example, degree, rng)

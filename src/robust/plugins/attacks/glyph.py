@@ -17,14 +17,12 @@ from __future__ import annotations
 import functools
 import os
 import unicodedata
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
-from robust.plugins.attacks.text import WordTransform, budget, char_degree, replace_word
-
-if TYPE_CHECKING:
-    import numpy as np
+from robust.core.lazy import np
+from robust.core.settings import Setting
+from robust.plugins.attacks.text import MODE, WordTransform, budget, char_degree, replace_word, with_degree
 
 SPACES = ("similar", "dces", "eces", "ices")
 MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4
@@ -82,8 +80,6 @@ def _named_chars() -> list[tuple[str, list[str]]]:
 @functools.cache
 def dces_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Up to 20 description neighbours of `char` and their sampling probabilities (∝ exp(-0.5·dist))."""
-    import numpy as np
-
     tokens = unicodedata.name(char, "").split()
     ids = [t for t in tokens if len(t) == 1]
     if not ids:
@@ -118,7 +114,6 @@ def _font_path() -> str:
 
 def _render_space() -> tuple[str, np.ndarray]:
     """(characters, unit-normalised 576-dim renderings) of every covered letter/number/punct/symbol."""
-    import numpy as np
     from matplotlib import ft2font
     from PIL import Image, ImageDraw, ImageFont
 
@@ -144,8 +139,6 @@ def _render_space() -> tuple[str, np.ndarray]:
 
 @functools.cache
 def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
-    import numpy as np
-
     from robust.core.paths import cache_dir
 
     path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
@@ -164,8 +157,6 @@ def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
 @functools.cache
 def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """The 20 most similar renderings of `char` (cosine) and probabilities ∝ similarity."""
-    import numpy as np
-
     chars, vectors, index = _ices()
     if char not in index:
         return (), ()
@@ -175,35 +166,74 @@ def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     return tuple(chars[i] for i in order), tuple((weights / weights.sum()).tolist())
 
 
+# --- clean mode: only look-alikes of the same letter ---------------------------------------------------------
+# Cyrillic and Greek letters drawn like a Latin one (the usual homoglyph confusables)
+CONFUSABLES = {"a": "а", "c": "с", "e": "е", "h": "һ", "i": "іι", "j": "ј", "o": "оο", "p": "р", "s": "ѕ", "x": "х",
+               "y": "у", "A": "АΑ", "B": "ВΒ", "C": "С", "E": "ЕΕ", "H": "НΗ", "I": "ІΙ", "K": "КΚ", "M": "МΜ",
+               "O": "ОΟ", "P": "РΡ", "T": "ТΤ", "X": "ХΧ"}
+_NOT_A_LOOK_ALIKE = ("COMBINING", "CIRCLED", "PARENTHESIZED", "SUBSCRIPT", "SUPERSCRIPT", "MODIFIER", "TURNED",
+                     "REVERSED", "INVERTED", "SMALL CAPITAL", "FULLWIDTH")
+
+
+@functools.cache
+def looks_like(char: str, candidate: str) -> bool:
+    """Whether `candidate` reads as the same letter as `char` (clean mode): the same Latin letter with a mark
+    ('é', 'ṧ', 'ƫ': by decomposition or by its Unicode name), a Cyrillic/Greek confusable ('а' for 'a'), and
+    nothing combining, circled, sub/superscript, turned or small-capital."""
+    name = unicodedata.name(candidate, "")
+    if not name or any(token in name for token in _NOT_A_LOOK_ALIKE):
+        return False
+    if candidate in CONFUSABLES.get(char, ""):
+        return True
+    marks = unicodedata.normalize("NFKD", candidate)
+    if "".join(c for c in marks if not unicodedata.combining(c)) == char:  # "é" = "e" + a mark; not "⁈" = "?!"
+        return True
+    words = name.split()
+    latin = words[:3] in (["LATIN", "SMALL", "LETTER"], ["LATIN", "CAPITAL", "LETTER"])
+    letter = words[3] if latin and len(words) > 3 else ""
+    case_ok = ("SMALL" in words) == char.islower()
+    return len(letter) == 1 and letter == char.upper() and case_ok
+
+
 # --- one substitution -------------------------------------------------------------------------------------
-def substitute_char(char: str, space: str, rng: np.random.Generator) -> str:
-    """A look-alike of `char` from `space` (the character itself when the space has none)."""
+def substitute_char(char: str, space: str, rng: np.random.Generator, clean: bool = False) -> str:
+    """A look-alike of `char` from `space` (the character itself when the space has none); `clean` keeps only
+    the description- and image-based neighbours that `looks_like` accepts (the curated tables are kept)."""
     if space == "similar":
         options = SIMILAR.get(char, "")
         return options[int(rng.integers(len(options)))] if options else char
     if space == "eces":
         return ECES.get(char, char)
     candidates, probs = dces_neighbours(char) if space == "dces" else ices_neighbours(char)
+    if clean:
+        kept = [(c, p) for c, p in zip(candidates, probs, strict=True) if looks_like(char, c)]
+        candidates = tuple(c for c, _ in kept)
+        total = sum(p for _, p in kept)
+        probs = tuple(p / total for _, p in kept)
     if not candidates:
         return char
     return candidates[int(rng.choice(len(candidates), p=probs))]
 
 
+SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,
+                         help="look-alike spaces drawn from (one per draw for -M, per word for -G)")
+
+
 def _spaces(config: dict) -> tuple[str, ...]:
-    chosen = tuple(config["spaces"])
-    bad = [s for s in chosen if s not in SPACES]
-    if bad or not chosen:
-        raise RobustError(f"glyph spaces must be a non-empty subset of {', '.join(SPACES)}, got {chosen!r}")
-    return chosen
+    return tuple(config["spaces"])
+
+
+def _clean(config: dict) -> bool:
+    return config["mode"] == "clean"
 
 
 def _pick(spaces: tuple[str, ...], rng: np.random.Generator) -> str:
     return spaces[int(rng.integers(len(spaces)))]
 
 
-def _replace_random_char(word: str, space: str, rng: np.random.Generator) -> str | None:
+def _replace_random_char(word: str, space: str, rng: np.random.Generator, clean: bool) -> str | None:
     pos = int(rng.integers(len(word)))
-    new = substitute_char(word[pos], space, rng)
+    new = substitute_char(word[pos], space, rng, clean)
     return word[:pos] + new + word[pos + 1:] if new != word[pos] else None
 
 
@@ -214,7 +244,7 @@ class GlyphM(Transform):
     dimension = "glyph"
     description = "Glyph-M: visually similar characters (TextBugger/VIPER spaces) at random positions"
     unit: ClassVar[str] = "char"
-    settings = {"spaces": SPACES}
+    settings = {"spaces": SPACES_SETTING, "mode": MODE}
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         text = example.text
@@ -229,15 +259,17 @@ class GlyphM(Transform):
                 break
             if chars[pos] == " ":
                 continue
-            new = substitute_char(chars[pos], space, rng)
+            new = substitute_char(chars[pos], space, rng, _clean(self.config))
             if new != chars[pos]:  # an unchanged character consumes no budget
                 chars[pos] = new
                 done += 1
-        return [example.with_text("".join(chars))]
+        new_text = "".join(chars)
+        return [with_degree(example, new_text, degree, self.measure(text, new_text))]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         space = _pick(_spaces(self.config), rng)
-        return replace_word(text, index, lambda word: _replace_random_char(word, space, rng))
+        clean = _clean(self.config)
+        return replace_word(text, index, lambda word: _replace_random_char(word, space, rng, clean))
 
     def measure(self, original: str, perturbed: str) -> float:
         return char_degree(original, perturbed)
@@ -249,10 +281,10 @@ class GlyphG(WordTransform):
     name = "glyph-G"
     dimension = "glyph"
     description = "Glyph-G: one visually similar character in each of ceil(N_w*d) random words"
-    settings = {"spaces": SPACES}
+    settings = {"spaces": SPACES_SETTING, "mode": MODE}
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
-        return _replace_random_char(word, _pick(_spaces(self.config), rng), rng)
+        return _replace_random_char(word, _pick(_spaces(self.config), rng), rng, _clean(self.config))
 
 
 TRANSFORMS = [GlyphM, GlyphG]

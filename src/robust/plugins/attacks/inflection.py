@@ -4,8 +4,14 @@ A word tagged NOUN/VERB/ADJ (spaCy's universal POS in context, PROPN->NOUN and A
 universal tagset) whose lemminflect lemmas include that POS is replaced by a random inflection of its first
 lemma ("watch" -> "watched", "comedy" -> "comedies").
 
-`mode="clean"` (default): k = ceil(N_w·d) successful changes; a form is drawn among those that differ from
-the word; punctuation around the word and its case pattern are kept.
+`mode="clean"` (default): grammatical, agreement-preserving re-inflection on spaCy's dependency parse
+(spec §6 #2; review found RobTest-style draws such as "a ... comedies" or "he watching" ungrammatical):
+finite verbs switch tense and keep agreement with their subject ("watches" <-> "watched", "is" <-> "was",
+"are" <-> "were", "has" <-> "had"); nouns switch number only where nothing forces it (no a/this/these/
+numeral determiner, not the subject of a verb that agrees, not a compound modifier; plural -> singular only
+with a determiner); adjectives become comparative when no adverb or "than" binds them ("smart" -> "smarter"); every
+new form must be a common English word (wordfreq). k = ceil(N_w·d) successful changes; words that cannot
+change are skipped (the example is flagged `unreached` when too few can); punctuation and case are kept.
 `mode="faithful"`: RobTest's code — a form drawn from all inflections (the word itself included, duplicates
 kept); a position counts toward k once the sentence differs from the original (so later no-op draws count);
 a capitalised first word is lower-cased before and `.title()`-cased after every call ("It's" -> "It'S").
@@ -14,24 +20,22 @@ a capitalised first word is lower-cased before and `.title()`-cased after every 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import Any
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example
+from robust.core.lazy import np
 from robust.plugins.attacks.text import (
+    MODE,
     WordTransform,
     budget,
     join,
     match_case,
+    parsed_words,
     pos_tags,
     split_affixes,
     words,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
-
-MODES = ("clean", "faithful")
 CONTENT = {"NOUN": "NOUN", "PROPN": "NOUN", "VERB": "VERB", "AUX": "VERB", "ADJ": "ADJ"}
 
 
@@ -46,18 +50,128 @@ def inflections(word: str, upos: str) -> tuple[str, ...]:
     return tuple(form for forms in getAllInflections(lemmas[0], upos=upos).values() for form in forms)
 
 
+SINGULAR_ONLY = {"a", "an", "another", "every", "each", "one", "this", "that", "either", "neither"}
+PLURAL_ONLY = {"these", "those", "many", "several", "few", "both", "various", "numerous", "two", "three"}
+BE = {("am", "VBD"): "was", ("is", "VBD"): "was", ("are", "VBD"): "were", ("has", "VBD"): "had",
+      ("have", "VBD"): "had", ("does", "VBD"): "did", ("do", "VBD"): "did"}
+
+
+def _common(form: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(form, "en") >= 2.5
+
+
+def _subject(token) -> Any:
+    """The subject that a finite verb agrees with (through conj/relcl chains), or None."""
+    for _ in range(4):
+        subjects = [c for c in token.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+        if subjects:
+            return subjects[0]
+        if token.dep_ == "relcl":
+            return token.head
+        if token.dep_ != "conj":
+            return None
+        token = token.head
+    return None
+
+
+def _third_singular(subject) -> bool | None:
+    low = subject.lower_
+    if low in ("i", "you", "we", "they") or subject.tag_ in ("NNS", "NNPS"):
+        return False
+    if low in ("he", "she", "it", "this", "that", "there") or subject.tag_ in ("NN", "NNP"):
+        if any(c.dep_ == "conj" for c in subject.children):
+            return False  # "the plot and the acting are"
+        return True
+    return None
+
+
+def _verb_forms(token) -> list[str]:
+    """Tense switch of a finite verb that keeps agreement with its subject."""
+    low, tag = token.lower_, token.tag_
+    if "'" in token.text or tag not in ("VBD", "VBZ", "VBP") or any(c.dep_ == "aux" for c in token.children):
+        return []
+    if tag in ("VBZ", "VBP"):  # present -> past: no agreement to keep, except be
+        if (low, "VBD") in BE:
+            return [BE[(low, "VBD")]]
+        past = _inflect_lemma(token, "VERB", "VBD")
+        return [past] if past and low not in ("be", "have", "do") else []
+    subject = _subject(token)  # past -> present: agree with the subject
+    third = _third_singular(subject) if subject is not None else None
+    if third is None:
+        return []
+    lemma = _lemma(token)
+    if lemma == "be":
+        if subject.lower_ == "i":
+            return ["am"]
+        return ["is" if third else "are"] if low in ("was", "were") else []
+    return [f for f in [_inflect_lemma(token, "VERB", "VBZ" if third else "VBP")] if f]
+
+
+def _noun_forms(token) -> list[str]:
+    """Number switch of a noun that no determiner, numeral or agreeing verb constrains."""
+    if token.tag_ not in ("NN", "NNS") or token.dep_ in ("compound", "npadvmod") or "'" in token.text:
+        return []
+    children = {c.lower_ for c in token.children if c.dep_ in ("det", "nummod", "predet", "quantmod")}
+    if any(c.dep_ == "nummod" for c in token.children) or children & (SINGULAR_ONLY | PLURAL_ONLY):
+        return []
+    if token.dep_ in ("nsubj", "nsubjpass", "attr", "expl"):
+        return []  # its verb (or the subject of its copula) agrees with it
+    if token.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in token.children):
+        return []  # "in video stores" -/-> "in video store": a bare singular count noun
+    target = "NNS" if token.tag_ == "NN" else "NN"
+    form = _inflect_lemma(token, "NOUN", target)
+    return [form] if form and form.lower() != token.lower_ else []
+
+
+def _adjective_forms(token) -> list[str]:
+    """Positive -> comparative, when no adverb modifies the adjective and no "than" follows (a comparative
+    is rarely free of its "than" clause, so the reverse is not attempted)."""
+    if token.tag_ != "JJ" or any(c.dep_ in ("advmod", "npadvmod") for c in token.children):
+        return []
+    nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    if nxt is not None and nxt.lower_ == "than":
+        return []
+    form = _inflect_lemma(token, "ADJ", "JJR")
+    return [form] if form and " " not in form and form.lower() != token.lower_ else []
+
+
+def _lemma(token) -> str:
+    from lemminflect import getLemma
+
+    upos = "VERB" if token.pos_ == "AUX" else token.pos_
+    lemmas = getLemma(token.lower_, upos=upos) if upos in ("VERB", "NOUN", "ADJ") else ()
+    return lemmas[0] if lemmas else token.lower_
+
+
+def _inflect_lemma(token, upos: str, tag: str) -> str | None:
+    from lemminflect import getInflection
+
+    forms = getInflection(_lemma(token), tag=tag, inflect_oov=False)
+    return forms[0] if forms and _common(forms[0]) else None
+
+
+def grammatical_forms(token) -> list[str]:
+    """Re-inflections of a parsed word that keep the sentence grammatical (clean mode)."""
+    if token.pos_ in ("VERB", "AUX"):
+        return _verb_forms(token)
+    if token.pos_ == "NOUN":
+        return _noun_forms(token)
+    if token.pos_ == "ADJ":
+        return _adjective_forms(token)
+    return []
+
+
 class Inflection(WordTransform):
     """Random inflections of ceil(N_w*d) random content words (word modification rate)."""
 
     name = "inflection"
     dimension = "inflection"
     description = "Inflection: Morpheus-style re-inflection of nouns, verbs and adjectives (lemminflect)"
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
 
     def _faithful(self) -> bool:
-        if self.config["mode"] not in MODES:
-            choices = ", ".join(MODES)
-            raise RobustError(f"inflection mode must be one of {choices}, got {self.config['mode']!r}")
         return self.config["mode"] == "faithful"
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
@@ -68,7 +182,10 @@ class Inflection(WordTransform):
             forms = inflections(word, upos)
             return forms[int(rng.integers(len(forms)))] if forms else None
         prefix, core, suffix = split_affixes(word)
-        forms = sorted({f for f in inflections(core.lower(), upos) if f.lower() != core.lower()})
+        token = parsed_words(join(tokens))[index]
+        if token is None or not core.isalpha() or "'" in word or token.text.lower() != core.lower():
+            return None
+        forms = grammatical_forms(token)
         if not forms:
             return None
         return prefix + match_case(core, forms[int(rng.integers(len(forms)))]) + suffix

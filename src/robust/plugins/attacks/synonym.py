@@ -4,40 +4,56 @@ RobTest draws the source per position 50/50 from WordNet and HowNet (SememePSO).
 available offline, so this is WordNet-only (spec §6 #14). POS comes from spaCy's PTB tags in context, mapped
 N/V/J/R -> n/v/a/r (anything else -> n), standing in for `nltk.pos_tag`.
 
-`mode="clean"` (default): only content words (PTB tag N*/V*/J*/R*) are replaced (RobTest's "else -> n" turns
-"a" into "ampere"), adjective satellites (`s`) count as adjectives, multi-word lemmas are dropped (spec §6
-#17), punctuation around a word is kept, and the synonym is re-inflected (lemminflect) and re-cased like the
-original word. `mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field
-equals the tag exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
+`mode="clean"` (default): sense-aware. Only content words (PTB tag N*/V*/J*/R*, not auxiliaries, proper
+nouns or light words such as "be", "so", "even") are replaced (RobTest's "else -> n" turns "a" into
+"ampere"); candidates are the lemmas of the word's `senses` most frequent WordNet senses for its POS (WordNet
+orders senses by corpus frequency; all senses gave "large" -> "enceinte"), common words only (wordfreq
+Zipf >= `min_zipf`), single words (spec §6 #17), re-inflected (lemminflect) and re-cased like the
+original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
+original's Penn tag and stay within cosine `min_similarity` of the original under the `embedder` (default
+the embedded `minilm`, chosen independently of the victim).
+`mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field equals the tag
+exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
 Both: k = ceil(N_w·d) successful substitutions at random positions; WordNet antonyms of the word rejected.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any
 
-from robust.core.errors import RobustError
-from robust.plugins.attacks.text import WordTransform, join, match_case, pos_tags, split_affixes
+from robust.core.lazy import np
+from robust.core.settings import Setting
+from robust.plugins.attacks.text import (
+    MODE,
+    HelperModels,
+    WordTransform,
+    join,
+    match_case,
+    pos_tags,
+    pos_tags_many,
+    similarities,
+    split_affixes,
+    words,
+)
 
-if TYPE_CHECKING:
-    import numpy as np
-
-MODES = ("clean", "faithful")
 _WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 _INFLECTED_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
+#: content words whose substitution almost never keeps the meaning (light verbs, degree and discourse adverbs)
+LIGHT_WORDS = frozenset("""be have do get go make take come give say let put set seem keep know think mean want
+use find tell thing way lot kind sort bit one not so very too also just even still yet really only then now
+here there all well more most much less least as up out off over back away about right never ever again
+almost enough quite rather pretty else however much many little few first last best better worse worst
+rather such sure own same other become""".split())
 
 
-@functools.cache
-def wordnet():
-    """NLTK's WordNet reader over robust's data (MissingResource if `robust setup wordnet` is due)."""
-    from robust.core.paths import require_nltk
+def wordnet() -> Any:
+    """WordNet 3.0 through robust's compact index (answers as NLTK's reader does, loads in a tenth of a second,
+    relations in file order); MissingResource naming `robust setup wordnet-index` if it is not built."""
+    from robust.plugins.resources.wordnet_index import wordnet_index
 
-    require_nltk("corpora/wordnet", "wordnet")
-    from nltk.corpus import wordnet as wn
-
-    wn.ensure_loaded()
-    return wn
+    return wordnet_index()
 
 
 def wordnet_pos(ptb_tag: str) -> str:
@@ -85,37 +101,133 @@ def inflect(lemma: str, ptb_tag: str) -> str:
     return forms[0] if forms else lemma
 
 
-class Synonym(WordTransform):
+def known_inflection(lemma: str, ptb_tag: str) -> str | None:
+    """`inflect`, or None when lemminflect had to guess a form that is not a common word ("weepings")."""
+    from wordfreq import zipf_frequency
+
+    form = inflect(lemma, ptb_tag)
+    return form if form == lemma or zipf_frequency(form, "en") >= 2.0 else None
+
+
+class Synonym(HelperModels, WordTransform):
     """WordNet synonyms at ceil(N_w*d) random words (word modification rate)."""
 
     name = "synonym"
     dimension = "synonym"
-    description = "Synonym: WordNet synonyms (antonyms removed) at random words; HowNet unavailable offline"
-    settings = {"mode": "clean"}
+    description = ("Synonym: WordNet synonyms of the word's frequent senses that keep the sentence's meaning "
+                   "(embedding check); antonyms removed; HowNet unavailable offline")
+    models = {"embedder": frozenset({"embed"})}
+    settings = {
+        "mode": MODE,
+        "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
+        "senses": Setting(1, min=1, max=20, help="clean: the word's most frequent WordNet senses drawn from"),
+        "min_zipf": Setting(3.0, min=0.0, max=8.0, help="clean: synonyms at least this common (wordfreq Zipf)"),
+        "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a synonym must keep"),
+    }
+
+    def __init__(self, embedder: Any = None, **config: Any) -> None:
+        super().__init__(**config)
+        self.provide("embedder", embedder)
+        self._checked: dict[str, list[tuple[str, ...]]] = {}
 
     def _faithful(self) -> bool:
-        if self.config["mode"] not in MODES:
-            raise RobustError(f"synonym mode must be one of {', '.join(MODES)}, got {self.config['mode']!r}")
         return self.config["mode"] == "faithful"
 
     def candidates(self, word: str, ptb_tag: str) -> list[str]:
-        """Every admissible replacement of `word` (a whitespace token) tagged `ptb_tag`."""
+        """Every lexical replacement of `word` (a whitespace token) tagged `ptb_tag`, before the context check."""
         faithful = self._faithful()
         if faithful:
             return list(synonyms(word, wordnet_pos(ptb_tag), True))
         prefix, core, suffix = split_affixes(word)
-        if not core or ptb_tag[:1] not in _WORDNET_POS:
+        if not core or ptb_tag[:1] not in _WORDNET_POS or ptb_tag.startswith("NNP") or core.lower() in LIGHT_WORDS:
             return []
         out = []
-        for lemma in synonyms(core, wordnet_pos(ptb_tag), False):
-            new = match_case(core, inflect(lemma, ptb_tag))
-            if new.lower() != core.lower() and new.lower() not in antonyms(core):
+        for lemma in frequent_sense_synonyms(core.lower(), wordnet_pos(ptb_tag), int(self.config["senses"]),
+                                             float(self.config["min_zipf"])):
+            form = known_inflection(lemma, ptb_tag)
+            new = match_case(core, form or "")
+            if form and new.lower() != core.lower() and new.lower() not in antonyms(core):
                 out.append(prefix + new + suffix)
         return list(dict.fromkeys(out))
 
+    def in_context(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        """Per word position of the sentence: the candidates that fit the context (cached per sentence).
+
+        A candidate is kept when the substituted sentence (1) re-tags the new word with the original's Penn
+        tag (spaCy; rejects "the movie is scarce a masterpiece") and (2) keeps cosine >= min_similarity to
+        the original under the embedder. Particles, the first word of a noun-noun compound ("living room") and
+        a verb followed by its particle ("fly by") are not replaced.
+        """
+        text = join(tokens)
+        if text not in self._checked:
+            self._check([list(tokens)])
+        return self._checked[text]
+
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """`in_context` of many sentences at once: one tagger pipe and one embedding call for all of them."""
+        if not self._faithful():
+            todo = [words(t) for t in dict.fromkeys(texts) if t not in self._checked]
+            if todo:
+                self._check(todo)
+
+    def _check(self, sentences: Sequence[list[str]]) -> None:
+        texts = [join(t) for t in sentences]
+        trials = []  # (text, position, candidate, substituted sentence)
+        for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
+            for i, (word, (ptb, _)) in enumerate(zip(tokens, tags, strict=True)):
+                if replaceable(tags, i):
+                    trials += [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
+                               for c in self.candidates(word, ptb)]
+        tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
+        originals = dict(zip(texts, pos_tags_many(texts), strict=True))
+        trials = [t for t in trials if tagged[t[3]][t[1]][0] == originals[t[0]][t[1]][0]]
+        sims = similarities(self.helper("embedder"), [(t[0], t[3]) for t in trials])
+        floor = float(self.config["min_similarity"])
+        kept: dict[tuple[str, int], list[str]] = {}
+        for (text, i, c, _), sim in zip(trials, sims, strict=True):
+            if sim >= floor:
+                kept.setdefault((text, i), []).append(c)
+        for tokens, text in zip(sentences, texts, strict=True):
+            self._checked[text] = [tuple(kept.get((text, i), ())) for i in range(len(tokens))]
+
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
-        options = self.candidates(word, pos_tags(join(tokens))[index][0])
+        if self._faithful():
+            options = self.candidates(word, pos_tags(join(tokens))[index][0])
+        else:
+            options = list(self.in_context(tokens)[index]) if tokens[index] == word else []
         return options[int(rng.integers(len(options)))] if options else None
+
+
+def replaceable(tags: tuple[tuple[str, str], ...], i: int) -> bool:
+    """Not an auxiliary, proper noun or particle; not the modifier of a noun-noun compound; not a verb
+    whose particle follows ("fly by", "fight off")."""
+    ptb, upos = tags[i]
+    after = tags[i + 1][0] if i + 1 < len(tags) else ""
+    if upos in ("AUX", "PROPN") or ptb == "RP":
+        return False
+    if ptb.startswith("NN") and after.startswith("NN"):
+        return False
+    return not (ptb.startswith("VB") and after == "RP")
+
+
+@functools.cache
+def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float) -> tuple[str, ...]:
+    """Single-word lemmas of the `senses` most frequent WordNet senses of `word` (its lemma) for `pos`
+    (satellites count as adjectives), common words only, antonyms and the word itself removed."""
+    from wordfreq import zipf_frequency
+
+    wn = wordnet()
+    lemma = wn.morphy(word, pos) or word
+    accept = {pos, "s"} if pos == "a" else {pos}
+    banned = antonyms(word) | antonyms(lemma)
+    out = []
+    for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:senses]:
+        for name in synset.lemma_names():
+            if not name.isalpha() or name.lower() in (word, lemma) or name in banned or name in LIGHT_WORDS:
+                continue
+            if zipf_frequency(name, "en") >= min_zipf:
+                out.append(name)
+    return tuple(dict.fromkeys(out))
 
 
 TRANSFORMS = [Synonym]

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example
+from robust.core.lazy import np
+from robust.core.settings import Setting
 from robust.plugins.attacks.distraction import SentenceTransform
+from robust.plugins.attacks.text import REACH_TOLERANCE, with_degree
 
 if TYPE_CHECKING:
-    import numpy as np
     from spacy.tokens import Span, Token
 
 SUBORDINATORS = {"because", "although", "though", "while", "when", "whenever", "if", "unless", "since",
@@ -416,6 +418,37 @@ def passive_to_active(c: Clause) -> str | None:
                      *(p.text for p in particles), _noun_phrase(c, subject, TO_OBJECT), c.text(after)])
 
 
+def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | None]:
+    """A rule that opens the sentence with a framing phrase, as SCPN's PP-initial template does (the paper's
+    example: "In my eyes will be a witty, sweet romantic comedy."); `clause_only`: tensed clauses only."""
+
+    def rule(c: Clause) -> str | None:
+        subject = _subject(c, "nsubj") or _subject(c, "nsubjpass")
+        if c.sent.start != 0 or (clause_only and not (c.finite() and subject is not None)):
+            return None  # the text's first sentence only (spaCy splits "ms . bullock" mid-sentence)
+        if subject is None and c.root.pos_ in {"VERB", "AUX"}:
+            return None  # "in my view , confirms the suspicion ..." frames a subjectless fragment
+        opener = c.first.text.lower()
+        if opener in {"in", "to", "as", "i", "it"} | SUBORDINATORS or c.first.is_punct:
+            return None  # already framed, or would stack two openers ("i think although ...")
+        comma = "" if clause_only else c.comma
+        phrase = words.replace(" i ", " I ") if c.upper else words
+        return c.finish([phrase + comma, c.text(c.body)])
+
+    rule.__doc__ = f'"The film is fun." -> "{words}{"" if clause_only else ","} the film is fun."'
+    return rule
+
+
+def fragment_to_clause(c: Clause) -> str | None:
+    """"A charming romp." -> "It is a charming romp." (a verbless noun-phrase fragment becomes a clause)"""
+    if c.root.pos_ not in {"NOUN", "PROPN"} or any(t.pos_ in {"VERB", "AUX"} for t in c.body):
+        return None
+    if c.first.pos_ != "DET" or c.sent.start != 0:
+        return None  # "good movie ." -/-> "it is good movie ."
+    return c.finish(["it is", c.text(c.body)])
+
+
+FRAMES = {"frame_view", "frame_tell", "frame_think"}
 CLEFTS = {"subject_cleft", "adjunct_cleft", "wh_cleft"}
 INVERSES = {("active_to_passive", "passive_to_active"), ("passive_to_active", "active_to_passive"),
             ("clause_to_front", "clause_to_back"), ("clause_to_back", "clause_to_front"),
@@ -432,6 +465,10 @@ RULES: dict[str, Callable[[Clause], str | None]] = {
     "wh_cleft": wh_cleft,
     "active_to_passive": active_to_passive,
     "passive_to_active": passive_to_active,
+    "fragment_to_clause": fragment_to_clause,
+    "frame_view": _frame("in my view"),
+    "frame_tell": _frame("as far as i can tell"),
+    "frame_think": _frame("i think", clause_only=True),
 }
 
 
@@ -451,7 +488,8 @@ def rule_paraphrases(
             if len(clause.body) < 2:
                 continue
             for name in rules:
-                if name in history.split("+") or (history.rpartition("+")[2], name) in INVERSES:
+                done = history.split("+")
+                if name in done or (done[-1], name) in INVERSES or (name in FRAMES and FRAMES & set(done)):
                     continue
                 try:
                     new = RULES[name](clause)
@@ -477,40 +515,37 @@ class Syntax(SentenceTransform):
     name = "syntax"
     dimension = "Syntax"
     description = "RobTest Syntax: syntactic paraphrases (spaCy-parse rules or an hf: model), 1 − cos ≤ d"
+    models = {"embedder": frozenset({"embed"}), "model": frozenset({"generate"})}
     settings = {
-        "embedder": "minilm",
-        "model": "",  # hf:<paraphrase model> to paraphrase with `generate`; empty = offline spaCy rules
-        "prompt": "{text}",  # how the paraphraser is prompted, e.g. "paraphrase: {text}"
-        "num_candidates": 10,  # seeded samples from the paraphrase model (SCPN: ten templates)
-        "rules": list(RULES),
-        "compose": True,
+        "embedder": Setting("minilm", help="the sentence encoder of the degree (never the victim)"),
+        "model": Setting("", help="hf:<paraphrase model> to paraphrase with `generate`; empty: spaCy-parse rules"),
+        "prompt": Setting("{text}", help="how the paraphraser is prompted, e.g. 'paraphrase: {text}'"),
+        "num_candidates": Setting(10, min=1, max=100, help="seeded samples from the paraphrase model (SCPN: ten)"),
+        "rules": Setting(list(RULES), choices=tuple(RULES), min_items=1, help="the rules the offline paraphraser uses"),
+        "compose": Setting(True, help="apply the rules once more to each paraphrase (two-step paraphrases)"),
     }
 
     def __init__(self, embedder: Any = None, paraphraser: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
-        unknown = set(self.config["rules"]) - set(RULES)
-        if unknown:
-            raise RobustError(f"unknown syntax rule(s) {sorted(unknown)}; known: {', '.join(RULES)}")
-        self._paraphraser = paraphraser
+        if "{text}" not in self.config["prompt"]:
+            raise RobustError("syntax.prompt must contain {text}, where the sentence goes")
+        self.provide("model", paraphraser)
         self._cache: dict[str, list[tuple[str, str]]] = {}
 
     @property
     def source(self) -> str:
-        return f"model:{self.config['model']}" if self.config["model"] or self._paraphraser else "rules:spacy"
+        given = self.given("model")
+        if given is not None:
+            return f"model:{getattr(given, 'identity', type(given).__name__)}"
+        return f"model:{self.config['model']}" if self.config["model"] else "rules:spacy"
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, **self.config}
 
     @property
     def paraphraser(self) -> Any:
-        if self._paraphraser is None:
-            from robust.core.plugins import get_registry
-
-            model = get_registry().model(self.config["model"])
-            if "generate" not in model.capabilities:
-                raise RobustError(f"syntax.model {self.config['model']!r} cannot generate text")
-            self._paraphraser = model
-        return self._paraphraser
+        """The paraphrase model (setting `model`, loaded through the run context, or the one provided)."""
+        return self.helper("model")
 
     def paraphrases(self, text: str) -> list[tuple[str, str]]:
         """(paraphrase, how it was made) candidates of `text`, cached per text."""
@@ -542,15 +577,20 @@ class Syntax(SentenceTransform):
         return [(p, how, max(0.0, 1.0 - float(s))) for (p, how), s in zip(candidates, sims, strict=True)]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        """Every paraphrase with 1 − cos ≤ d, in a random order; the original if none qualifies (§6 #10)."""
+        """The paraphrases closest to the degree from below: those with (1 − REACH_TOLERANCE)·d ≤ 1 − cos ≤ d
+        in a random order, else the single most distant one within d (flagged `unreached`); the original
+        if none is within d (§6 #10). Returning every paraphrase within d made the evaluated texts almost
+        the same at every degree."""
         if degree <= 0:
             return [example]
         kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
         if not kept:
-            return [example]
-        order = rng.permutation(len(kept))
-        return [example.with_text(kept[i][0], syntax_rule=kept[i][1], syntax_degree=round(kept[i][2], 6),
-                                  syntax_source=self.source) for i in order]
+            return [with_degree(example, example.text, degree, 0.0)]
+        band = [k for k in kept if k[2] >= (1 - REACH_TOLERANCE) * degree]
+        chosen = band or [max(kept, key=lambda k: (k[2], k[0]))]
+        order = rng.permutation(len(chosen))
+        return [with_degree(example, chosen[i][0], degree, chosen[i][2], syntax_rule=chosen[i][1],
+                            syntax_source=self.source) for i in order]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; spec §3.2)."""

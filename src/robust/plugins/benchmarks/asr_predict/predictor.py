@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict import protocols
 from robust.plugins.benchmarks.asr_predict.table import Table, load_table
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict.regressors import BASELINES, METRICS, baseline_predict, fit_predict, metrics
 from robust.plugins.benchmarks.asr_predict.table import Table
 

@@ -13,9 +13,8 @@ the global mean when the variant has no training rows).
 
 from __future__ import annotations
 
-import numpy as np
-
 from robust.core.errors import MissingResource, RobustError
+from robust.core.lazy import np
 
 MODELS = ("rf", "gb", "lr", "lgbm")
 BASELINES = ("global-mean", "corpus-mean")

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from robust.core.errors import RobustError
+from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS, FEATURES
 
 #: pandas.read_csv's default NA strings (`Nan`, as the authors wrote, is NOT one of them)

@@ -61,6 +61,7 @@ class RuleSampling(Attacker):
         draws = int(self.config["draws"])
         degrees = _per_example(0.0 if degree is None else degree, len(examples), "degree")
         rngs = rngs or [self.ctx.rng("rule-sampling", ex.id) for ex in examples]
+        transform.precompute([ex.text for ex in examples], degrees)
         variants = [rule_variants(transform, ex, d, draws, rng, dedupe=bool(self.config["dedupe"]),
                                   drop_original=bool(self.config["drop_original"]))
                     for ex, d, rng in zip(examples, degrees, rngs)]
@@ -98,6 +99,7 @@ class SaliencyGreedy(Attacker):
             raise RobustError("saliency-greedy needs a transform whose edits it searches over")
         degrees = _per_example(0.1 if degree is None else degree, len(examples), "degree")
         rngs = rngs or [self.ctx.rng("saliency-greedy", ex.id) for ex in examples]
+        transform.precompute([ex.text for ex in examples], degrees)
         config = self.search_config
         # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (spec §3.2)
         golds = [None if config.faithful else label_index(model, ex.label) for ex in examples]

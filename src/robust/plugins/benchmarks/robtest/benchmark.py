@@ -68,6 +68,15 @@ class RobTest(Benchmark):
         "output": Setting("", help="augment mode: output JSONL (default: <run dir>/augmented.jsonl)"),
     }
 
+    @classmethod
+    def default_model_for(cls, data: str | None, settings: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """Without --data: the MR probe (trained on the MR training split). With --data: `finetune:minilm`
+        trained on that data; its held-out share is what the run evaluates (see `prepare`)."""
+        if not data:
+            return super().default_model_for(data, settings)
+        return "finetune:minilm", {"train": data, **{k: settings[k] for k in ("text_column", "label_column")
+                                                     if k in settings}}
+
     # configuration ----------------------------------------------------------------------------------------
     def _size(self, key: str) -> int:
         return int(self.config[key]) or PRESETS[self.config["preset"]][key]
@@ -112,8 +121,14 @@ class RobTest(Benchmark):
     # setup ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
         labels = None if self.augmenting else ctx.model.labels
-        examples = load_examples(ctx.data or self.default_data, ctx, labels=labels,
+        spec = ctx.data or self.default_data
+        examples = load_examples(spec, ctx, labels=labels,
                                  text_column=self.config["text_column"], label_column=self.config["label_column"])
+        trained = None if self.augmenting else ctx.model.trained_on(spec)
+        if trained:  # never evaluate the victim on what it learned from
+            examples = [ex for ex in examples if ex.id not in trained]
+            if not examples:
+                raise RobustError(f"{spec}: the model was trained on every example; nothing is left to evaluate")
         self.examples: list[Example] = sample(examples, ctx.limit or self._size("n"), int(self.config["sample_seed"]))
         self.tags = self.plan(ctx)
         for tag in self.tags:
@@ -255,6 +270,8 @@ class RobTest(Benchmark):
         settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
                     "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
                     "data": ctx.data or self.default_data, "budget": int(self.config["budget"])}
+        if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
+            settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
         result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
         result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))

@@ -1,0 +1,65 @@
+"""RobTest per dimension-tag and access: seconds per example per degree, victim queries, and the share of wall
+time spent outside the victim's forward passes (the attack's own work: candidates, helper models, degrees).
+
+    python benchmarks/robtest_profile.py [--attack all] [--n 5] [--aug-num 20] [--model probe:minilm]
+                                         [--access rule score] [--threads 1]
+
+Each (tag, access) runs the protocol over the full degree grid (0.05 ... 0.6) on the MR test sample with a cold
+victim output cache, after an untimed one-example warm-up (lexicons, spaCy, helper models). Helper models are
+loaded once per process (as `ctx.load_model` does within a run); their forward time is reported apart and
+counts as outside the victim. Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from robtest_common import run_robtest, timed_model, warm
+
+DEGREES = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="probe:minilm")
+    parser.add_argument("--attack", nargs="+", default=["all"])
+    parser.add_argument("--n", type=int, default=5)
+    parser.add_argument("--aug-num", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--access", nargs="+", default=["rule"])
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from robust.core.plugins import get_registry
+    from robust.plugins.benchmarks.robtest.dimensions import select
+
+    model, stats = timed_model(args.model)
+    warm(model)
+    print(f"victim {model.identity}; MR test n={args.n}; aug_num={args.aug_num}; degrees 0.05-0.6; torch threads "
+          f"{args.threads}; load average {os.getloadavg()[0]:.1f}\n")
+    print("| tag | access | seconds | s / example / degree | victim texts | victim seconds | outside victim |")
+    print("|---|---|---|---|---|---|---|")
+    for tag in select(args.attack, get_registry()):
+        for access in args.access:
+            if access == "score" and tag == "syntax":
+                continue  # no score-based Syntax (the paper prints '-')
+            run_robtest(model, [tag], n=1, aug_num=2, access=[access], degrees=[0, 0.1])  # warm-up, untimed
+            model.cache.clear()
+            if hasattr(model, "embedder"):
+                model.embedder.cache.clear()
+            for key in ("seconds", "batches", "texts", "classify_calls"):
+                setattr(stats, key, 0)
+            start = time.perf_counter()
+            run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=[access], degrees=DEGREES)
+            seconds = time.perf_counter() - start
+            per = seconds / (args.n * (len(DEGREES) - 1))
+            print(f"| {tag} | {access} | {seconds:.1f} | {per:.2f} | {stats.texts} | {stats.seconds:.1f} | "
+                  f"{1 - stats.seconds / seconds:.1%} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -20,24 +20,24 @@ import numpy as np
 
 
 def movie_reviews(args) -> tuple[list[str], list[str]]:
-    from robust.plugins.benchmarks.byod.benchmark import MovieReviews
+    from robust.core.context import RunContext
+    from robust.core.data import load_examples
 
-    examples = list(MovieReviews().examples())
+    examples = load_examples("mr-reviews", RunContext.default())
     order = np.random.default_rng(args.seed).permutation(len(examples))[: args.train + args.test]
     return [" ".join(examples[i].meta["sentences"][: args.sentences]) for i in order], [examples[i].label
                                                                                         for i in order]
 
 
 def wordnet_glosses(args) -> tuple[list[str], list[str]]:
-    from robust.core.resources import require_nltk
+    from robust.core.context import RunContext
+    from robust.plugins.benchmarks.asr_predict.corpora import wordnet_corpus
 
-    require_nltk("corpora/wordnet", "wordnet")
-    from nltk.corpus import wordnet as wn
-
-    lexnames = ("noun.artifact", "noun.person", "noun.plant", "noun.animal")
-    synsets = [s for s in wn.all_synsets("n") if s.lexname() in lexnames]
-    order = np.random.default_rng(args.seed).permutation(len(synsets))[: args.train + args.test]
-    return [synsets[i].definition() for i in order], [synsets[i].lexname() for i in order]
+    corpus = wordnet_corpus(RunContext.default().resource("wordnet"), "wn-noun")
+    keep = {corpus.names.index(n) for n in ("noun.artifact", "noun.person", "noun.plant", "noun.animal")}
+    rows = [(t, corpus.names[y]) for t, y in zip(corpus.texts, corpus.labels) if y in keep]
+    order = np.random.default_rng(args.seed).permutation(len(rows))[: args.train + args.test]
+    return [rows[i][0] for i in order], [rows[i][1] for i in order]
 
 
 def main() -> None:

@@ -183,8 +183,8 @@ def plan_runs(registry: Any, benches: list[str], sizes: list[str], models: dict[
 
 def measure_run(label: str, size: str, fields: dict[str, Any], store_dir: Path, dump: Path | None) -> Row:
     from robust.core.plugins import get_registry
-    from robust.core.runner import RunConfig, Runner
-    from robust.core.store import Store
+    from robust.engine.runner import RunConfig, Runner
+    from robust.engine.store import Store
 
     row = Row(label, size, fields["model"])
     store = Store(store_dir / f"{label.replace(' ', '-')}-{size}.db")

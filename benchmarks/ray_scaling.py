@@ -116,8 +116,8 @@ def measure(config: Any, executor: Any, label: str) -> dict[str, Any]:
     """One run on a fresh store. `steady` is what follows the first committed chunk (start-up excluded:
     imports, model loads, planning, the first chunk); `start` is what precedes it."""
     from robust.core.plugins import get_registry
-    from robust.core.runner import Runner
-    from robust.core.store import Store
+    from robust.engine.runner import Runner
+    from robust.engine.store import Store
 
     meter = CpuMeter()
     timed = Timed(executor, meter)
@@ -182,9 +182,9 @@ def main() -> None:
     args = parser.parse_args()
 
     import ray
-    from robust.core.executor import InProcessExecutor
     from robust.core.plugins import get_registry
-    from robust.core.runner import RunConfig
+    from robust.engine.executor import InProcessExecutor
+    from robust.engine.runner import RunConfig
     from robust.plugins.executors.ray import RayExecutor
 
     get_registry().get("benchmark", "robtest").target.chunk_size = args.chunk_size

@@ -112,7 +112,7 @@ def probe(Z: np.ndarray, y: np.ndarray, seed: int = 0) -> tuple[float, float, fl
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from robust.core.stats import bootstrap
+    from robust.toolkit.stats import bootstrap
 
     clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=3000, C=0.1))
     pred = cross_val_predict(clf, Z, y, cv=StratifiedKFold(5, shuffle=True, random_state=seed))

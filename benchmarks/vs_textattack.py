@@ -4,9 +4,10 @@
     python benchmarks/vs_textattack.py --evidence --n 20      # bridge == plain TextAttack, three recipes
 
 One command runs every leg in its own process: the TextAttack legs with the textattack environment's python
-(`--ta-python`, default `.venv-textattack/bin/python`, see docs/textattack.md), robust's native attack with
-this python. Each leg times only its attack loop (model loading, imports and a warm-up call excluded) and
-writes JSON; this process collects them and prints ratios.
+(`--ta-python`, default `.venv-textattack/bin/python`, see docs/textattack.md), robust's native attacks with
+this python; every leg imports robust from this checkout (`src/` first on PYTHONPATH). Each leg times only its
+attack loop (model loading, imports and a warm-up call excluded) and writes JSON; this process collects them and
+prints ratios.
 
 Victim: `probe:minilm` (all-MiniLM-L6-v2 mean-pooled + the logistic-regression head robust trains on MR). For
 stock TextAttack the same weights are a `transformers.PreTrainedModel` (`MeanPoolProbe` below), so TextAttack
@@ -16,8 +17,11 @@ Legs:
   textattack      TextAttack's DeepWordBugGao2018 on HuggingFaceModelWrapper, `Attack.attack` per example
   textattack-dyn  the same on a plain ModelWrapper with dynamic padding (how far padding alone goes)
   bridge          robust's `textattack:deepwordbug` through the `attack` benchmark on probe:minilm
-  native          robust's `saliency-greedy` + `typo-G` (stop when the prediction flips) through the same
-                  benchmark, in this environment (current transformers)
+  native          robust's `deepwordbug` (OpenAttack's DeepWordBug: replace-one ranking, 5 homoglyphs, one final
+                  query; spec robusttext.md §3.4) through the same benchmark, in this environment
+  native-ta       robust's `deepwordbug` with variant=textattack (TextAttack's DeepWordBug search, batched over
+                  the benchmark's chunk of examples)
+  greedy          robust's `saliency-greedy` + `typo-G` (stop when the prediction flips; RobTest's search)
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEED_LEGS = ("textattack", "textattack-dyn", "bridge", "native")
+SPEED_LEGS = ("textattack", "textattack-dyn", "bridge", "native", "native-ta", "greedy")
 TA_LEGS = {"textattack", "textattack-dyn", "bridge", "plain"}
 EVIDENCE_RECIPES = ("deepwordbug", "pwws", "textfooler")
 
@@ -166,6 +170,10 @@ def run_leg(args: argparse.Namespace) -> dict[str, Any]:
     if args.leg == "bridge":
         return leg_bench(args, f"textattack:{args.recipe}", {})
     if args.leg == "native":
+        return leg_bench(args, "deepwordbug", {})
+    if args.leg == "native-ta":
+        return leg_bench(args, "deepwordbug", {"deepwordbug": {"variant": "textattack"}})
+    if args.leg == "greedy":
         return leg_bench(args, f"saliency-greedy:{args.transform}",
                          {"saliency-greedy": {"stop_on_flip": True, "ratio": args.ratio}})
     raise SystemExit(f"unknown leg {args.leg}")
@@ -182,7 +190,9 @@ def spawn(args: argparse.Namespace, leg: str, recipe: str) -> dict[str, Any]:
                "--seed", str(args.seed), "--degree", str(args.degree), "--transform", args.transform,
                "--ratio", str(args.ratio),
                "--json-out", str(out)]
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+               "PYTHONPATH": path}
         started = time.perf_counter()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
@@ -260,9 +270,9 @@ def main() -> None:
     p.add_argument("--n", type=int, default=50, help="MR test sentences (default 50)")
     p.add_argument("--budget", type=int, default=200, help="max classify queries per example, all legs (0 = none)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--degree", type=float, default=1.0, help="native: max share of words typo-G may edit")
-    p.add_argument("--transform", default="typo-G", help="native: the Transform saliency-greedy applies")
-    p.add_argument("--ratio", type=float, default=0.15, help="native: share of words edited per saliency round")
+    p.add_argument("--degree", type=float, default=1.0, help="greedy: max share of words typo-G may edit")
+    p.add_argument("--transform", default="typo-G", help="greedy: the Transform saliency-greedy applies")
+    p.add_argument("--ratio", type=float, default=0.15, help="greedy: share of words edited per saliency round")
     p.add_argument("--legs", nargs="+", default=list(SPEED_LEGS), choices=SPEED_LEGS)
     p.add_argument("--evidence", action="store_true", help="compare the bridge with plain TextAttack instead")
     p.add_argument("--recipes", nargs="+", default=list(EVIDENCE_RECIPES))

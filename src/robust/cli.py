@@ -50,7 +50,7 @@ def _registry():
 
 
 def _store():
-    from robust.core.store import Store
+    from robust.engine.store import Store
 
     return Store(_state["store"])
 
@@ -165,9 +165,9 @@ def run(
                                        "else one per CPU of the cluster)."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
-    from robust.core.executor import make_executor
-    from robust.core.runner import RunConfig, Runner, split_settings
     from robust.core.settings import parse_assignments
+    from robust.engine.executor import make_executor
+    from robust.engine.runner import RunConfig, Runner, split_settings
 
     registry = _registry()
     store = _store()
@@ -294,7 +294,7 @@ def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
 def _bench_of(r: Any) -> Any:
     """The run's benchmark, configured as the run was and bound to a context without a model (for its report)."""
     from robust.core.context import RunContext
-    from robust.core.runner import RunConfig
+    from robust.engine.runner import RunConfig
 
     registry = _registry()
     entry = registry.get("benchmark", r.bench)

@@ -25,7 +25,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
-from robust.core.store import Run
+from robust.engine.store import Run
 
 #: two-sided 95 % normal quantile, for "within noise" verdicts of rankings
 Z95 = 1.959964
@@ -61,6 +61,8 @@ class ReportParts:
     figures: list[tuple[str, Any]] = field(default_factory=list)
     samples: list[SampleGroup] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # caveats shown under the headline
+    #: titles of result tables the page leaves out, because the samples or the headline show them better
+    hidden_tables: list[str] = field(default_factory=list)
 
 
 # --- formatting ----------------------------------------------------------------------------------------
@@ -171,30 +173,94 @@ def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
     return fig
 
 
+@dataclass
+class Strip:
+    """One row of `strips_figure`: a value with its interval (if any) on its own axis."""
+
+    title: str
+    value: float
+    low: float | None = None
+    high: float | None = None
+    span: tuple[float, float] | None = None  # the axis range (widened to the values); None: from 0 to the values
+    band: tuple[float, float] | None = None  # a shaded reference range, e.g. what a predictor was trained on
+    band_label: str = ""
+
+
+def strips_figure(strips: Sequence[Strip], width: float = 7.0) -> Any:
+    """One horizontal strip per value: a dot, its 95 % interval as a bar, an optional shaded band; None without
+    values."""
+    shown = [s for s in strips if not _missing(s.value)]
+    if not shown:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, 0.35 + 0.72 * len(shown)))
+    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    for ax, s in zip(axes, shown):
+        ends = [v for v in (s.value, s.low, s.high, *(s.band or ())) if not _missing(v)]
+        lo, hi = s.span or (min(0.0, *ends), max(ends) or 1.0)
+        lo, hi = min(lo, *ends), max(hi, *ends)
+        pad = 0.04 * (hi - lo or 1.0)
+        if s.band is not None:
+            ax.axvspan(*s.band, color="#999", alpha=0.18, lw=0, label=s.band_label or None)
+        if not _missing(s.low) and not _missing(s.high):
+            ax.hlines(0, s.low, s.high, color="tab:blue", lw=3, alpha=0.5, label="95 % interval")
+        ax.plot([s.value], [0], "o", color="tab:blue")
+        ax.set_xlim(lo - pad, hi + pad)
+        ax.set_yticks([])
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_title(s.title, fontsize=9, loc="left")
+        for side in ("left", "right", "top"):
+            ax.spines[side].set_visible(False)
+        if s.band_label:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 # --- samples ---------------------------------------------------------------------------------------------
 def diff_words(original: str, perturbed: str) -> tuple[str, str]:
-    """Both texts as HTML with the words that differ marked (<del> in the original, <ins> in the perturbed)."""
+    """Both texts as HTML with the words that differ marked (<del> in the original, <ins> in the perturbed); in
+    words edited in place (a typo, a homoglyph) the changed characters are marked too (<u>)."""
     a, b = original.split(), perturbed.split()
     left, right = [], []
     for op, i1, i2, j1, j2 in _word_blocks(a, b):
-        old, new = html.escape(" ".join(a[i1:i2])), html.escape(" ".join(b[j1:j2]))
+        old, new = a[i1:i2], b[j1:j2]
         if op == "equal":
-            left.append(old)
-            right.append(new)
+            left.append(html.escape(" ".join(old)))
+            right.append(html.escape(" ".join(new)))
+            continue
+        if _word_for_word(old, new):
+            old_words, new_words = zip(*(_diff_chars(x, y) for x, y in zip(old, new)))
+            left.append(f"<del>{' '.join(old_words)}</del>")
+            right.append(f"<ins>{' '.join(new_words)}</ins>")
             continue
         if old:
-            left.append(f"<del>{old}</del>")
+            left.append(f"<del>{html.escape(' '.join(old))}</del>")
         if new:
-            right.append(f"<ins>{new}</ins>")
+            right.append(f"<ins>{html.escape(' '.join(new))}</ins>")
     return " ".join(left), " ".join(right)
+
+
+def _diff_chars(old: str, new: str) -> tuple[str, str]:
+    """Two forms of a word as HTML with the characters that differ in <u>."""
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        x, y = html.escape(old[i1:i2]), html.escape(new[j1:j2])
+        left.append(x if op == "equal" or not x else f"<u>{x}</u>")
+        right.append(y if op == "equal" or not y else f"<u>{y}</u>")
+    return "".join(left), "".join(right)
 
 
 def _word_blocks(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
     """Difflib's opcodes over words, with a gap of one or two common words between two changes of which one
-    spans three or more words folded into a single change (a replaced sentence reads as one block, not as
-    fragments aligned on 'the' and 'is'); word-level edits stay word-level."""
+    spans three or more rewritten words folded into a single change (a replaced sentence reads as one block, not
+    as fragments aligned on 'the' and 'is'); word-level edits, even of many words in a row, stay word-level."""
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    wide = lambda op: max(op[2] - op[1], op[4] - op[3]) >= 3  # noqa: E731
+
+    def wide(op: tuple[str, int, int, int, int]) -> bool:  # three or more words rewritten, not edited one by one
+        return max(op[2] - op[1], op[4] - op[3]) >= 3 and not _word_for_word(a[op[1]:op[2]], b[op[3]:op[4]])
+
     out: list[tuple[str, int, int, int, int]] = []
     for k, op in enumerate(ops):
         bridge = (op[0] == "equal" and op[2] - op[1] <= 2 and 0 < k < len(ops) - 1
@@ -204,6 +270,11 @@ def _word_blocks(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, i
         else:
             out.append(("change" if op[0] != "equal" else "equal", *op[1:]))
     return out
+
+
+def _word_for_word(old: list[str], new: list[str]) -> bool:
+    """Whether a change edits each word in place (a typo, a homoglyph): as many words, each pair alike."""
+    return len(old) == len(new) and all(difflib.SequenceMatcher(None, x, y).ratio() >= 0.5 for x, y in zip(old, new))
 
 
 def _marked(text: str, marks: Mapping[str, str]) -> str:
@@ -261,6 +332,7 @@ overflow-wrap:anywhere}
 .output{color:#333;font-style:italic}
 .role{display:inline-block;min-width:6.5em;margin-right:.3em;font-size:.75em;color:#777;text-transform:uppercase}
 del{background:#fde2e1;color:#8b1a14}ins{background:#d9f5dd;color:#0f5a1f;text-decoration:none;font-weight:600}
+del u,ins u{text-decoration:none;border-bottom:2px solid currentColor}del u{background:#f7b9b5}ins u{background:#9fe0aa}
 mark.pos{background:#d9f5dd}mark.neg{background:#fde2e1}mark.key{background:#fff1b8}
 .ok{color:#16802b}.bad{color:#b3261e;font-weight:600}
 details>summary{cursor:pointer;font-weight:600;margin:.6em 0}
@@ -352,7 +424,7 @@ def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[st
         out.append(f"<figure{' class=hero' if i == 0 else ''}><figcaption>{esc(caption)}</figcaption>"
                    f"<img alt='{esc(caption)}' src='data:image/png;base64,{png}'></figure>")
     out.append("<h2 id='results'>Results</h2>" + _summary_html(result.summary))
-    out += [_table_html(t) for t in result.tables]
+    out += [_table_html(t) for t in result.tables if t.title not in parts.hidden_tables]
     if parts.samples:
         out.append("<h2 id='samples'>Samples</h2>")
         for group in parts.samples:

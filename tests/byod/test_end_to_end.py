@@ -8,8 +8,8 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
-from robust.core.runner import RunConfig, Runner
-from robust.core.store import Store
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 
 from .conftest import BADWORDS
 

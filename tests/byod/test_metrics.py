@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from robust.core.errors import MissingResource, RobustError
-from robust.core.stats import bootstrap, separable
 from robust.plugins.benchmarks.byod import corpus, metrics
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
@@ -19,6 +18,7 @@ from robust.plugins.benchmarks.byod.metrics import (
     jsd,
     load_badwords,
 )
+from robust.toolkit.stats import bootstrap, separable
 
 
 def test_jsd_matches_a_hand_computation():

@@ -26,7 +26,7 @@ SLOW_CHUNKS = '''"""Test scaffolding: every chunk of a run starts after ROBUST_T
 import os
 import time
 
-from robust.core import executor
+from robust.engine import executor
 
 _run = executor.InProcessExecutor.run
 

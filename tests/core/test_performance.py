@@ -13,11 +13,11 @@ import pytest
 
 from robust import Benchmark, ModelAdapter, Result, WorkItem
 from robust.core.errors import RobustError
-from robust.core.model_cache import OutputCache, plan_batches
 from robust.core.registry import Entry, Registry
-from robust.core.runner import RunConfig, Runner
-from robust.core.store import Store
-from robust.core.threads import chosen_threads
+from robust.engine.model_cache import OutputCache, plan_batches
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
+from robust.engine.threads import chosen_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,7 +134,7 @@ def test_a_model_that_fails_to_load_reports_its_own_one_line_error(tmp_path):
 
 # --- threads -------------------------------------------------------------------------------------------------------
 def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypatch):
-    from robust.core import threads
+    from robust.engine import threads
 
     monkeypatch.setenv("ROBUST_THREADS", "3")
     assert chosen_threads(16) == 3

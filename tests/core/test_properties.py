@@ -262,7 +262,7 @@ def data_case(store, folder, case):
 def test_the_properties_fail_without_the_checks_they_guard(store, tmp_path, monkeypatch):
     from robust.core import data, settings
     from robust.core.errors import RobustError
-    from robust.core.runner import Runner
+    from robust.engine.runner import Runner
 
     with monkeypatch.context() as m:  # no range check: p_e=5 goes on to the model
         m.setattr(settings.Setting, "validate", lambda self, name, value: settings._convert(name, value, self.default))

@@ -14,11 +14,11 @@ from robust.core.context import RunContext
 from robust.core.data import FileData, load_examples
 from robust.core.errors import RobustError
 from robust.core.labels import label_index
-from robust.core.model_cache import OutputCache
 from robust.core.plugins import get_registry
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting, parse_assignments, resolve_settings
-from robust.core.store import Store
+from robust.engine.model_cache import OutputCache
+from robust.engine.store import Store
 
 
 def test_settings_are_parsed_to_the_declared_type_and_checked():

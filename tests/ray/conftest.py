@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from robust.core.plugins import get_registry
-from robust.core.runner import RunConfig, Runner
-from robust.core.store import Store
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 
 NO_RAY = "Ray is not installed: pip install 'robust[ray]' (./install.sh --test installs it)"
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from robust.core.errors import RobustError
-from robust.core.executor import InProcessExecutor, executor_names, make_executor
+from robust.engine.executor import InProcessExecutor, executor_names, make_executor
 
 
 def test_names_and_options_are_checked_in_one_line():
@@ -32,11 +32,11 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_core_never_imports_ray_unless_the_ray_executor_is_made():
     pytest.importorskip("ray", reason="the control needs Ray: pip install 'robust[ray]'")
-    listing = ("import sys; from robust.core.plugins import get_registry; from robust.core.runner import Runner; "
-               "from robust.core.executor import make_executor, executor_names; import robust.cli; "
+    listing = ("import sys; from robust.core.plugins import get_registry; from robust.engine.runner import Runner; "
+               "from robust.engine.executor import make_executor, executor_names; import robust.cli; "
                "get_registry(); make_executor('in-process'); executor_names(); print('ray' in sys.modules)")
     assert _python(listing).stdout.split() == ["False"]
-    made = _python("import sys; from robust.core.executor import make_executor; make_executor('ray'); "
+    made = _python("import sys; from robust.engine.executor import make_executor; make_executor('ray'); "
                    "print('ray' in sys.modules)")
     assert made.stdout.split() == ["True"], made.stderr  # the control: the check does see an import
 

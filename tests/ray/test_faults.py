@@ -18,8 +18,8 @@ import pytest
 
 from robust.core import plugins
 from robust.core.errors import RobustError
-from robust.core.runner import RunConfig, Runner
-from robust.core.store import Store
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 
 from .conftest import records, run
 

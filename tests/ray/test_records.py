@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from robust.core.plugins import get_registry
-from robust.core.runner import RunConfig
+from robust.engine.runner import RunConfig
 
 from .conftest import records, run
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from robust import ModelAdapter, hookimpl
 from robust.core import plugins
-from robust.core.store import Store
+from robust.engine.store import Store
 from tests.conftest import install_plugin
 from tests.core.conftest import in_process
 
@@ -57,6 +57,15 @@ def hostile_data(path: Path) -> Path:
     return path
 
 
+def tiny_asr_table(path: Path) -> Path:
+    """A small regression table whose features carry the ASR across corpora (known ground truth), for a fit."""
+    from robust.plugins.benchmarks.asr_predict.table import write_table
+    from tests.asr_predict.conftest import synthetic_table
+
+    write_table(synthetic_table("transfer", n_families=3, per_variant=5), path)
+    return path
+
+
 def cli(*args: Any) -> str:
     code, out, err = in_process(*args)
     assert code == 0, err
@@ -83,6 +92,12 @@ def make_runs(tmp: Path, gpt2_dir: Path, corpus_file: Path) -> dict[str, dict[st
             "syntextbench": ["--model", "keywords", "--set", "n=64", "--set", "levels=0,0.5,0.9"],
             "byod": ["--model", f"hf:{gpt2_dir}", "--data", corpus_file, "--test", "negation,toxicity,word_order",
                      "--limit", "3", "--set", "max_new_tokens=4", "--set", "bootstrap=50"],
+            "attack": ["--model", "hostile-keywords", "--data", data, "--attack", "leetspeak"],
+            "synbench": ["--model", "identity", "--set", "levels=0.5,1,2,3", "--set", "n=64", "--set", "n_test=64",
+                         "--set", "epsilons=0,0.2,0.8"],
+            "asr-predict": ["--set", "stage=fit", "--set", f"table={tiny_asr_table(tmp / 'table.csv')}",
+                            "--set", f"predictor={tmp / 'predictor.json'}", "--set", "splits=4", "--set", "folds=3",
+                            "--set", "repeats=1"],
         }
         found: dict[str, dict[str, Any]] = {}
         for bench, args in runs.items():

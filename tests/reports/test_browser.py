@@ -29,11 +29,13 @@ def norm(text: str) -> str:
 
 def run_texts(bench: str, records: dict) -> set[str]:
     """The texts a run's records hold (what its samples must come from)."""
-    fields = {"robtest": ("text", "perturbed", "sample"), "byod": ("x", "x_prime")}.get(bench, ())
+    fields = {"robtest": ("text", "perturbed", "sample"), "byod": ("x", "x_prime"),
+              "attack": ("original", "perturbed")}.get(bench, ())
     return {norm(r[f])[:400] for r in records.values() for f in fields if r.get(f)}
 
 
-@pytest.mark.parametrize("bench", ["accuracy", "robtest", "syntextbench", "byod", "compare"])
+@pytest.mark.parametrize("bench", ["accuracy", "robtest", "syntextbench", "byod", "compare", "attack", "synbench",
+                                   "asr-predict"])
 def test_report_reads_cleanly_in_a_browser(reports, bench):
     runs, pages = reports
     page = pages[bench]
@@ -45,7 +47,7 @@ def test_report_reads_cleanly_in_a_browser(reports, bench):
     assert len(page["headline"].split()) >= 4 and page["headline"].rstrip().endswith(".")
 
 
-@pytest.mark.parametrize("bench", ["robtest", "byod"])
+@pytest.mark.parametrize("bench", ["robtest", "byod", "attack"])
 def test_samples_are_the_runs_texts_with_edits(reports, bench):
     runs, pages = reports
     samples = pages[bench]["samples"]
@@ -69,14 +71,45 @@ def test_syntextbench_samples_are_the_sentences_the_model_embedded(reports):
     assert not set(samples) <= wrong_seed  # negative control: another seed's sentences differ
 
 
-@pytest.mark.parametrize("bench", ["accuracy", "robtest"])
+@pytest.mark.parametrize("bench", ["accuracy", "robtest", "attack"])
 def test_hostile_label_and_text_stay_text(reports, bench):
     _, pages = reports
     page = pages[bench]
     assert HOSTILE in page["body"]  # shown literally ...
     assert page["handlers"] == [] and all(img["src"].startswith("data:") for img in page["images"])  # ... not live
-    if bench == "robtest":  # the hostile text is a sample, as text
+    if bench in ("robtest", "attack"):  # the hostile text is a sample, as text
         assert norm(HOSTILE_TEXT) in [norm(s[0]) for s in page["samples"]]
+
+
+def test_attack_samples_are_its_successful_attacks_with_the_new_prediction(reports):
+    runs, pages = reports
+    records = runs["attack"]["records"]
+    wins = [r for r in records.values() if r["status"] == "succeeded"]
+    samples = pages["attack"]["samples"]
+    assert len(samples) == min(5, len(wins)) >= 2
+    pairs = {(norm(r["original"]), norm(r["perturbed"])) for r in wins}
+    assert {(norm(a), norm(b)) for a, b in samples} <= pairs
+    lost = {(norm(r["original"]), norm(r["perturbed"])) for r in records.values() if r["status"] != "succeeded"}
+    assert not {(norm(a), norm(b)) for a, b in samples} & lost  # negative control: no failed attack is shown
+    assert pages["attack"]["body"].count("✗ wrong") == len(samples)  # every shown attack flipped the prediction
+
+
+def test_attack_headline_states_the_accuracy_under_attack(reports):
+    runs, pages = reports
+    s = runs["attack"]["run"]["result"]["summary"]
+    expected = (f"from {100 * s['clean_accuracy']:.0f}\u00a0% (clean) to {100 * s['accuracy_under_attack']:.0f}\u00a0% "
+                f"under saliency-greedy:leetspeak: it succeeds on {s['succeeded']} of {s['n'] - s['skipped']}")
+    assert expected in pages["attack"]["headline"]
+
+
+def test_synbench_and_asr_predict_headlines_give_their_numbers(reports):
+    runs, pages = reports
+    score = runs["synbench"]["run"]["result"]["summary"]["score"]
+    assert pages["synbench"]["headline"].startswith(f"SynBench-Score {score:.3g} at ε = 0, a_T = 0.7")
+    data = runs["asr-predict"]["run"]["result"]["data"]
+    last = data["comparisons"][-1]
+    assert pages["asr-predict"]["headline"].startswith(data["verdict"].splitlines()[0].rstrip("."))
+    assert f"RMSE {last['model_rmse']:.3f} against {last['baseline_rmse']:.3f}" in pages["asr-predict"]["headline"]
 
 
 def test_robtest_headline_states_the_drop_and_the_worst_final(reports):

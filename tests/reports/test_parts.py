@@ -118,7 +118,11 @@ def test_compare_ranks_runs_and_marks_noise():
 
 def test_word_diff_marks_edits_and_keeps_replaced_sentences_whole():
     before, after = diff_words("the film was good", "the film was g00d")
-    assert before == "the film was <del>good</del>" and after == "the film was <ins>g00d</ins>"
+    assert before == "the film was <del>g<u>oo</u>d</del>" and after == "the film was <ins>g<u>00</u>d</ins>"
+    # homoglyph edits of several words in a row, a common word apart: each word and character stays marked
+    before, after = diff_words("is enormous fun for thinking audiences", "іs еnormous fuո for thinking audieոces")
+    assert after == ("<ins><u>і</u>s <u>е</u>normous fu<u>ո</u></ins> for thinking "
+                     "<ins>audie<u>ո</u>ces</ins>")
     before, after = diff_words("A cat sat on the mat. It is big.", "Dogs bark at the moon all night. It is big.")
     assert before.count("<del>") == 1 and after.count("<ins>") == 1  # one block, not fragments around 'the'
     before, after = diff_words("<b>x</b> y", "<b>x</b> z")
@@ -148,3 +152,70 @@ def test_page_escapes_samples_labels_and_notes(hostile):
                         [hostile])
     page = html_page(hostile, Result({hostile: hostile}), parts, {"Run": {hostile: hostile}}, [hostile, "ok"])
     assert hostile not in page and hostile.replace("<", "&lt;").replace(">", "&gt;") in page
+
+
+def test_wilson_interval_matches_its_closed_form():
+    from robust.toolkit.stats import wilson
+
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)  # Wilson (1927), z = 1.96
+    low, high = wilson(0, 10)
+    assert low == pytest.approx(0.0, abs=1e-12) and high == pytest.approx(0.2775, abs=1e-4)  # Wald would give [0, 0]
+    assert all(math.isnan(v) for v in wilson(0, 0))
+
+
+def attack_result(n: int, succeeded: int, skipped: int = 0) -> Result:
+    from robust.plugins.benchmarks.attack.benchmark import summarize
+
+    recs = ([{"status": "succeeded", "queries": 10, "word_share": 0.2, "seconds": 0.1}] * succeeded
+            + [{"status": "skipped", "queries": 1, "word_share": 0.0, "seconds": 0.1}] * skipped
+            + [{"status": "failed", "queries": 20, "word_share": 0.5, "seconds": 0.1}] * (n - succeeded - skipped))
+    return Result(data={"per_attack": {"typo": summarize(recs)}})
+
+
+def test_attack_compare_ranks_by_accuracy_under_attack_and_marks_noise():
+    from robust.plugins.benchmarks.attack.report import compare, report_parts
+
+    close = compare([("A", attack_result(100, 40)), ("B", attack_result(100, 43))])
+    assert close.tables[0].rows[0][1] == "A" and close.tables[0].rows[0][4] == "within noise"
+    assert "within noise: A vs B" in report_parts(close, {}).headline
+    apart = compare([("A", attack_result(400, 100)), ("B", attack_result(400, 300))])  # negative control
+    assert apart.tables[0].rows[0][4] == "ahead" and apart.summary["typo: within noise"] == []
+
+
+def test_attack_headline_and_figures_follow_the_outcomes():
+    from robust.plugins.benchmarks.attack.report import headline, outcomes_figure
+
+    result = attack_result(10, 6, skipped=2)
+    assert headline(result).startswith("Accuracy falls from 80\u00a0% (clean) to 20\u00a0% under typo: it succeeds on "
+                                       "6 of 8 attacked examples (success rate 75\u00a0%")
+    fig = outcomes_figure(result)
+    assert [p.get_width() for p in fig.get_axes()[0].patches] == [6, 2, 2]  # succeeded, failed, skipped
+    nothing = attack_result(3, 0, skipped=3)
+    assert headline(nothing).startswith("No example was attacked")
+
+
+def test_synbench_noise_comes_from_trials():
+    from robust.plugins.benchmarks.synbench.report import score_se
+
+    assert score_se({"trials": 1, "score_std": 0.0}) is None  # one trial: no spread measured, no verdict
+    assert score_se({"trials": 5, "score_std": 0.02}) == pytest.approx(0.01)  # np.std / sqrt(T - 1)
+
+
+def test_asr_predict_pages_say_what_each_stage_found():
+    from robust.plugins.benchmarks.asr_predict.report import report_parts
+
+    rows = {f"subset/{i}": {"family": "wn-noun" if i % 2 else "wn-verb", "asr": {"typo": 0.0}, "target": 0.0}
+            for i in range(4)}
+    build = Result({"rows": 4, "mean_asr": 0.0, "sd_asr": 0.0, "mean_victim_clean_accuracy": 0.5, "table": "t.csv"})
+    parts = report_parts(build, rows)
+    assert parts.headline.startswith("Built 4 sub-datasets of wn-noun, wn-verb")
+    assert any("cannot learn" in n for n in parts.notes)  # a flat table is called out ...
+    varied = {k: {**r, "target": 0.1 * i, "asr": {"typo": 0.1 * i}} for i, (k, r) in enumerate(rows.items())}
+    assert not any("cannot learn" in n for n in report_parts(build, varied).notes)  # ... a varied one is not
+    predicted = Result({"predicted_asr": 0.6, "asr_low": 0.3, "asr_high": 0.9, "error_basis": "unseen-corpus"},
+                       data={"sentence": "Predicted attack success rate 0.600.",
+                             "predictor_meta": {"asr_range": [0.2, 0.8], "rows": 9}})
+    parts = report_parts(predicted, {})
+    strip = parts.figures[0][1].get_axes()[0]
+    assert strip.get_xlim()[0] < 0.0 < 1.0 < strip.get_xlim()[1] and len(strip.patches) == 1  # the training band
+    assert parts.hidden_tables == ["Prediction"] and parts.headline == "Predicted attack success rate 0.600."

@@ -7,8 +7,8 @@ import pytest
 
 from robust.core.plugins import get_registry
 from robust.core.results import Result
-from robust.core.runner import RunConfig, Runner
-from robust.core.store import Store
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.dimensions import select
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
-from robust.core.runner import Runner
-from robust.core.store import Store
+from robust.engine.runner import Runner
+from robust.engine.store import Store
 
 SMALL = ["--set", "levels=0.5,1,2,3", "--set", "n=256", "--set", "n_test=256", "--set", "epsilons=0,0.2,0.8"]
 
@@ -119,3 +119,14 @@ def test_hf_vision_encoder_from_a_local_directory(invoke, tmp_path):
     assert summary["shape"] == "3x16x16" and summary["dim"] == 16
     assert summary["normalization"] == "mean=(0.5, 0.5, 0.5) std=(0.25, 0.25, 0.25)"
     assert "model_note" not in summary and 0 <= summary["score"] <= 1.05
+
+
+def test_timm_model_at_its_native_input_shape(invoke):
+    pytest.importorskip("timm", reason="timm is optional: pip install timm")
+    out = invoke("run", "--bench", "synbench", "--model", "timm:test_vit", "--set", "model.pretrained=false",
+                 "--set", "levels=0.5,2", "--set", "n=64", "--set", "n_test=64", "--set", "epsilons=0", "--json", "-q")
+    summary = _run_json(out)["result"]["summary"]
+    assert summary["shape"] == "3x160x160"  # timm's pretrained_cfg input size, not the 3x8x8 fallback
+    offline = invoke("run", "--bench", "synbench", "--model", "timm:test_vit", "--set", "n=64")
+    assert isinstance(offline.exception, RobustError)  # no weights offline: one line saying what to do
+    assert "model.pretrained=false" in str(offline.exception) and "\n" not in str(offline.exception)

@@ -6,8 +6,8 @@ import json
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
-from robust.core.runner import Runner
-from robust.core.store import Store
+from robust.engine.runner import Runner
+from robust.engine.store import Store
 
 
 def test_cli_run_minilm_and_resume(tmp_path, monkeypatch):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robust.core.stats import interval
 from robust.plugins.benchmarks.syntextbench.scoring import (
     crossfit_point,
     energy_rank,
@@ -19,6 +18,7 @@ from robust.plugins.benchmarks.syntextbench.scoring import (
     syntextbench_score,
     task_point,
 )
+from robust.toolkit.stats import interval
 
 
 def gaussian_task(D: float, n: int, d: int, rng, transform=None):

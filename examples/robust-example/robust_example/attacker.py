@@ -2,7 +2,7 @@
 
 from robust import Attacker, AttackResult, Setting
 from robust.core.labels import label_index
-from robust.core.text import word_edits
+from robust.toolkit.text import word_edits
 
 
 class RandomSearch(Attacker):

@@ -348,7 +348,7 @@ class ModelAdapter(Plugin):
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
-        from robust.core.model_cache import OutputCache
+        from robust.engine.model_cache import OutputCache
 
         self.arg = arg
         self.cache = OutputCache()

@@ -1,6 +1,6 @@
 """Text helpers of the built-in transforms (part-of-speech tags, affixes, case) and `WordTransform`.
 
-The shared measures (words, edit distances, degrees, budget) live in `robust.core.text` and are re-exported here.
+The shared measures (words, edit distances, degrees, budget) live in `robust.toolkit.text` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.core.text import (  # noqa: F401 - re-exported for the transforms of this package
+from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,
     char_degree,

@@ -25,8 +25,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from robust.core.errors import RobustError
-from robust.core.executor import Job, OnDone, check_records, chunked
 from robust.core.interfaces import WorkItem
+from robust.engine.executor import Job, OnDone, check_records, chunked
 
 INSTALL = "--executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"
 #: variables the workers need to rebuild a run as the driver would (plugins, caches, offline switches)
@@ -64,7 +64,7 @@ class Worker:
         self.error: Exception | None = None
         try:
             from robust.core.plugins import get_registry
-            from robust.core.runner import RunConfig, Runner
+            from robust.engine.runner import RunConfig, Runner
 
             runner = Runner(get_registry(), None)  # type: ignore[arg-type]  # config.out is set: no store needed
             self.bench, self.ctx = runner.build(RunConfig.from_json(config), run_id)

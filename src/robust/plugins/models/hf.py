@@ -162,7 +162,7 @@ class HFModel(ModelAdapter):
             import torch
             from transformers.utils import logging as hf_logging
 
-            from robust.core.threads import configure_threads
+            from robust.engine.threads import configure_threads
 
             configure_threads()
             hf_logging.disable_progress_bar()
@@ -177,7 +177,8 @@ class HFModel(ModelAdapter):
 
     def preload(self) -> None:
         """Tokenizer, weights and the checked logits split, before the first query (see `Runner`)."""
-        self.tokenizer  # noqa: B018
+        if self.task != "vision":  # vision models read pixels: they have no tokenizer
+            self.tokenizer  # noqa: B018
         self.model  # noqa: B018
         self._split  # noqa: B018
 

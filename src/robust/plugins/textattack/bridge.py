@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from robust.core.interfaces import AttackResult
 from robust.core.labels import label_index
 from robust.core.lazy import np
-from robust.core.text import word_edits
 from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe
+from robust.toolkit.text import word_edits
 
 textattack = import_textattack()
 from textattack.attack_results import (  # noqa: E402

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
+from robust.toolkit.stats import proportion_se, wilson
 
 
 class AccuracyScore(Scorer):
@@ -60,6 +60,8 @@ class Accuracy(Benchmark):
             by_label.setdefault(r["label"], []).append(r["correct"])
         table = [[lab, len(v), round(sum(v) / len(v), 4)] for lab, v in sorted(by_label.items(), key=str)]
         summary.pop("accuracy_n")
+        if rows:  # Wilson 95 % interval of the accuracy
+            summary["accuracy_ci_low"], summary["accuracy_ci_high"] = wilson(sum(r["correct"] for r in rows), len(rows))
         summary.update(summarize_scores(rows, self.extra_scorers(ctx)))
         return Result(summary, [Table("Accuracy by gold label", ["label", "n", "accuracy"], table)])
 
@@ -69,7 +71,7 @@ class Accuracy(Benchmark):
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
         from robust.report import ranking
 
-        entries = [(label, float(r.summary["accuracy"]), _accuracy_se(r.summary["accuracy"], r.summary["n"]))
+        entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
                    for label, r in results]
         rows, ties = ranking(entries)
         n = {label: r.summary["n"] for label, r in results}
@@ -90,20 +92,15 @@ class Accuracy(Benchmark):
         rows = list(records.values())
         names = _label_names(rows, labels)
         by_label = [(row[0], row[2]) for row in result.tables[0].rows] if result.tables else []
-        text = f"Accuracy {100 * result.summary['accuracy']:.1f}\u00a0% on {result.summary['n']} examples"
+        s = result.summary
+        low, high = s.get("accuracy_ci_low"), s.get("accuracy_ci_high")
+        ci = f" (95 % interval {100 * low:.1f}–{100 * high:.1f})" if low is not None and high is not None else ""
+        text = f"Accuracy {100 * s['accuracy']:.1f}\u00a0%{ci} on {s['n']} examples"
         if len({acc for _, acc in by_label}) > 1:
             label, acc = min(by_label, key=lambda x: x[1])
             text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"
         return ReportParts(text + ".", [("Confusion matrix (rows: gold label, columns: prediction)",
                                          confusion_figure(rows, names))])
-
-
-def _accuracy_se(p: float, n: float) -> float | None:
-    """Agresti-Coull standard error of a proportion (stays positive at 0 and 1, unlike the plain binomial)."""
-    if not n:
-        return None
-    adjusted = (p * n + 2) / (n + 4)
-    return math.sqrt(adjusted * (1 - adjusted) / (n + 4))
 
 
 def _label_names(rows: Sequence[Mapping[str, Any]], labels: Sequence[Any] | None) -> dict[int, str]:

@@ -7,6 +7,7 @@ predictor (table cleaning, regressors, evaluation protocols, persistence) lives 
 """
 
 from robust.core.hookspecs import hookimpl
+from robust.plugins.benchmarks.asr_predict.benchmark import ASRPredict
 from robust.plugins.benchmarks.asr_predict.scorers import SCORERS
 
 
@@ -14,3 +15,8 @@ from robust.plugins.benchmarks.asr_predict.scorers import SCORERS
 def register_scorers(register):
     for scorer in SCORERS:
         register(scorer)
+
+
+@hookimpl
+def register_benchmarks(register):
+    register(ASRPredict)

@@ -19,7 +19,8 @@ from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform,
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
-from robust.core.text import changed_words, words
+from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
+from robust.toolkit.text import changed_words, words
 
 SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "mean_queries",
                 "mean_perturbed_word_share", "seconds_per_example")
@@ -110,11 +111,14 @@ class AttackBenchmark(Benchmark):
             by_id = {ex.id: res for ex, res in zip(right, found)}
             results = [by_id.get(ex.id) or AttackResult(ex.text, ex.text, False, 1, "skipped") for ex in examples]
             seconds = (time.perf_counter() - start) / len(examples)
-            for it, ex, res in zip(group, examples, results):
+            # the prediction on the text each example ends with, for the report (cached: the attacker asked it)
+            final = ctx.model.classify([res.perturbed for res in results]).argmax(1)
+            for it, ex, res, pred in zip(group, examples, results, final):
                 n_words = len(words(ex.text))
                 changed = changed_words(ex.text, res.perturbed)
                 record = {k: v for k, v in res.to_json().items() if k != "variants"}
-                records[it.id] = {**record, "attack": name, "label": ex.label, "n_words": n_words,
+                records[it.id] = {**record, "attack": name, "label": ex.label,
+                                  "gold": label_index(ctx.model, ex.label), "pred": int(pred), "n_words": n_words,
                                   "perturbed_words": changed, "word_share": changed / max(n_words, 1),
                                   "seconds": seconds}
         return [records[it.id] for it in items]
@@ -140,18 +144,32 @@ class AttackBenchmark(Benchmark):
             summary = {f"{name}/{k}": v for name, s in stats.items() for k, v in s.items()}
         return Result(summary, tables, {"per_attack": stats})
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.attack.report import report_parts
+
+        return report_parts(result, records)
+
+    @classmethod
+    def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
+        from robust.plugins.benchmarks.attack.report import compare
+
+        return compare(results)
+
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """TextAttack-style attack summary of one attacker's records."""
+    """TextAttack-style attack summary of one attacker's records, with Wilson 95 % intervals of the rates."""
     n = len(records)
     count = {s: sum(r["status"] == s for r in records) for s in ("succeeded", "failed", "budget", "skipped")}
     attacked = [r for r in records if r["status"] != "skipped"]
     wins = [r for r in records if r["status"] == "succeeded"]
     mean = lambda xs: sum(xs) / len(xs) if xs else 0.0  # noqa: E731
-    return {"n": n, **count,
-            "attack_success_rate": count["succeeded"] / len(attacked) if attacked else 0.0,
-            "accuracy_under_attack": (len(attacked) - count["succeeded"]) / n if n else 0.0,
-            "clean_accuracy": len(attacked) / n if n else 0.0,
-            "mean_queries": mean([r["queries"] for r in attacked]),
-            "mean_perturbed_word_share": mean([r["word_share"] for r in wins]),
-            "seconds_per_example": mean([r["seconds"] for r in records])}
+    out = {"n": n, **count,
+           "attack_success_rate": count["succeeded"] / len(attacked) if attacked else 0.0,
+           "accuracy_under_attack": (len(attacked) - count["succeeded"]) / n if n else 0.0,
+           "clean_accuracy": len(attacked) / n if n else 0.0,
+           "mean_queries": mean([r["queries"] for r in attacked]),
+           "mean_perturbed_word_share": mean([r["word_share"] for r in wins]),
+           "seconds_per_example": mean([r["seconds"] for r in records])}
+    out["attack_success_rate_ci_low"], out["attack_success_rate_ci_high"] = success_interval(out)
+    out["accuracy_under_attack_ci_low"], out["accuracy_under_attack_ci_high"] = accuracy_interval(out)
+    return out

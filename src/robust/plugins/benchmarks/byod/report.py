@@ -9,7 +9,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.lazy import np
 from robust.core.results import Result, Table
-from robust.core.stats import bootstrap, separable
+from robust.toolkit.stats import bootstrap, separable
 
 SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "se", "stderr", "n", "better"]
 
@@ -221,32 +221,15 @@ def headline(result: Result) -> str:
 def scores_figure(result: Result) -> Any:
     """One strip per test: the score and its 95 % interval on the paper's axis range (extended to the data)."""
     from robust.plugins.benchmarks.byod.benchmark import RADAR
+    from robust.report import Strip, strips_figure
 
-    scored = _scored(result)
-    if not scored:
-        return None
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7.0, 0.35 + 0.72 * len(scored)))
-    axes = fig.subplots(len(scored), 1, squeeze=False)[:, 0]
-    for ax, (test, s) in zip(axes, scored):
+    strips = []
+    for test, s in _scored(result):
         low, high = (s.get("ci") or [None, None])[:2]
-        ends = [v for v in (s["value"], low, high) if v is not None]
-        lo, hi = RADAR[test][2] if test in RADAR else (min(0.0, *ends), max(ends) or 1.0)
-        lo, hi = min(lo, *ends), max(hi, *ends)
-        pad = 0.04 * (hi - lo or 1.0)
-        if low is not None and high is not None:
-            ax.hlines(0, low, high, color="tab:blue", lw=3, alpha=0.5)
-        ax.plot([s["value"]], [0], "o", color="tab:blue")
-        ax.set_xlim(lo - pad, hi + pad)
-        ax.set_yticks([])
-        ax.tick_params(axis="x", labelsize=8)
         better = "higher is better →" if s.get("higher_is_better") else "← lower is better"
-        ax.set_title(f"{_label(test)}: {s['metric']} = {s['value']:.3g}   ({better})", fontsize=9, loc="left")
-        for side in ("left", "right", "top"):
-            ax.spines[side].set_visible(False)
-    fig.tight_layout()
-    return fig
+        strips.append(Strip(f"{_label(test)}: {s['metric']} = {s['value']:.3g}   ({better})", s["value"], low, high,
+                            RADAR[test][2] if test in RADAR else None))
+    return strips_figure(strips)
 
 
 def _cut(text: str) -> str:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
-from robust.core.text import char_degree, word_modification_rate
 from robust.plugins.benchmarks.byod.corpus import word_tokenize
+from robust.toolkit.text import char_degree, word_modification_rate
 
 if TYPE_CHECKING:
     import numpy as np

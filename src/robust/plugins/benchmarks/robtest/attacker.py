@@ -10,9 +10,10 @@ from robust.core.errors import RobustError
 from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
 from robust.core.labels import label_index
 from robust.core.settings import Setting
-from robust.core.text import word_edits
 from robust.plugins.benchmarks.robtest.rule import rule_variants
-from robust.plugins.benchmarks.robtest.search import GreedyConfig, drive, search_for
+from robust.plugins.benchmarks.robtest.search import GreedyConfig, search_for
+from robust.toolkit.search import drive
+from robust.toolkit.text import word_edits
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,12 +18,12 @@ from robust.core.interfaces import AttackResult, Benchmark, Example, WorkItem, a
 from robust.core.labels import label_index
 from robust.core.results import Result
 from robust.core.settings import Setting
-from robust.core.text import word_modification_rate
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
+from robust.toolkit.text import word_modification_rate
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}

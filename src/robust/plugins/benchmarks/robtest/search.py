@@ -2,25 +2,26 @@
 
 A search is a generator: it yields the texts it needs classified and receives their probabilities
 (ndarray[n, k]), or None when its query budget is spent (it then returns what it has); it returns the list of
-generated variants. `drive` advances many searches at once, so every round of every item in a batch costs one
-`classify` call.
+generated variants. `robust.toolkit.search.drive` advances many searches at once, so every round of every item in a
+batch costs one `classify` call.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from robust.core.text import budget, join, levenshtein, words
+from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
+from robust.toolkit.text import budget, join, levenshtein, words
 
 if TYPE_CHECKING:
     import numpy as np
 
     from robust.core.interfaces import Transform
 
-Search = Generator[list[str], "np.ndarray", list[str]]
+__all__ = ["GreedyConfig", "Outcome", "Search", "drive", "greedy_search", "search_for", "sentence_search"]
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,7 @@ class GreedyConfig:
 
 def saliency_queries(text: str, mask_token: str) -> list[str]:
     """[text] + text with each word replaced by the mask (spec §3.2 saliency_order)."""
-    tokens = words(text)
-    return [text] + [join(tokens[:j] + [mask_token] + tokens[j + 1 :]) for j in range(len(tokens))]
+    return [text, *leave_one_out(words(text), mask_token, join)]
 
 
 def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[int], int]:
@@ -49,8 +49,7 @@ def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[i
     import numpy as np
 
     predicted = int(np.argmax(probs[0]))
-    order = np.argsort(probs[1:, predicted if target is None else target], kind="stable")
-    return [int(j) for j in order], predicted
+    return by_drop(probs[1:], predicted if target is None else target), predicted
 
 
 def stop_measure(transform: Transform, original: str, faithful: bool) -> Callable[[str], float]:
@@ -152,60 +151,3 @@ def search_for(transform: Transform, text: str, degree: float, rng: np.random.Ge
     """The score-based search that fits the transform's unit."""
     fn = sentence_search if transform.unit == "sentence" else greedy_search
     return fn(transform, text, degree, rng, config, gold)
-
-
-@dataclass
-class Outcome:
-    """What a driven search returned, the distinct texts it had classified, and whether the budget stopped it."""
-
-    texts: list[str]
-    seen: set[str] = field(default_factory=set)
-    capped: bool = False
-
-
-def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any],
-          budget: int | None = None) -> list[Outcome]:
-    """Run searches together: each round, one `classify` call for the queries of every unfinished search. With a
-    `budget`, a search whose next round would take it past `budget` distinct texts (one kept in reserve for
-    checking its result) is told to stop instead."""
-    outcomes = [Outcome([]) for _ in searches]
-    pending: dict[int, list[str]] = {}
-    for i, gen in enumerate(searches):
-        _advance(i, gen, _START, pending, outcomes)
-    while pending:
-        if budget:
-            for i in [i for i, q in pending.items() if len(outcomes[i].seen | set(q)) + 1 > budget]:
-                del pending[i]
-                outcomes[i].capped = True
-                _advance(i, searches[i], None, pending, outcomes)
-            if not pending:
-                break
-        order = list(pending)
-        texts = [t for i in order for t in pending[i]]
-        probs = classify(texts)
-        pos = 0
-        for i in order:
-            query = pending.pop(i)
-            outcomes[i].seen.update(query)
-            _advance(i, searches[i], probs[pos : pos + len(query)], pending, outcomes)
-            pos += len(query)
-    return outcomes
-
-
-_START = object()
-
-
-def _advance(i: int, gen: Search, value: Any, pending: dict[int, list[str]], outcomes: list[Outcome]) -> None:
-    try:
-        query = next(gen) if value is _START else gen.send(value)
-        while not query:  # an empty query needs no model call
-            query = gen.send(_empty())
-        pending[i] = query
-    except StopIteration as stop:
-        outcomes[i].texts = stop.value or []
-
-
-def _empty() -> np.ndarray:
-    import numpy as np
-
-    return np.zeros((0, 0))

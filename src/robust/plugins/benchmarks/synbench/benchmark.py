@@ -279,6 +279,11 @@ class SynBench(Benchmark):
                 ("Robustness-accuracy points per level vs the Bayes curve b(a)", plots.level_points(result)),
                 ("SynBench-Score against ε", plots.score_vs_eps(result))]
 
+    def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
+        from robust.plugins.benchmarks.synbench.report import report_parts
+
+        return report_parts(self, result)
+
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         from robust.plugins.benchmarks.synbench.compare import compare_results

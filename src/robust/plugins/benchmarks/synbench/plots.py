@@ -11,7 +11,7 @@ from robust.plugins.benchmarks.synbench.scoring import expected_bound
 from robust.plugins.benchmarks.synbench.theory import b_ref
 
 
-def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
+def _figure(width: float = 8.4, height: float = 4.0) -> tuple[Any, Any]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -32,6 +32,14 @@ def _title(result: Result, what: str) -> str:
     return f"{result.summary.get('model', '')}: {what}"
 
 
+#: per shown ε (ε = 0, ε*, the largest): line style and marker, so overlapping curves stay apart
+STYLES = (("-", "o"), ("--", "^"), (":", "s"))
+
+
+def _legend_outside(ax: Any) -> None:
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
 def expected_bound_curves(result: Result) -> Any:
     """E_ref(a_t) and E_rep(a_t) for ε = 0, ε* and the largest ε; area over [a_T, 1] shaded."""
     fig, ax = _figure()
@@ -42,23 +50,26 @@ def expected_bound_curves(result: Result) -> Any:
     if levels:
         ref = expected_bound(grid, [lv["ref_accuracy"][0] for lv in levels], [lv["ref_margin"][0] for lv in levels])
         ax.step(grid, ref, where="post", c="k", lw=1.5, label="reference (inputs), ε=0")
-        ax.fill_between(grid, ref, where=grid >= a_T, step="post", color="gray", alpha=0.15)
-        for i in _shown_eps(result):
+        ax.fill_between(grid, ref, where=grid >= a_T, step="post", color="gray", alpha=0.15,
+                        label="reference area above a_T")
+        for k, i in enumerate(_shown_eps(result)):
             acc = [lv["accuracy"][i] for lv in levels]
             bnd = [np.nan if lv["margin"][i] is None else lv["margin"][i] for lv in levels]
             rep = expected_bound(grid, acc, bnd)
-            ax.step(grid, rep, where="post", lw=1.2, label=f"representation, ε={eps[i]:g}")
+            ax.step(grid, rep, where="post", lw=1.4, ls=STYLES[k][0], color=f"C{k}",
+                    label=f"representation, ε={eps[i]:g}")
             if i == 0:
-                ax.fill_between(grid, rep, where=grid >= a_T, step="post", alpha=0.25)
+                ax.fill_between(grid, rep, where=grid >= a_T, step="post", color="C0", alpha=0.25,
+                                label="its area above a_T (score = blue / grey+blue)")
         top = float(np.nanmax(ref[grid >= 0.6])) if np.any(grid >= 0.6) else 1.0
         ax.set_ylim(0, max(top * 1.1, 0.1))
-    ax.axvline(a_T, c="r", lw=0.8, ls=":")
+    ax.axvline(a_T, c="r", lw=0.8, ls=":", label=f"a_T = {a_T:g}")
     ax.set_xlim(0.5, 1.0)
     ax.set_xlabel("threshold accuracy a_t")
     ax.set_ylabel("E(a_t), expected scaled bound")
     score = result.summary.get("score", float("nan"))
     ax.set_title(_title(result, f"score {score:.3f} (ε={result.summary.get('epsilon', 0):g}, a_T={a_T:g})"), fontsize=9)
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     fig.tight_layout()
     return fig
 
@@ -72,16 +83,17 @@ def level_points(result: Result) -> Any:
     ax.plot(curve, b_ref(curve), "--", c="gray", lw=1, label="Bayes curve b(a)")
     ax.scatter([lv["ref_accuracy"][0] for lv in levels], [lv["ref_margin"][0] for lv in levels], s=12, c="k",
                marker="x", label="inputs (reference)")
-    for i in _shown_eps(result):
+    for k, i in enumerate(_shown_eps(result)):
         pts = [(lv["accuracy"][i], lv["margin"][i]) for lv in levels if lv["margin"][i] is not None]
         if pts:
-            ax.scatter(*zip(*pts), s=10, alpha=0.7, label=f"representation, ε={eps[i]:g}")
+            ax.scatter(*zip(*pts), s=14, marker=STYLES[k][1], facecolors="none" if k else f"C{k}",
+                       edgecolors=f"C{k}", alpha=0.8, label=f"representation, ε={eps[i]:g}")
     ax.set_xlim(0.45, 1.01)
     ax.set_ylim(0, 6)
     ax.set_xlabel("accuracy a_k")
     ax.set_ylabel("mean scaled bound b_k of correct points")
     ax.set_title(_title(result, "per-level robustness vs accuracy"), fontsize=9)
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     fig.tight_layout()
     return fig
 
@@ -100,7 +112,7 @@ def score_vs_eps(result: Result) -> Any:
     ax.set_xlabel("ε (robust classifier radius)")
     ax.set_ylabel("SynBench-Score")
     ax.set_title(_title(result, "score against ε"), fontsize=9)
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     fig.tight_layout()
     return fig
 
@@ -108,12 +120,12 @@ def score_vs_eps(result: Result) -> Any:
 def compare_curves(result: Result) -> Any:
     """Score against ε at each run's headline a_T, one line per run (a `robust compare` result)."""
     fig, ax = _figure()
-    for run in result.data.get("runs", []):
+    for k, run in enumerate(result.data.get("runs", [])):
         pts = sorted((s["epsilon"], s["score"]) for s in run["scores"] if s["a_T"] == run["a_T"])
         if pts:
-            ax.plot(*zip(*pts), marker="o", ms=3, label=run["label"])
+            ax.plot(*zip(*pts), marker="os^Dv<>p"[k % 8], ls=("-", "--", ":", "-.")[k % 4], ms=4, label=run["label"])
     ax.set_xlabel("ε")
     ax.set_ylabel("SynBench-Score at the headline a_T")
-    ax.legend(fontsize=7)
+    _legend_outside(ax)
     fig.tight_layout()
     return fig

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from robust.core.results import Result, Table
-from robust.core.stats import separable
+from robust.toolkit.stats import separable
 
 #: settings that must agree for scores to be comparable
 COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy", "debias", "folds")

@@ -76,6 +76,7 @@ def accuracy_margin_by_level(result: Result) -> Any:
     twin.set_ylabel("scaled margin δ_p")
     lines = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
-    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="lower left")
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+              ncol=3, frameon=False)  # below the axes: inside, it covered the falling curves
     fig.tight_layout()
     return fig

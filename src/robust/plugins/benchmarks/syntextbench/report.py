@@ -69,8 +69,11 @@ def samples(bench: Any, levels: Sequence[float]) -> tuple[list[Any], list[str]]:
     groups = []
     for p in picks:
         task = bench.task(0, float(p), bench.ctx)
+        pairs = list(zip(task.test_texts, task.test_y.tolist()))
+        by_class = [[x for x in pairs if x[1] > 0], [x for x in pairs if x[1] <= 0]]
+        mixed = [x for rank in zip(*by_class) for x in rank] or pairs  # positive and negative in turn
         chosen = [Sample(text, gold="positive" if y > 0 else "negative", marks=marks)
-                  for text, y in list(zip(task.test_texts, task.test_y.tolist()))[:SAMPLES_PER_LEVEL]]
+                  for text, y in mixed[:SAMPLES_PER_LEVEL]]
         groups.append(SampleGroup(f"neutral share p = {float(p):g}", chosen,
                                   f"Held-out sentences of trial 0 as the model embedded them ({lists.name} lexicon): "
                                   "positive words green, negative words red, the rest neutral fill."))

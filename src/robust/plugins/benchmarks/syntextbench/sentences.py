@@ -10,7 +10,6 @@ from robust.core.interfaces import DataGenerator, Example, ModelAdapter, Scorer
 from robust.core.lazy import np
 from robust.core.seeding import rng_for
 from robust.core.settings import Setting
-from robust.core.stats import interval
 from robust.plugins.benchmarks.syntextbench.generator import GeneratorConfig, SyntheticTask, make_task
 from robust.plugins.benchmarks.syntextbench.lexicon import LexiconGenerator, WordLists, word_lists_from_examples
 from robust.plugins.benchmarks.syntextbench.scoring import (
@@ -20,6 +19,7 @@ from robust.plugins.benchmarks.syntextbench.scoring import (
     syntextbench_score,
     task_point,
 )
+from robust.toolkit.stats import interval
 
 DEFAULT_LEXICON = "afinn"
 SECONDARY_A_T = 0.6  # spec §6 A2: also report a_T = 0.6

@@ -16,12 +16,12 @@ from typing import Any
 
 from robust.core.context import RunContext
 from robust.core.errors import RobustError, one_line
-from robust.core.executor import Executor, InProcessExecutor, Job
 from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
-from robust.core.store import Lease, Run, Store, owner_token
+from robust.engine.executor import Executor, InProcessExecutor, Job
+from robust.engine.store import Lease, Run, Store, owner_token
 
 _PACKAGES = ("robust", "numpy", "scipy", "torch", "transformers", "pluggy")
 

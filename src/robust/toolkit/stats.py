@@ -1,7 +1,9 @@
-"""Uncertainty shared by the benchmarks: percentile bootstrap intervals and a separability test (numpy only)."""
+"""Uncertainty shared by the benchmarks: percentile bootstrap intervals, proportions' intervals and standard
+errors, and a separability test (numpy only)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -52,3 +54,23 @@ def separable(a: float, se_a: float, b: float, se_b: float, level: float = LEVEL
         return None
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return bool(abs(a - b) > z * float(np.hypot(se_a, se_b)))
+
+
+def proportion_se(p: float, n: float) -> float | None:
+    """Agresti-Coull standard error of a proportion p over n trials (stays positive at 0 and 1, unlike the plain
+    binomial); None without trials."""
+    if not n:
+        return None
+    adjusted = (p * n + 2) / (n + 4)
+    return math.sqrt(adjusted * (1 - adjusted) / (n + 4))
+
+
+def wilson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson score interval of k successes in n trials (Wilson 1927); (nan, nan) without trials."""
+    if n <= 0:
+        return math.nan, math.nan
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -1,0 +1,130 @@
+"""Labelled corpora available offline for building a regression table (spec §7.2), their relabelled variants
+(spec §3.1: the random label grouping of the authors' `process_data.py`) and the sub-dataset sampling of §3.2
+with the §7.2 sizes (train / val disjoint, a fixed attack set and a fixed MR set per variant from a held-out 20 %).
+
+Families: `wn-noun` (noun glosses labelled by their lexicographer file, 26 classes), `wn-verb` (verb glosses,
+15 classes), `wn-examples` (the quoted example sentences inside glosses, labelled by lexicographer file),
+`mr` (Pang & Lee sentences, positive/negative).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from robust.core.errors import RobustError
+
+FAMILIES = ("wn-noun", "wn-verb", "wn-examples", "mr")
+CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (spec §3.1)
+_EXAMPLE = re.compile(r'"([^"]{20,})"')
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Texts with integer labels 0..K-1 (`names` gives each label's original name)."""
+
+    name: str
+    family: str
+    texts: tuple[str, ...]
+    labels: tuple[int, ...]
+    names: tuple[str, ...]
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.names)
+
+
+def _lexnames(wordnet_dir: Path) -> dict[str, str]:
+    out = {}
+    for line in (wordnet_dir / "lexnames").read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 2:
+            out[fields[0]] = fields[1]
+    return out
+
+
+def wordnet_corpus(wordnet_dir: Path, family: str) -> Corpus:
+    """Glosses (or their example sentences) of WordNet 3.0's data files, labelled by lexicographer file."""
+    lexnames = _lexnames(wordnet_dir)
+    files = {"wn-noun": ("noun",), "wn-verb": ("verb",), "wn-examples": ("noun", "verb", "adj", "adv")}[family]
+    texts, names = [], []
+    for pos in files:
+        with open(wordnet_dir / f"data.{pos}", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith(" "):
+                    continue
+                fields, _, gloss = line.partition("|")
+                lexname = lexnames[fields.split()[1]]
+                if family == "wn-examples":
+                    texts += _EXAMPLE.findall(gloss)
+                    names += [lexname] * len(_EXAMPLE.findall(gloss))
+                else:
+                    definition = re.sub(r'"[^"]*"', "", gloss).strip().strip(";").strip()
+                    if len(definition.split()) >= 3:
+                        texts.append(definition)
+                        names.append(lexname)
+    return indexed(family, family, texts, names)
+
+
+def indexed(name: str, family: str, texts: Sequence[str], names: Sequence[str]) -> Corpus:
+    classes = sorted(set(names))
+    index = {c: i for i, c in enumerate(classes)}
+    return Corpus(name, family, tuple(texts), tuple(index[n] for n in names), tuple(classes))
+
+
+def relabel(corpus: Corpus, k: int, seed: int) -> Corpus:
+    """Spec §3.1: interval = K_orig // k; labels 0..interval*k-1 shuffled (seeded, once per corpus and k),
+    consecutive groups of `interval` become the new labels; rows with a label >= interval*k are dropped."""
+    interval = corpus.n_classes // k
+    if interval < 1:
+        raise RobustError(f"corpus {corpus.family} has {corpus.n_classes} classes; cannot make {k}")
+    kept = list(range(interval * k))
+    random.Random(f"{seed}/{corpus.family}/{k}").shuffle(kept)
+    new = {old: i // interval for i, old in enumerate(kept)}
+    rows = [(t, new[y]) for t, y in zip(corpus.texts, corpus.labels) if y in new]
+    return Corpus(f"{corpus.family}_{k}", corpus.family, tuple(t for t, _ in rows), tuple(y for _, y in rows),
+                  tuple(str(i) for i in range(k)))
+
+
+@dataclass(frozen=True)
+class SubDataset:
+    """One row of the regression table: a variant's train/val sample and the variant's fixed attack/MR sets."""
+
+    variant: str
+    family: str
+    n_classes: int
+    train: tuple[tuple[str, int], ...]
+    val: tuple[tuple[str, int], ...]
+    attack: tuple[tuple[str, int], ...]
+    mr_test: tuple[tuple[str, int], ...]
+
+
+def sample(corpus: Corpus, index: int, sizes: tuple[int, int, int], seed: int) -> SubDataset:
+    """Sub-dataset `index` of a variant (spec §3.2 / Alg. 1 with §7.2's sizes): the attack set and the MR set
+    are drawn once per variant from its held-out 20 %; train and val (disjoint: the code's overlap, §6 A3,
+    fixed) are drawn afresh per sub-dataset from the other 80 %."""
+    n_train, n_val, n_test = sizes
+    rows = list(zip(corpus.texts, corpus.labels))
+    order = list(range(len(rows)))
+    random.Random(f"{seed}/{corpus.name}/split").shuffle(order)
+    cut = len(order) // 5
+    held, pool = order[:cut], order[cut:]
+    if len(held) < 2 * n_test or len(pool) < n_train + n_val:
+        raise RobustError(f"corpus variant {corpus.name} has {len(rows)} texts; too few for {n_train}+{n_val} "
+                          f"training and 2x{n_test} held-out texts")
+    drawn = random.Random(f"{seed}/{corpus.name}/{index}").sample(pool, n_train + n_val)
+    pick = lambda ids: tuple(rows[i] for i in ids)  # noqa: E731
+    return SubDataset(corpus.name, corpus.family, corpus.n_classes, pick(drawn[:n_train]), pick(drawn[n_train:]),
+                      pick(held[:n_test]), pick(held[n_test: 2 * n_test]))
+
+
+def plan(families: Sequence[str], class_counts: Sequence[int], n: int, seed: int) -> list[tuple[str, int, int]]:
+    """(family, k, index) for `n` sub-datasets spread round-robin over the variants (k = 0: the family as is)."""
+    variants = [(f, k) for f in families for k in (class_counts if f != "mr" else (0,))]
+    if not variants:
+        raise RobustError("no corpus variants: set families and class_counts")
+    random.Random(seed).shuffle(variants)
+    return [(*variants[i % len(variants)], i // len(variants)) for i in range(n)]

@@ -1,0 +1,80 @@
+"""How the recipes cut a text into words and put it back together.
+
+- `textattack_words`: TextAttack's `words_from_text` as character spans: inside each whitespace token, runs of
+  word characters (letters, digits, `_`, the homoglyphs of DeepWordBug's table and `'-*@`), with `'-_*@`
+  stripped from both ends of the token and of each run. Replacing a word keeps the rest of the text as it was,
+  as TextAttack's `AttackedText.replace_word_at_index` does.
+- `wordpunct`: NLTK's WordPunct tokenization (runs of word characters, runs of other non-space characters), as
+  OpenAttack's default English tokenizer (which splits sentences with punkt first: that changes the tokens only
+  where a run of punctuation spans a sentence boundary; not done here); OpenAttack detokenizes by joining tokens
+  with single spaces (`Tokens.spaced`), robust's clean mode rebuilds the original text around the replaced tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from robust.plugins.recipes.charset import HOMOGLYPHS
+
+_EDGES = "'-_*@"
+_TA_RUN = re.compile("[\\w" + re.escape("".join(HOMOGLYPHS.values()) + _EDGES) + "]+")
+_WORDPUNCT = re.compile(r"\w+|[^\w\s]+")
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A text, the spans of its tokens, and how a token list becomes text again (`spaced`: OpenAttack's
+    single-space join; otherwise the original text with the spans replaced)."""
+
+    text: str
+    spans: tuple[tuple[int, int], ...]
+    spaced: bool = False
+
+    @property
+    def words(self) -> list[str]:
+        return [self.text[a:b] for a, b in self.spans]
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def render(self, tokens: Sequence[str]) -> str:
+        """The text with these tokens in place of the original ones (same number of tokens)."""
+        if self.spaced:
+            return " ".join(tokens)
+        out, last = [], 0
+        for (a, b), token in zip(self.spans, tokens, strict=True):
+            out += [self.text[last:a], token]
+            last = b
+        out.append(self.text[last:])
+        return "".join(out)
+
+
+def textattack_words(text: str, spaced: bool = False) -> Tokens:
+    """TextAttack's words of `text` (words_from_text, as spans)."""
+    spans = []
+    for token in re.finditer(r"\S+", text):
+        start, word = token.start(), token.group()
+        left = len(word) - len(word.lstrip(_EDGES))
+        core = word.strip(_EDGES)
+        for run in _TA_RUN.finditer(core):
+            piece = run.group()
+            stripped = piece.strip(_EDGES)
+            if stripped:
+                a = start + left + run.start() + (len(piece) - len(piece.lstrip(_EDGES)))
+                spans.append((a, a + len(stripped)))
+    return Tokens(text, tuple(spans), spaced)
+
+
+def wordpunct(text: str, spaced: bool = False) -> Tokens:
+    """NLTK's WordPunct tokens of `text` (`\\w+|[^\\w\\s]+`), as spans."""
+    return Tokens(text, tuple(m.span() for m in _WORDPUNCT.finditer(text)), spaced)
+
+
+def replaced(tokens: Sequence[str], index: int, new: str) -> list[str]:
+    """A copy of `tokens` with token `index` replaced by `new`."""
+    out = list(tokens)
+    out[index] = new
+    return out
+

@@ -9,8 +9,8 @@ import pytest
 
 from robust.core.interfaces import Example
 from robust.plugins.attacks.contextual import Contextual, banned_for, clean_piece, related_words
-from robust.plugins.attacks.text import budget, changed_words, words
 from robust.plugins.models.function import FunctionModel
+from robust.toolkit.transforms import budget, changed_words, words
 
 TEXT = "The acting was good and the story felt warm , so I watched it twice ."  # 16 words
 V = 5000

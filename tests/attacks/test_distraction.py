@@ -10,8 +10,8 @@ import pytest
 
 from robust.core.interfaces import Example
 from robust.plugins.attacks.distraction import STATEMENTS, URL_CHARS, Distraction, wiki_sentences
-from robust.plugins.attacks.text import REACH_TOLERANCE
 from robust.plugins.models.function import FunctionModel
+from robust.toolkit.transforms import REACH_TOLERANCE
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 

@@ -17,7 +17,7 @@ from robust.plugins.attacks.glyph import (
     ices_neighbours,
     substitute_char,
 )
-from robust.plugins.attacks.text import budget, char_degree, word_modification_rate, words
+from robust.toolkit.transforms import budget, char_degree, word_modification_rate, words
 
 TEXT = "I watch a smart sweet and playful romantic comedy"  # letters only, no q/Q: ECES maps every char
 RNG = np.random.default_rng(0)

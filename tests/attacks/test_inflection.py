@@ -6,7 +6,7 @@ import numpy as np
 
 from robust import Example
 from robust.plugins.attacks.inflection import Inflection, inflections
-from robust.plugins.attacks.text import budget, word_modification_rate, words
+from robust.toolkit.transforms import budget, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 TITLED = "It's a story that makes the actors look good."

@@ -15,7 +15,7 @@ from robust.plugins.attacks.phonetic import (
     soundex,
     word_candidates,
 )
-from robust.plugins.attacks.text import budget, levenshtein, words
+from robust.toolkit.transforms import budget, levenshtein, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 

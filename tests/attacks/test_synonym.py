@@ -6,7 +6,7 @@ import numpy as np
 
 from robust import Example
 from robust.plugins.attacks.synonym import Synonym, antonyms, synonyms, wordnet_pos
-from robust.plugins.attacks.text import budget, pos_tags, word_modification_rate, words
+from robust.toolkit.transforms import budget, pos_tags, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 

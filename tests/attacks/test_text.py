@@ -14,7 +14,8 @@ from robust.plugins.attacks.glyph import GlyphG, GlyphM
 from robust.plugins.attacks.inflection import Inflection
 from robust.plugins.attacks.phonetic import PhoneticG, PhoneticM
 from robust.plugins.attacks.synonym import Synonym
-from robust.plugins.attacks.text import (
+from robust.plugins.attacks.typo import TypoG, TypoM
+from robust.toolkit.transforms import (
     WordTransform,
     budget,
     changed_words,
@@ -26,7 +27,6 @@ from robust.plugins.attacks.text import (
     word_modification_rate,
     words,
 )
-from robust.plugins.attacks.typo import TypoG, TypoM
 
 SENTENCES = [
     "I watch a smart, sweet and playful romantic comedy.",

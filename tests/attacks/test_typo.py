@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from robust import Example
-from robust.plugins.attacks.text import budget, char_degree, levenshtein, word_modification_rate, words
 from robust.plugins.attacks.typo import KEYBOARD, TypoG, TypoM, typo
+from robust.toolkit.transforms import budget, char_degree, levenshtein, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 RNG = np.random.default_rng(0)

@@ -9,13 +9,12 @@ import time
 
 import pytest
 
-from robust.plugins.resources import WordNet
-from robust.plugins.resources.pronunciations import PronunciationIndex, Pronunciations, build, pronunciations
-from robust.plugins.resources.wordnet_index import (
+from robust.plugins.resources import PronunciationIndex, WordNet, WordNetIndex
+from robust.toolkit.pronunciations import Pronunciations, build, pronunciations
+from robust.toolkit.wordnet_index import (
     LEMMA_RELATIONS,
     SYNSET_RELATIONS,
     CompactWordNet,
-    WordNetIndex,
     build_index,
     wordnet_index,
 )

@@ -8,7 +8,7 @@ import numpy as np
 
 from robust.core.interfaces import Example, Transform
 from robust.core.registry import Entry, Registry
-from robust.plugins.attacks.text import budget, char_degree, join, word_modification_rate, words
+from robust.toolkit.transforms import budget, char_degree, join, word_modification_rate, words
 
 
 class ToyChar(Transform):

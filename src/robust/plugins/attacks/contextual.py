@@ -35,7 +35,7 @@ from robust.plugins.attacks.synonym import (
     wordnet,
     wordnet_pos,
 )
-from robust.plugins.attacks.text import (
+from robust.toolkit.transforms import (
     MODE,
     HelperModels,
     WordTransform,

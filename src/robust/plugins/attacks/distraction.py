@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.attacks.text import MODE, REACH_TOLERANCE, HelperModels, cosines, similarities, with_degree
+from robust.toolkit.transforms import MODE, REACH_TOLERANCE, HelperModels, cosines, similarities, with_degree
 
 # RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — spec §2.9
 URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"

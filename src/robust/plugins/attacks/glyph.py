@@ -22,7 +22,7 @@ from typing import ClassVar
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.attacks.text import MODE, WordTransform, budget, char_degree, replace_word, with_degree
+from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree
 
 SPACES = ("similar", "dces", "eces", "ices")
 MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4

@@ -24,7 +24,7 @@ from typing import Any
 
 from robust.core.interfaces import Example
 from robust.core.lazy import np
-from robust.plugins.attacks.text import (
+from robust.toolkit.transforms import (
     MODE,
     WordTransform,
     budget,

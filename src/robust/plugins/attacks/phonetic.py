@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
-from robust.plugins.attacks.text import (
+from robust.toolkit.transforms import (
     MODE,
     budget,
     char_degree,
@@ -125,7 +125,7 @@ def editops(source: str, target: str) -> list[tuple[str, int, int]]:
 
 def _lexicon() -> Any:
     """The compact CMU pronouncing dictionary (`robust setup pronunciations`): words, phones, Porter stems."""
-    from robust.plugins.resources.pronunciations import pronunciations
+    from robust.toolkit.pronunciations import pronunciations
 
     return pronunciations()
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.attacks.text import (
+from robust.toolkit.transforms import (
     MODE,
     HelperModels,
     WordTransform,
@@ -51,7 +51,7 @@ rather such sure own same other become""".split())
 def wordnet() -> Any:
     """WordNet 3.0 through robust's compact index (answers as NLTK's reader does, loads in a tenth of a second,
     relations in file order); MissingResource naming `robust setup wordnet-index` if it is not built."""
-    from robust.plugins.resources.wordnet_index import wordnet_index
+    from robust.toolkit.wordnet_index import wordnet_index
 
     return wordnet_index()
 

@@ -17,7 +17,7 @@ from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.attacks.distraction import SentenceTransform
-from robust.plugins.attacks.text import REACH_TOLERANCE, with_degree
+from robust.toolkit.transforms import REACH_TOLERANCE, with_degree
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
-from robust.plugins.attacks.text import (
+from robust.toolkit.transforms import (
     MODE,
     WordTransform,
     budget,

@@ -29,7 +29,7 @@ def stopwords(ctx) -> frozenset[str]:  # noqa: ANN001 - a RunContext
 
 def load_wordnet() -> None:
     """Load the compact WordNet now (a one-line MissingResource if `robust setup wordnet-index` is due)."""
-    from robust.plugins.resources.wordnet_index import wordnet_index
+    from robust.toolkit.wordnet_index import wordnet_index
 
     wordnet_index()
 
@@ -37,7 +37,7 @@ def load_wordnet() -> None:
 @functools.lru_cache(maxsize=65536)
 def wordnet_substitutes(word: str) -> tuple[str, ...]:
     """OpenAttack's WordNet substitutes of `word` over all POS (see the module docstring), without `word`."""
-    from robust.plugins.resources.wordnet_index import wordnet_index
+    from robust.toolkit.wordnet_index import wordnet_index
 
     token = word.replace("_", " ").split()[0] if word.strip() else word
     if token in _NO_SUBSTITUTES:
@@ -55,7 +55,7 @@ def wordnet_substitutes(word: str) -> tuple[str, ...]:
 
 def cased_substitutes(word: str) -> list[str]:
     """The substitutes of `word` lower-cased, then given the word's case pattern (robust's clean edits)."""
-    from robust.plugins.attacks.text import match_case
+    from robust.toolkit.transforms import match_case
 
     out = dict.fromkeys(match_case(word, w) for w in wordnet_substitutes(word.lower()))
     return [w for w in out if w != word]

@@ -22,11 +22,10 @@ class SynonymRecipe(Recipe):
     @classmethod
     def check_available(cls) -> None:
         """A one-line MissingResource when WordNet or the stop words are not set up (before a run starts)."""
-        from robust.plugins.resources import StopWords
-        from robust.plugins.resources.wordnet_index import WordNetIndex
+        from robust.core.context import RunContext
 
-        WordNetIndex().locate()
-        StopWords().locate()
+        load_wordnet()
+        stopwords(RunContext.default())
 
     def load(self) -> None:
         load_wordnet()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from robust.core.settings import Setting
-from robust.plugins.attacks.text import WordTransform
 from robust.plugins.recipes.charset import OPS
 from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet
 from robust.plugins.recipes.tokens import textattack_words
+from robust.toolkit.transforms import WordTransform
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.interfaces import Resource
 from robust.core.paths import cache_dir
 
 FORMAT = 1
@@ -104,20 +103,9 @@ def _nltk_stemmer() -> Any:
     return _stemmer[0]
 
 
-class PronunciationIndex(Resource):
-    name = "pronunciations"
-    description = "Compact CMU pronouncing dictionary with Porter stems (loads in a tenth of a second)"
-
-    def path(self) -> Path:
-        return cache_dir() / "lexicon" / f"cmudict-v{FORMAT}.pickle"
-
-    def setup(self) -> str:
-        from robust.plugins.resources.wordnet_index import write_atomically
-
-        data = build()
-        write_atomically(self.path(), pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
-        return (f"compact pronouncing dictionary ({len(data['phones'])} words, {len(data['domain'])} stems) "
-                f"-> {self.path()}")
+def index_path() -> Path:
+    """Where `robust setup pronunciations` writes the compact dictionary."""
+    return cache_dir() / "lexicon" / f"cmudict-v{FORMAT}.pickle"
 
 
 _loaded: dict[Path, Pronunciations] = {}
@@ -125,7 +113,10 @@ _loaded: dict[Path, Pronunciations] = {}
 
 def pronunciations(path: Path | None = None) -> Pronunciations:
     """The compact dictionary (loaded once per process), or a one-line MissingResource naming the setup command."""
-    path = path or PronunciationIndex().locate()
+    path = path or index_path()
+    if not path.is_file():
+        raise MissingResource(f"compact pronouncing dictionary not found at {path}; "
+                              "run `robust setup pronunciations` once")
     if path not in _loaded:
         _loaded[path] = Pronunciations(pickle.loads(path.read_bytes()))
     return _loaded[path]

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.interfaces import Resource
 from robust.core.paths import cache_dir
 
 FORMAT = 1
@@ -304,23 +303,9 @@ class CompactWordNet:
         return [k for k in self._index if pos is None or pos in self._entry(k)]
 
 
-# --- the resource ---------------------------------------------------------------------------------------------
-class WordNetIndex(Resource):
-    name = "wordnet-index"
-    description = "Compact WordNet 3.0 index (loads in well under a second; built from `robust setup wordnet`)"
-
-    def path(self) -> Path:
-        return cache_dir() / "lexicon" / f"wordnet-3.0-v{FORMAT}.pickle"
-
-    def setup(self) -> str:
-        from robust.plugins.resources import WordNet
-
-        source = WordNet()
-        if not source.ready():
-            source.setup()
-        data = build_index(source.path())
-        write_atomically(self.path(), pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
-        return f"compact WordNet index ({len(data['synsets'])} synsets, {len(data['index'])} lemmas) -> {self.path()}"
+def index_path() -> Path:
+    """Where `robust setup wordnet-index` writes the compact index."""
+    return cache_dir() / "lexicon" / f"wordnet-3.0-v{FORMAT}.pickle"
 
 
 def write_atomically(path: Path, payload: bytes) -> None:
@@ -336,7 +321,9 @@ _loaded: dict[Path, CompactWordNet] = {}
 
 def wordnet_index(path: Path | None = None) -> CompactWordNet:
     """The compact WordNet (loaded once per process), or a one-line MissingResource naming the setup command."""
-    path = path or WordNetIndex().locate()
+    path = path or index_path()
+    if not path.is_file():
+        raise MissingResource(f"compact WordNet index not found at {path}; run `robust setup wordnet-index` once")
     if path not in _loaded:
         _loaded[path] = CompactWordNet(pickle.loads(path.read_bytes()))
     return _loaded[path]

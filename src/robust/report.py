@@ -155,6 +155,19 @@ def ranking_sentence(rows: Sequence[Sequence[Any]], ties: Sequence[tuple[str, st
     return text + "."
 
 
+def finish_rows(fig: Any, ax: Any, labels: Sequence[str], xlabel: str, xlim: tuple[float, float] = (-2, 102),
+                fontsize: int = 8) -> Any:
+    """A figure of one row per label, top to bottom: labels, x range and grid, the legend outside on the right."""
+    ax.set_yticks(range(len(labels)), labels, fontsize=fontsize)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.set_xlim(*xlim)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
     """The rows of `ranking`: each run's value with its ± 95 % bar, best at the top; None without values."""
     shown = [r for r in rows if r[2] is not None]

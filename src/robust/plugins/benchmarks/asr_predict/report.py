@@ -50,14 +50,9 @@ def asr_figure(rows: Sequence[Mapping[str, Any]]) -> Any:
         label = attack if attack else ("mean over attacks (the target)" if len(attacks) > 1 else attacks[0])
         ax.scatter(*zip(*values), s=22, marker="o" if attack is None else "^sDv"[k % 4], alpha=0.75,
                    color="tab:red" if attack is None else f"C{k}", label=label)
-    ax.set_yticks(range(len(families)), families, fontsize=8)
-    ax.set_ylim(len(families) - 0.5, -0.5)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("attack success rate of the fine-tuned victim")
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
+    from robust.report import finish_rows
+
+    return finish_rows(fig, ax, families, "attack success rate of the fine-tuned victim", (-0.02, 1.02))
 
 
 def cost_figure(result: Result) -> Any:

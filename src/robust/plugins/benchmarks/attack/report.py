@@ -85,14 +85,9 @@ def accuracy_figure(result: Result) -> Any:
                         capsize=3, label=label if k == 0 else None, zorder=3)
         ax.annotate("", (100 * s["accuracy_under_attack"], k), (100 * s["clean_accuracy"], k),
                     arrowprops={"arrowstyle": "->", "color": "#888", "lw": 1})
-    ax.set_yticks(range(len(names)), names, fontsize=8)
-    ax.set_ylim(len(names) - 0.5, -0.5)
-    ax.set_xlim(-2, 102)
-    ax.set_xlabel("accuracy (%), 95 % Wilson interval")
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
+    from robust.report import finish_rows
+
+    return finish_rows(fig, ax, names, "accuracy (%), 95 % Wilson interval")
 
 
 def outcomes_figure(result: Result) -> Any:

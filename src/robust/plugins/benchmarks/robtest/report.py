@@ -343,15 +343,9 @@ def final_scores_figure(data: Mapping[str, Any]) -> Any:
         ax.hlines(k, min(values), max(values), color="#bbb", lw=1, zorder=1)
     clean = data["clean_accuracy"]
     ax.axvline(clean, color="#444", ls=":", lw=1.2, label=f"clean accuracy {clean:.0f} %")
-    ax.set_yticks(range(len(tags)))
-    ax.set_yticklabels(tags, fontsize=9)
-    ax.set_ylim(len(tags) - 0.5, -0.5)
-    ax.set_xlim(-2, 102)
-    ax.set_xlabel("Final Score (%)")
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
+    from robust.report import finish_rows
+
+    return finish_rows(fig, ax, tags, "Final Score (%)", fontsize=9)
 
 
 def _curves_figure(tag: str, runs: Mapping[str, Mapping[str, Any]]) -> Any:

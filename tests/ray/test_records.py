@@ -60,7 +60,7 @@ def test_ray_records_equal_in_process_records(bench, local_ray, gpt2_dir, corpus
     assert got.keys() == expected.keys()
     for key in expected:
         assert close(json.loads(got[key]), json.loads(expected[key])), key
-    assert remote.result["summary"] | {"model_queries": 0} == local.result["summary"] | {"model_queries": 0}
+    assert close(remote.result["summary"] | {"model_queries": 0}, local.result["summary"] | {"model_queries": 0})
     assert remote.queries >= 1  # the workers' model queries are counted on the driver
     # which workers get the chunks is up to the scheduler: on a loaded machine one may start after all are done
     assert 1 <= len(executor.chunks_by_pid) <= 2 and set(executor.chunks_by_pid) <= set(executor.pids)

@@ -75,7 +75,12 @@ def _spacy_parser():
 def parsed_words(text: str) -> tuple[Any, ...]:
     """The spaCy token (tagged and dependency-parsed in context) of every whitespace word of `text`: its
     first alphanumeric token, else its first token, else None."""
-    doc = _spacy_parser()(text)
+    return word_tokens(text, _spacy_parser()(text))
+
+
+def word_tokens(text: str, doc) -> tuple[Any, ...]:  # noqa: ANN001 - a spaCy Doc of `text`
+    """The spaCy token of every whitespace word of `text` in `doc`: its first alphanumeric token, else its first
+    token, else None."""
     out = []
     pos = 0
     for word in words(text):
@@ -91,15 +96,7 @@ _TAGS_MAX = 50_000  # sentences whose tags are remembered (candidate sentences i
 
 
 def _word_tags(text: str, doc) -> tuple[tuple[str, str], ...]:
-    out = []
-    pos = 0
-    for word in words(text):
-        start = text.index(word, pos)
-        end = pos = start + len(word)
-        inside = [t for t in doc if start <= t.idx < end]
-        token = next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None)
-        out.append((token.tag_, token.pos_) if token is not None else ("X", "X"))
-    return tuple(out)
+    return tuple((t.tag_, t.pos_) if t is not None else ("X", "X") for t in word_tokens(text, doc))
 
 
 def pos_tags_many(texts: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:

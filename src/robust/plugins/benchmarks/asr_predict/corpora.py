@@ -59,8 +59,9 @@ def wordnet_corpus(wordnet_dir: Path, family: str) -> Corpus:
                 fields, _, gloss = line.partition("|")
                 lexname = lexnames[fields.split()[1]]
                 if family == "wn-examples":
-                    texts += _EXAMPLE.findall(gloss)
-                    names += [lexname] * len(_EXAMPLE.findall(gloss))
+                    found = _EXAMPLE.findall(gloss)
+                    texts += found
+                    names += [lexname] * len(found)
                 else:
                     definition = re.sub(r'"[^"]*"', "", gloss).strip().strip(";").strip()
                     if len(definition.split()) >= 3:

@@ -11,7 +11,6 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table as RichTable
 
 from robust.core.errors import RobustError
 from robust.core.registry import KINDS, PLURAL
@@ -69,6 +68,8 @@ def _is_number(value: Any) -> bool:
 
 def _print_table(table: Table) -> None:
     """A rich table as wide as its content needs (never truncating numbers)."""
+    from rich.table import Table as RichTable
+
     t = RichTable(title=escape(table.title), title_justify="left", min_width=len(table.title))
     for i, col in enumerate(table.columns):
         numeric = bool(table.rows) and i < len(table.rows[0]) and _is_number(table.rows[0][i])
@@ -83,6 +84,8 @@ def _print_table(table: Table) -> None:
 
 def _print_result(title: str, result: Result) -> None:
     out.print(f"[bold]{escape(title)}[/]")
+    from rich.table import Table as RichTable
+
     summary = RichTable(show_header=False)
     summary.add_column(style="bold")
     summary.add_column(justify="right")
@@ -108,10 +111,8 @@ def list_cmd(
         if as_json:
             _print_json(plugins)
             return
-        t = RichTable("plugin", "origin", "hooks", "status", title="Plugins", title_justify="left")
-        for p in plugins:
-            t.add_row(p["name"], p["origin"], ", ".join(p["hooks"]), escape(p["status"]))
-        out.print(t)
+        _print_listing("Plugins", ("plugin", "origin", "hooks", "status"),
+                       [(p["name"], p["origin"], ", ".join(p["hooks"]), p["status"]) for p in plugins], wrap=2)
         return
     singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
     kind = singular.get(what, what)
@@ -125,17 +126,33 @@ def list_cmd(
         return
     ambiguous = {(c[0].kind, c[0].name) for c in registry.clashes}
     for kind in kinds:
-        t = RichTable("name", "description", "origin", "needs / provides", title=PLURAL[kind].title(),
-                      title_justify="left")
-        for e in (e for e in entries if e.kind == kind):
-            name = e.qualified if (e.kind, e.name) in ambiguous else e.name
-            t.add_row(escape(name), escape(e.description), escape(e.origin), ", ".join(e.capabilities))
-        out.print(t)
+        _print_listing(PLURAL[kind].title(), ("name", "origin", "description"),
+                       [(e.qualified if (e.kind, e.name) in ambiguous else e.name, e.origin, e.description
+                         + (f"\n{'needs' if kind == 'benchmark' else 'provides'}: {', '.join(e.capabilities)}"
+                            if e.capabilities else "")) for e in entries if e.kind == kind])
     if registry.broken:
-        t = RichTable("plugin", "origin", "failed in", "cause", title="Broken plugins", title_justify="left")
-        for b in registry.broken:
-            t.add_row(escape(b.plugin), escape(f"{b.distribution} {b.version}"), b.step, escape(b.cause))
-        out.print(t)
+        _print_listing("Broken plugins", ("plugin", "origin", "failed in", "cause"),
+                       [(b.plugin, f"{b.distribution} {b.version}", b.step, b.cause) for b in registry.broken])
+
+
+def _print_listing(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]], wrap: int = -1) -> None:
+    """Plain aligned columns, the `wrap` one's lines wrapped to the terminal (rich's tables cost `list` 0.15 s)."""
+    import shutil
+    import textwrap
+
+    if not rows:
+        return
+    wrap %= len(header)
+    widths = [max(len(line) for r in [header, *rows] for line in str(r[i]).split("\n")) for i in range(len(header))]
+    width = shutil.get_terminal_size((100, 24)).columns
+    widths[wrap] = max(24, min(widths[wrap], width - sum(w + 2 for i, w in enumerate(widths) if i != wrap)))
+    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    for row in rows:
+        cells = [[w for line in str(c).split("\n") for w in textwrap.wrap(line, widths[i]) or [""]] if i == wrap
+                 else [str(c)] for i, c in enumerate(row)]
+        for k in range(max(len(c) for c in cells)):
+            lines.append("  ".join((c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)).rstrip())
+    sys.stdout.write("\n".join(lines) + "\n\n")
 
 
 # --- run ----------------------------------------------------------------------------------------------

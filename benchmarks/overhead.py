@@ -43,6 +43,15 @@ SIZES: dict[str, dict[str, tuple[dict[str, Any], int | None]]] = {
     "robtest": {"tiny": ({"n": 1, "aug_num": 2, "degrees": [0.1]}, None), "small": ({"n": 2, "aug_num": 5}, None),
                 "medium": ({"n": 5, "aug_num": 10}, None)},
     "accuracy": {"tiny": ({}, 8), "small": ({}, 50), "medium": ({}, 500)},
+    # one difficulty level, 2·limit images at 3x224x224: the default random-vit (hidden 64, 2 layers), then one
+    # of ViT-S size (a real model's cost; the default model `identity` has no forward pass to compare with)
+    "synbench": {"tiny": ({"levels": [1.0]}, 4), "small": ({"levels": [1.0]}, 16),
+                 "medium": ({"levels": [1.0]}, 128)},
+}
+# model (and its settings) per benchmark and size where the benchmark's default is not the one to measure
+SIZE_MODELS: dict[str, dict[str, tuple[str, dict[str, Any]]]] = {
+    "synbench": {"small": ("random-vit", {}),
+                 "medium": ("random-vit", {"hidden_size": 384, "layers": 12, "heads": 6, "mlp_size": 1536})},
 }
 GENERIC = {"tiny": 4, "small": 16, "medium": 128}  # --limit of benchmarks not listed above (e.g. synbench)
 MARK_START, MARK_END = "<!-- overhead:start -->", "<!-- overhead:end -->"
@@ -171,8 +180,10 @@ def plan_runs(registry: Any, benches: list[str], sizes: list[str], models: dict[
         target = registry.get("benchmark", bench).target
         for size in sizes:
             settings, limit = SIZES.get(bench, {}).get(size, ({}, GENERIC[size]))
-            base = {"bench": bench, "model": models.get(bench) or target.default_model or "",
-                    "data": target.default_data, "limit": limit, "settings": dict(settings)}
+            model, model_settings = SIZE_MODELS.get(bench, {}).get(size, (target.default_model or "", {}))
+            base = {"bench": bench, "model": models.get(bench) or model, "data": target.default_data,
+                    "limit": limit, "settings": dict(settings),
+                    "model_settings": {} if bench in models else dict(model_settings)}
             if bench == "robtest":
                 for dim in dimensions:
                     runs.append((f"robtest {dim}", size, {**base, "attacks": [dim]}))
@@ -186,7 +197,8 @@ def measure_run(label: str, size: str, fields: dict[str, Any], store_dir: Path, 
     from robust.engine.runner import RunConfig, Runner
     from robust.engine.store import Store
 
-    row = Row(label, size, fields["model"])
+    extra = " ".join(f"{k}={v}" for k, v in fields.get("model_settings", {}).items())
+    row = Row(label, size, f"{fields['model']} ({extra})" if extra else fields["model"])
     store = Store(store_dir / f"{label.replace(' ', '-')}-{size}.db")
     runner = Runner(get_registry(), store, progress=False)
     before = METER.snapshot()
@@ -230,6 +242,8 @@ def startup(repeats: int) -> list[tuple[str, float, float, float, float]]:
     probes = [
         ("`import robust.cli`", [sys.executable, "-c", "import robust.cli"], False),
         ("`robust list`", [*robust, "list"], False),
+        ("libraries alone: `import torch`, transformers' BERT and Llama classes",
+         [sys.executable, "-c", "import torch; from transformers import BertModel, LlamaForCausalLM"], False),
         ("2-query run: accuracy, probe:minilm, --limit 2",
          ["--bench", "accuracy", "--limit", "2", "--quiet"], True),
         ("3-query run: byod word_order, smollm2, 1 example",
@@ -347,6 +361,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="fresh processes per start-up probe (best kept)")
     ap.add_argument("--write", type=Path, help="replace the table between the overhead markers of this file")
     ap.add_argument("--dump", type=Path, help="write every run's records to DIR/<run>.json")
+    ap.add_argument("--rows", type=Path, nargs="+", help="tabulate rows saved by earlier --json runs (no new runs)")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two --dump dirs")
     args = ap.parse_args()
     if args.compare:
@@ -354,6 +369,11 @@ def main() -> None:
     if args.startup_only:
         print(startup_table(startup(args.repeats)))
         return
+    if args.rows:  # runs measured in parts (e.g. one process per benchmark group), tabulated together
+        names = set(Row.__dataclass_fields__)
+        rows = [Row(**{k: v for k, v in r.items() if k in names}) for f in args.rows for r in json.loads(f.read_text())]
+        return report(rows, args, f"Rows of {len(args.rows)} runs of `benchmarks/overhead.py --json`, tabulated "
+                                  f"{time.strftime('%Y-%m-%d %H:%M')}.")
     sys.dont_write_bytecode = False  # as users run it: imports after the first come from bytecode
     os.environ["ROBUST_THREADS"] = str(args.threads)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -374,9 +394,14 @@ def main() -> None:
             rows.append(row)
             print(table([row]).splitlines()[-1], flush=True)
     load = os.getloadavg()
-    text = (f"Measured {time.strftime('%Y-%m-%d %H:%M')} by `benchmarks/overhead.py` ({os.cpu_count()} CPUs, "
-            f"{args.threads} torch thread(s), load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f})."
-            "\n\n" + table(rows))
+    report(rows, args, f"Measured {time.strftime('%Y-%m-%d %H:%M')} by `benchmarks/overhead.py` ({os.cpu_count()} "
+                       f"CPUs, {args.threads} torch thread(s), load average at the end {load[0]:.1f} / {load[1]:.1f} / "
+                       f"{load[2]:.1f}).")
+
+
+def report(rows: list[Row], args: argparse.Namespace, heading: str) -> None:
+    """Print the tables (and the start-up probes unless --no-startup); --json and --write them."""
+    text = heading + "\n\n" + table(rows)
     if not args.no_startup:
         text += "\n" + startup_table(startup(args.repeats))
     print(text)

@@ -23,11 +23,11 @@ def token_id(text: str) -> int:
 class FakeLM:
     """A causal LM stand-in over whitespace tokens: every position prefers `favourites` (in that order)."""
 
-    capabilities = frozenset({"next_token_distribution", "tokenize"})
+    capabilities = frozenset({"next_token_distribution", "tokenize", "logprobs"})
     identity = "fake-lm"
 
-    def __init__(self, favourites: tuple[str, ...] = ()) -> None:
-        self.favourites = favourites
+    def __init__(self, favourites: tuple[str, ...] = (), unlikely: tuple[str, ...] = ()) -> None:
+        self.favourites, self.unlikely = favourites, {token_id(w) for w in unlikely}
         self.passes = self.calls = 0
 
     def provides(self):
@@ -47,6 +47,13 @@ class FakeLM:
                 probs[:, token_id(word)] = 1.0 / (rank + 1)
             out.append(probs / probs.sum(1, keepdims=True))
         return out
+
+
+    def logprobs(self, texts):
+        """Per token: log 1/(rank + 1) for favourites, log 1e-9 for `unlikely` words, log 1e-3 otherwise."""
+        rank = {token_id(w): r for r, w in enumerate(self.favourites)}
+        return [np.log([1e-9 if i in self.unlikely else 1.0 / (rank[i] + 1) if i in rank else 1e-3
+                        for i in ids[1:]]) for ids in self.tokenize(texts)]
 
 
 def bag_of_words(texts):
@@ -156,6 +163,21 @@ def test_meaning_check_rejects_fills_that_move_the_sentence():
     assert strict.substitute("warm", tokens, tokens.index("warm"), np.random.default_rng(0)) is None
     [out] = strict.apply(Example("a", TEXT), 0.125, np.random.default_rng(0))
     assert out.text == TEXT and out.meta["unreached"]
+
+
+def test_language_model_check_drops_fills_that_make_the_sentence_unlikely():
+    """A fill ranked first after its left context is dropped when the sentence as a whole becomes much less likely
+    under the LM (max_lm_drop nats) and the next relative is taken; with the check off (0) the unlikely fill is."""
+    tokens = words(TEXT)
+    lm = FakeLM(favourites=("lukewarm", "tale"), unlikely=("lukewarm",))
+
+    def fill(drop: float) -> str | None:
+        t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5,
+                       max_lm_drop=drop)
+        return t.substitute("warm", tokens, tokens.index("warm"), np.random.default_rng(0))
+
+    assert fill(0.0) == "lukewarm"
+    assert fill(2.0) not in ("lukewarm", None)
 
 
 def test_deterministic_under_a_seed(lm_transform):

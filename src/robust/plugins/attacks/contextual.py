@@ -12,8 +12,9 @@ Selection as in RobTest: the first candidate (best score) that differs case-inse
 is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
 first `check` acceptable fills are kept only if the substituted sentence stays within cosine
 `min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim;
-one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy). Fills are
-cached per sentence, so degrees and draws share them.
+one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy); with the `lm`
+source also only if the sentence's log-likelihood under the LM drops by at most `max_lm_drop` nats (the left-
+to-right ranking never saw the right context). Fills are cached per sentence, so degrees and draws share them.
 Budget k = ceil(N_w·d) successful substitutions at random positions.
 """
 
@@ -109,7 +110,7 @@ class Contextual(HelperModels, WordTransform):
     name = "contextual"
     dimension = "Contextual"
     description = "RobTest Contextual: masked-LM (hf:) or offline smollm2 fills, meaning-checked, antonyms removed"
-    models = {"mlm": frozenset({"fill_mask"}), "lm": frozenset({"next_token_distribution", "tokenize"}),
+    models = {"mlm": frozenset({"fill_mask"}), "lm": frozenset({"next_token_distribution", "tokenize", "logprobs"}),
               "embedder": frozenset({"embed"})}
     settings = {
         "source": Setting("auto", choices=SOURCES, help="auto: mlm when `mlm` is set, else lm"),
@@ -120,6 +121,8 @@ class Contextual(HelperModels, WordTransform):
         "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a fill must keep"),
         "check": Setting(3, min=1, max=100, help="clean: acceptable fills per word that are meaning-checked"),
+        "max_lm_drop": Setting(2.0, min=0.0, help="clean, lm source: a fill may lower the sentence's log-likelihood "
+                               "under `lm` by at most this many nats (the right context must fit too); 0: off"),
     }
 
     def __init__(self, mlm_model: Any = None, lm_model: Any = None, embedder: Any = None, **config: Any) -> None:
@@ -297,12 +300,25 @@ class Contextual(HelperModels, WordTransform):
                     if tagged[key[1]][0] == tags[key[0]][key[1]][0]]
             for key, _, _ in fits:
                 tag_passes[key] += 1
+            fits = self._fluent(fits)
             sims = similarities(self.helper("embedder"), [(key[0], sub) for key, _, sub in fits])
             for (key, c, _), sim in zip(fits, sims, strict=True):
                 if sim >= floor:
                     kept[key] = [c]
         for text in texts:
             options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]
+
+    def _fluent(self, fits: list[tuple[tuple[str, int], str, str]]) -> list[tuple[tuple[str, int], str, str]]:
+        """Clean mode: the (key, fill, substituted text) whose text's log-likelihood under the LM is at most
+        `max_lm_drop` nats below the original's (Alzantot et al. 2018's language-model constraint, on the whole
+        sentence: a fill that reads well after its left context but not before its right one is dropped)."""
+        drop = float(self.config["max_lm_drop"])
+        if not drop or not fits or self.source != "lm":  # a masked LM's fills have seen the right context
+            return fits
+        texts = list(dict.fromkeys([key[0] for key, _, _ in fits] + [sub for _, _, sub in fits]))
+        score = dict(zip(texts, (float(lp.sum()) for lp in self.helper("lm").logprobs([_PREFIX + t for t in texts])),
+                         strict=True))
+        return [fit for fit in fits if score[fit[2]] >= score[fit[0][0]] - drop]
 
     def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
         """The word's candidates that differ from it and are not antonyms, as they would be written."""

@@ -6,8 +6,9 @@ dimension-tag on the MR test split, for the fine-tuned victim by default.
 Prints one row per tag: Average at each degree, the number of rises between consecutive degrees larger
 than the noise allowance (--slack points), the drop from clean to the largest degree, the share of
 draws that fell short of their degree (`unreached`, from each transform's meta on a separate pass), and a
-verdict: `falls` (no rise beyond the slack, and a drop of at least the slack), `flat, unreached` (no rise, no
-drop, and most draws at 0.6 flagged short of their degree: the transform said it could not), else `FAILS`.
+verdict: `falls` (no rise beyond the slack, and a drop of at least the slack), `flat, unreached` (no rise, an
+end within the slack of clean, and most draws at 0.6 flagged short of their degree: the transform said it could
+not), else `FAILS`.
 
 `--control TAG` adds a negative control: TAG's transform with its degrees reversed (asked for d, it perturbs
 at 0.65 − d), so accuracy rises with the nominal degree; the check must give it `FAILS`.
@@ -49,9 +50,10 @@ def verdict(average: list[float], unreached_top: float, slack: float) -> str:
     rises = sum(b > a + slack for a, b in zip(average, average[1:], strict=False))
     if rises:
         return "FAILS"
-    if average[0] - average[-1] >= slack:
+    drop = average[0] - average[-1]
+    if drop >= slack:
         return "falls"
-    return "flat, unreached" if unreached_top > 0.5 else "FAILS"
+    return "flat, unreached" if abs(drop) < slack and unreached_top > 0.5 else "FAILS"
 
 
 @contextlib.contextmanager

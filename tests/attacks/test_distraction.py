@@ -70,11 +70,12 @@ def test_prefix_degrees_are_measured_once_in_batched_calls():
 
     t = Distraction(embedder=FunctionModel(counting, "embed"), pool=4)
     others = [TEXT, "The plot is thin and the acting is wooden .", "A warm , funny film ."]
-    t.precompute(others, [0.6])
+    degrees = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+    t.precompute(others, degrees)
     rounds, embedded = len(calls), sum(calls)
-    assert rounds <= 41  # one call per step for every chain of every sentence, not one per prefix
+    assert rounds <= 41  # one call per round for every open chain of every sentence, not one per prefix
     assert embedded <= 3 * 4 * 41 + 3
-    for degree in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+    for degree in degrees:
         for seed in range(20):
             t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
     assert len(calls) == rounds  # every draw at every degree is answered from the measured prefixes

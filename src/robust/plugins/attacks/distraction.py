@@ -6,13 +6,14 @@ the victim: the degree must not be measured by the model under test).
 
 `mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
 `mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
-the text). Chains are measured step by step (one batched embedding call per step for the open chains of all
-sentences of a batch: `precompute`, which the attackers call) until `chains` of them have a prefix whose degree
-lands in [(1 − REACH_TOLERANCE)·d, d] for the largest degree d asked for; each prefix is measured once. A draw
-cuts every measured chain before its first prefix with D_s > d and picks uniformly among those whose cut lands
-in the band; when none does, the chain that comes closest, flagged `unreached`. Draws and degrees of one
-sentence share the embeddings (the faithful loop embedded every candidate of every draw, ~15 of 18 minutes of a
-run), and 40 steps let high degrees be reached (10 never reached 0.6).
+the text). A chain's prefixes are measured sparsely, in batched embedding calls for all chains of all sentences of
+a batch (`precompute`, which the attackers call with every degree they will ask for): for each degree d, until
+`chains` chains have a prefix whose degree lands in [(1 − REACH_TOLERANCE)·d, d], a chain's next probe doubles
+its step count while it stays below the band, then interpolates between the last prefix below d and the first
+measured above it. A chain is cut before its first measured prefix above d; a draw picks uniformly among the
+chains whose cut lands in the band, else the one that comes closest (flagged `unreached`). Every prefix is
+measured at most once and shared by draws and degrees (the faithful loop embedded every candidate of every draw,
+~15 of 18 minutes of a run), and 40 steps let high degrees be reached (10 never reached 0.6).
 """
 
 from __future__ import annotations
@@ -171,13 +172,12 @@ class Distraction(SentenceTransform):
             return self._faithful_draw(example, degree, rng)
         if degree <= 0:
             return [example]
-        # clean: each seeded chain cut before its first prefix with 1 − cos > d; a chain whose cut reaches the
-        # band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
+        # clean: each seeded chain cut before its first measured prefix with 1 − cos > d; a chain whose cut reaches
+        # the band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
         self.precompute([example.text], [degree])
         pool = self._pool(example.text)
-        cuts = [self._cut(curve, degree) for _, curve in pool]
-        floor = (1 - REACH_TOLERANCE) * degree - 1e-9
-        band = [k for k, j in enumerate(cuts) if j and pool[k][1][j] >= floor]
+        cuts = [self._cut(values, degree) for _, values in pool]
+        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree)]
         k = band[int(rng.integers(len(band)))] if band else max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
         j = cuts[k]
         if j == 0:
@@ -186,34 +186,34 @@ class Distraction(SentenceTransform):
                             distraction_mode="clean")]
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
-        """Measure chains of every text, step by step, until `chains` of them have a prefix in the band of the
-        largest degree (or all `pool` chains are done): one batched embedding call per step for the open chains
-        of all texts; each prefix is measured once."""
-        if self.config["mode"] == "faithful" or not texts:
+        """Probe chains of every text for every degree until `chains` of them land in the degree's band (or none
+        can): one batched embedding call per round, one new prefix per open chain per round."""
+        wanted = sorted({float(d) for d in degrees if d > 0}, reverse=True)
+        if self.config["mode"] == "faithful" or not texts or not wanted:
             return
-        top = max(degrees, default=0.0)
-        floor = (1 - REACH_TOLERANCE) * top
         sources = list(dict.fromkeys(texts))
         while True:
-            due = []
+            due: dict[tuple[str, int], int] = {}
             for source in sources:
                 pool = self._pool(source)
-                landed = sum(curve[self._cut(curve, top)] >= floor for _, curve in pool)
-                # a chain is finished once past the top degree, in its band, or out of steps
-                open_ = [k for k, (chain, curve) in enumerate(pool) if curve[-1] < floor and len(curve) <= len(chain)]
-                started = [k for k in open_ if len(pool[k][1]) > 1]
-                fresh = [k for k in open_ if len(pool[k][1]) == 1]
-                want = max(0, int(self.config["chains"]) - landed)
-                due += [(source, k) for k in (started + fresh)[:want]]
+                for degree in wanted:
+                    want = int(self.config["chains"]) - sum(self._landed(values, degree) for _, values in pool)
+                    probes = [(k, self._probe(chain, degree)) for k, chain in enumerate(pool)] if want > 0 else []
+                    open_ = [(k, step) for k, step in probes if step is not None]
+                    # chains already probed first (fewer new prefixes), then fresh ones
+                    open_.sort(key=lambda ks: len(pool[ks[0]][1]) == 1)
+                    for k, step in open_[:want]:
+                        due.setdefault((source, k), step)
             if not due:
                 return
-            pairs = [(source, self._pool(source)[k][0][len(self._pool(source)[k][1]) - 1]) for source, k in due]
-            for (source, k), value in zip(due, self.degrees_of(pairs), strict=True):
-                self._pool(source)[k][1].append(value)
+            probes = list(due.items())
+            pairs = [(source, self._pool(source)[k][0][step - 1]) for (source, k), step in probes]
+            for ((source, k), step), value in zip(probes, self.degrees_of(pairs), strict=True):
+                self._pool(source)[k][1][step] = value
 
-    def _pool(self, source: str) -> list[tuple[list[str], list[float]]]:
+    def _pool(self, source: str) -> list[tuple[list[str], dict[int, float]]]:
         """`pool` chains of `steps` accumulated distractors for `source`, from a generator seeded by the text,
-        each with the degrees of its prefixes measured so far (curve[j] = D_s of the first j distractors)."""
+        each with the degrees of the prefixes measured so far ({j: D_s of the first j distractors})."""
         if source not in self._chains:
             import zlib
 
@@ -224,14 +224,40 @@ class Distraction(SentenceTransform):
                 for _ in range(self.steps):
                     text = self.add_random_distraction(text, rng)
                     texts.append(text)
-                chains.append((texts, [0.0]))
+                chains.append((texts, {0: 0.0}))
             self._chains[source] = chains
         return self._chains[source]
 
     @staticmethod
-    def _cut(curve: list[float], degree: float) -> int:
-        """The number of distractors kept: those before the first prefix whose degree exceeds d."""
-        return next((j - 1 for j, value in enumerate(curve) if value > degree), len(curve) - 1)
+    def _cut(values: dict[int, float], degree: float) -> int:
+        """The number of distractors kept: the last measured prefix before the first measured one above d."""
+        cut = 0
+        for j in sorted(values):
+            if values[j] > degree:
+                break
+            cut = j
+        return cut
+
+    def _landed(self, values: dict[int, float], degree: float) -> bool:
+        return values[self._cut(values, degree)] >= (1 - REACH_TOLERANCE) * degree - 1e-9
+
+    def _probe(self, chain: tuple[list[str], dict[int, float]], degree: float) -> int | None:
+        """The chain's next prefix to measure for `degree`, or None when settled: landed, no unmeasured prefix
+        between the cut and the first measured one above d, or out of steps."""
+        texts, values = chain
+        j = self._cut(values, degree)
+        if self._landed(values, degree):
+            return None
+        above = [k for k in values if k > j]  # the first of them is the first measured prefix above d
+        if not above:
+            return min(len(texts), max(1, 2 * j)) if j < len(texts) else None  # gallop while below the band
+        h = min(above)
+        if h - j <= 1:
+            return None
+        # interpolate (linearly in the step count) toward the middle of the band, strictly between j and h
+        target = (2 - REACH_TOLERANCE) * degree / 2
+        frac = (target - values[j]) / (values[h] - values[j])
+        return j + min(h - j - 1, max(1, round(frac * (h - j))))
 
     def _faithful_draw(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         # spec §2.9 rule-based loop: accept the previous candidate while cos(E(s), E(c)) > 1 − d

@@ -177,11 +177,16 @@ def test_overhead_script_runs_at_its_smallest_sizes(tmp_path, gpt2_dir):
     doc.write_text("# Performance\n\n<!-- overhead:start -->\nold\n<!-- overhead:end -->\n\nafter\n")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "overhead.py"), "--bench", "byod,syntextbench",
            "--sizes", "tiny", "--model", f"byod=hf:{gpt2_dir}", "--model", f"syntextbench=hf:{gpt2_dir}",
-           "--no-startup", "--write", str(doc)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "ROBUST_HOME": str(tmp_path)},
-                          timeout=600)
+           "--no-startup", "--write", str(doc), "--json", str(tmp_path / "rows.json")]
+    env = {**os.environ, "ROBUST_HOME": str(tmp_path)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     text = doc.read_text()
     assert "old" not in text and text.endswith("after\n")
     rows = [line for line in text.splitlines() if line.startswith("| byod") or line.startswith("| syntextbench")]
     assert len(rows) == 2 and all("%" in row for row in rows), text
+    # rows saved by a run are tabulated again, unchanged, without running anything (`--rows`)
+    again = subprocess.run([*cmd[:2], "--rows", str(tmp_path / "rows.json"), "--no-startup"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert [line for line in again.stdout.splitlines() if line.startswith(("| byod", "| syntextbench"))] == rows

@@ -89,6 +89,7 @@ def lm_transform() -> Contextual:
 
 def test_wordnet_relatives():
     assert "movie" in related_words("film", "n") and "film" not in related_words("film", "n")
+    assert "drama" not in related_words("comedy", "n") and "drama" in related_words("comedy", "n", relations="related")
     assert {"bad", "evil"} <= banned_for("good") and "cool" in banned_for("warm")
     assert "bad" in banned_for("better")  # antonyms of the lemma count too
     assert clean_piece("##ing") is None and clean_piece("[MASK]") is None and clean_piece("Ġfilm") == "film"
@@ -242,9 +243,13 @@ def test_tiny_bert_through_the_hf_adapter(tmp_path):
 def test_real_smollm2_ranks_plausible_substitutes():
     t = Contextual()
     tokens = words("I watch a smart , sweet and playful romantic comedy .")
-    options = t.candidates(tokens, tokens.index("comedy"))
+    options = t.candidates(tokens, tokens.index("smart"))
     assert 0 < len(options) <= 10
-    assert {"drama", "film", "movie", "story", "sitcom", "romance", "novel", "show", "farce", "satire"} & set(options)
-    out = t.edit(" ".join(tokens), tokens.index("comedy"), np.random.default_rng(0), " ".join(tokens))
+    assert {"clever", "sharp", "shrewd", "astute", "stylish"} & set(options)
+    out = t.edit(" ".join(tokens), tokens.index("smart"), np.random.default_rng(0), " ".join(tokens))
     assert out is not None and changed_words(" ".join(tokens), out) == 1
+    # "comedy" has no common synonym; its hypernyms and hyponyms come only with relations=related
+    assert t.candidates(tokens, tokens.index("comedy")) == ()
+    related = Contextual(relations="related").candidates(tokens, tokens.index("comedy"))
+    assert {"drama", "farce", "sitcom", "melodrama", "play"} & set(related)
     assert t.describe()["candidate_source"].startswith("lm:smollm2")

@@ -4,10 +4,10 @@ Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else 
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,
   top_k = 10 predictions computed on the ORIGINAL sentence, first acceptable one taken (BERT-Attack/BAE);
 - `lm` (offline default, no hub): ONE forward pass of the causal LM `smollm2` over the sentence gives, at every
-  word, the next-token distribution after its left context; the word's common WordNet relatives (synonyms,
-  similar words, hypernyms, hyponyms of its two most frequent senses, re-inflected) are ranked
-  by the probability of their first token there, top_k kept (a left-to-right stand-in for the MLM; free LM
-  proposals flipped meaning: "hardly a masterpiece" -> "actually a masterpiece").
+  word, the next-token distribution after its left context; the word's common WordNet relatives (synonyms and
+  similar words of its two most frequent senses; `relations=related` adds hypernyms and hyponyms; re-inflected)
+  are ranked by the probability of their first token there, top_k kept (a left-to-right stand-in for the MLM;
+  free LM proposals flipped meaning: "hardly a masterpiece" -> "actually a masterpiece").
 Selection as in RobTest: the first candidate (best score) that differs case-insensitively from the word and
 is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
 first `check` acceptable fills are kept only if the substituted sentence stays within cosine
@@ -62,11 +62,15 @@ NEGATIONS = {"not", "no", "never", "nothing", "none", "nor", "neither", "without
 _PREFIX = "\n"  # scored texts start after a newline, so the first word's own probability counts too
 
 
+RELATIONS = ("synonyms", "related")
+
+
 @functools.cache
-def related_words(core: str, pos: str, min_zipf: float = 3.0) -> tuple[str, ...]:
-    """Common single-word WordNet relatives of `core` for WordNet POS `pos` from its two most frequent
-    senses: synonyms, similar adjectives, hypernyms and hyponyms (sister terms flipped meaning: "pleasure" ->
-    "shame"), lemma forms of three letters or more."""
+def related_words(core: str, pos: str, min_zipf: float = 3.0, relations: str = "synonyms") -> tuple[str, ...]:
+    """Common single-word WordNet relatives of `core` for WordNet POS `pos` from its two most frequent senses:
+    synonyms and similar adjectives, plus hypernyms and hyponyms with `relations="related"` (they fit the syntax
+    but often not the meaning: "comedy" -> "drama", "text" -> "language"; sister terms flipped it: "pleasure" ->
+    "shame"); lemma forms of three letters or more."""
     from wordfreq import zipf_frequency
 
     wn = wordnet()
@@ -74,7 +78,9 @@ def related_words(core: str, pos: str, min_zipf: float = 3.0) -> tuple[str, ...]
     accept = {pos, "s"} if pos == "a" else {pos}
     out: list[str] = []
     for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:2]:
-        related = [synset, *synset.similar_tos(), *synset.hypernyms(), *synset.hyponyms()]
+        related = [synset, *synset.similar_tos()]
+        if relations == "related":
+            related += [*synset.hypernyms(), *synset.hyponyms()]
         for other in related:
             out.extend(n for n in other.lemma_names() if n.isalpha() and len(n) > 2)
     return tuple(dict.fromkeys(w for w in out if w.lower() not in (core.lower(), lemma.lower())
@@ -117,6 +123,8 @@ class Contextual(HelperModels, WordTransform):
         "mlm": Setting("", help="fill-mask model spec, e.g. hf:bert-base-uncased (the paper's)"),
         "lm": Setting("smollm2", help="causal LM that ranks the offline fills"),
         "top_k": Setting(10, min=1, max=100, help="fills kept per word (the paper: 10)"),
+        "relations": Setting("synonyms", choices=RELATIONS, help="lm source: the WordNet relatives it ranks: "
+                             "synonyms and similar words, or also hypernyms and hyponyms (related)"),
         "mode": MODE,
         "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a fill must keep"),
@@ -242,7 +250,8 @@ class Contextual(HelperModels, WordTransform):
             return [w for w in _CLOSED_CLASS[ptb] if w != core.lower()] if self.config["mode"] == "faithful" else []
         if ptb[:1] not in _OPEN_CLASS or not replaceable(tags, index) or core.lower() in LIGHT_WORDS:
             return []
-        pool = (known_inflection(w, ptb) for w in related_words(core.lower(), wordnet_pos(ptb)))
+        pool = (known_inflection(w, ptb)
+                for w in related_words(core.lower(), wordnet_pos(ptb), relations=self.config["relations"]))
         return [w for w in dict.fromkeys(p for p in pool if p) if w.lower() != core.lower() and w.isalpha()
                 and w.lower() not in LIGHT_WORDS]
 

@@ -81,12 +81,18 @@ def parsed_words(text: str) -> tuple[Any, ...]:
 def word_tokens(text: str, doc) -> tuple[Any, ...]:  # noqa: ANN001 - a spaCy Doc of `text`
     """The spaCy token of every whitespace word of `text` in `doc`: its first alphanumeric token, else its first
     token, else None."""
+    tokens = list(doc)  # in text order: one pointer walks them with the words (each Token is built once)
     out = []
-    pos = 0
+    pos = k = 0
     for word in words(text):
         start = text.index(word, pos)
         end = pos = start + len(word)
-        inside = [t for t in doc if start <= t.idx < end]
+        while k < len(tokens) and tokens[k].idx < start:
+            k += 1
+        inside = []
+        while k < len(tokens) and tokens[k].idx < end:
+            inside.append(tokens[k])
+            k += 1
         out.append(next((t for t in inside if any(ch.isalnum() for ch in t.text)), inside[0] if inside else None))
     return tuple(out)
 

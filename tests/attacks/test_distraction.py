@@ -171,3 +171,15 @@ def test_real_minilm_degree_bound():
         assert t.measure(TEXT, text) < 0.2
     assert any(text != TEXT for text in outs)
     assert t.describe()["embedder"] == "minilm"
+
+
+def test_prefixes_are_probed_sparsely_not_step_by_step():
+    """A long sentence needs many distractors to reach 0.6: the step count doubles, then interpolates, so a chain
+    that lands has fewer measured prefixes than distractors kept (a step-by-step scan measures every one)."""
+    long_text = " ".join(["the film is a long and careful study of grief , memory and the small rituals"] * 3)
+    t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    t.precompute([long_text], [0.6])
+    landed = [(values, t._cut(values, 0.6)) for _, values in t._pool(long_text) if t._landed(values, 0.6)]
+    assert len(landed) == 4  # `chains` chains land in the band [0.48, 0.6]
+    assert all(len(values) - 1 < cut for values, cut in landed if cut >= 8)
+    assert any(cut >= 8 for _, cut in landed)

@@ -190,6 +190,16 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
     return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
 
 
+def log_likelihood_drops(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """log P(a) − log P(b) under a causal LM (`logprobs`) for many (original a, substituted b) text pairs, in one
+    batched call over their distinct texts; each text is scored after a newline, so its first token counts."""
+    if not pairs:
+        return []
+    unique = list(dict.fromkeys(t for pair in pairs for t in pair))
+    score = {t: float(lp.sum()) for t, lp in zip(unique, lm.logprobs(["\n" + t for t in unique]), strict=True)}
+    return [score[a] - score[b] for a, b in pairs]
+
+
 def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     """cos(E(original), E(t)) for every t, in one batched `embed` call."""
     return similarities(embedder, [(original, t) for t in texts])

@@ -41,6 +41,7 @@ from robust.toolkit.transforms import (
     HelperModels,
     WordTransform,
     join,
+    log_likelihood_drops,
     match_case,
     pos_tags_many,
     similarities,
@@ -318,16 +319,14 @@ class Contextual(HelperModels, WordTransform):
             options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]
 
     def _fluent(self, fits: list[tuple[tuple[str, int], str, str]]) -> list[tuple[tuple[str, int], str, str]]:
-        """Clean mode: the (key, fill, substituted text) whose text's log-likelihood under the LM is at most
-        `max_lm_drop` nats below the original's (Alzantot et al. 2018's language-model constraint, on the whole
-        sentence: a fill that reads well after its left context but not before its right one is dropped)."""
+        """Clean mode, `lm` source: the (key, fill, substituted text) whose text's log-likelihood under the LM is
+        at most `max_lm_drop` nats below the original's (Alzantot et al. 2018's language-model constraint, on the
+        whole sentence: a fill that reads well after its left context but not before its right one is dropped)."""
         drop = float(self.config["max_lm_drop"])
         if not drop or not fits or self.source != "lm":  # a masked LM's fills have seen the right context
             return fits
-        texts = list(dict.fromkeys([key[0] for key, _, _ in fits] + [sub for _, _, sub in fits]))
-        score = dict(zip(texts, (float(lp.sum()) for lp in self.helper("lm").logprobs([_PREFIX + t for t in texts])),
-                         strict=True))
-        return [fit for fit in fits if score[fit[2]] >= score[fit[0][0]] - drop]
+        drops = log_likelihood_drops(self.helper("lm"), [(key[0], sub) for key, _, sub in fits])
+        return [fit for fit, d in zip(fits, drops, strict=True) if d <= drop]
 
     def _acceptable(self, tokens: list[str], index: int) -> tuple[str, ...]:
         """The word's candidates that differ from it and are not antonyms, as they would be written."""

@@ -138,17 +138,27 @@ def _adjective_forms(token) -> list[str]:
 
 
 def _lemma(token) -> str:
+    return _lemma_of(token.lower_, "VERB" if token.pos_ == "AUX" else token.pos_)
+
+
+@functools.lru_cache(maxsize=65536)
+def _lemma_of(word: str, upos: str) -> str:
     from lemminflect import getLemma
 
-    upos = "VERB" if token.pos_ == "AUX" else token.pos_
-    lemmas = getLemma(token.lower_, upos=upos) if upos in ("VERB", "NOUN", "ADJ") else ()
-    return lemmas[0] if lemmas else token.lower_
+    lemmas = getLemma(word, upos=upos) if upos in ("VERB", "NOUN", "ADJ") else ()
+    return lemmas[0] if lemmas else word
 
 
 def _inflect_lemma(token, upos: str, tag: str) -> str | None:
+    return _inflected(_lemma(token), tag)
+
+
+@functools.lru_cache(maxsize=65536)
+def _inflected(lemma: str, tag: str) -> str | None:
+    """The lemma's inflection for a Penn tag, if it is a common English word (draws ask for the same ones)."""
     from lemminflect import getInflection
 
-    forms = getInflection(_lemma(token), tag=tag, inflect_oov=False)
+    forms = getInflection(lemma, tag=tag, inflect_oov=False)
     return forms[0] if forms and _common(forms[0]) else None
 
 
@@ -171,24 +181,36 @@ class Inflection(WordTransform):
     description = "Inflection: Morpheus-style re-inflection of nouns, verbs and adjectives (lemminflect)"
     settings = {"mode": MODE}
 
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**config)
+        self._forms: dict[str, list[list[str]]] = {}  # clean: per sentence, each word's forms as written
+
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
-        upos = CONTENT.get(pos_tags(join(tokens))[index][1])
-        if upos is None:
-            return None
         if self._faithful():
-            forms = inflections(word, upos)
-            return forms[int(rng.integers(len(forms)))] if forms else None
-        prefix, core, suffix = split_affixes(word)
-        token = parsed_words(join(tokens))[index]
-        if token is None or not core.isalpha() or "'" in word or token.text.lower() != core.lower():
-            return None
-        forms = grammatical_forms(token)
-        if not forms:
-            return None
-        return prefix + match_case(core, forms[int(rng.integers(len(forms)))]) + suffix
+            upos = CONTENT.get(pos_tags(join(tokens))[index][1])
+            forms = inflections(word, upos) if upos else ()
+        else:
+            forms = self.clean_forms(tokens)[index] if tokens[index] == word else []
+        return forms[int(rng.integers(len(forms)))] if forms else None
+
+    def clean_forms(self, tokens: list[str]) -> list[list[str]]:
+        """Every word's grammatical re-inflections as written (affixes and case kept), computed once per sentence
+        and shared by all draws and degrees."""
+        text = join(tokens)
+        if text not in self._forms:
+            out = []
+            for word, tag, token in zip(tokens, pos_tags(text), parsed_words(text), strict=True):
+                prefix, core, suffix = split_affixes(word)
+                if (CONTENT.get(tag[1]) is None or token is None or not core.isalpha() or "'" in word
+                        or token.text.lower() != core.lower()):
+                    out.append([])
+                    continue
+                out.append([prefix + match_case(core, form) + suffix for form in grammatical_forms(token)])
+            self._forms[text] = out
+        return self._forms[text]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         if not self._faithful():

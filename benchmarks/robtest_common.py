@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import time
 from dataclasses import dataclass, field
@@ -77,6 +78,28 @@ def run_robtest(model: Any, attacks: list[str], seed: int = 0, data: str | None 
         records.update(zip([it.id for it in chunk], bench.run_batch(chunk, ctx), strict=True))
     seconds = time.perf_counter() - start
     return bench.reduce(records, ctx), records, seconds
+
+
+def victim_parser(description: str, *, model: str, attack: str, n: int, aug_num: int,
+                  threads: int) -> argparse.ArgumentParser:
+    """The options every victim script shares: --model, --attack, --n, --aug-num and --threads."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--model", default=model)
+    parser.add_argument("--attack", nargs="+", default=[attack])
+    parser.add_argument("--n", type=int, default=n)
+    parser.add_argument("--aug-num", type=int, default=aug_num)
+    parser.add_argument("--threads", type=int, default=threads)
+    return parser
+
+
+def loaded_victim(args: argparse.Namespace) -> tuple[Any, Timed]:
+    """torch on `args.threads` intra-op threads, then the victim `args.model`, timed and warmed up."""
+    import torch
+
+    torch.set_num_threads(args.threads)
+    model, stats = timed_model(args.model)
+    warm(model)
+    return model, stats
 
 
 def warm(model: Any) -> None:

@@ -16,15 +16,14 @@ at 0.65 − d), so accuracy rises with the nominal degree; the check must give i
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 from collections.abc import Iterator
 
 import numpy as np
-from robtest_common import run_robtest, timed_model, warm
+from robtest_common import loaded_victim, run_robtest, victim_parser
 
-DEGREES = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+from robust.plugins.benchmarks.robtest.scores import DEGREES
 
 
 def unreached_share(tag: str, n: int) -> dict[float, float]:
@@ -45,10 +44,14 @@ def unreached_share(tag: str, n: int) -> dict[float, float]:
     return out
 
 
+def rises(average: list[float], slack: float) -> int:
+    """Increases between consecutive degrees larger than `slack` points."""
+    return sum(b > a + slack for a, b in zip(average, average[1:], strict=False))
+
+
 def verdict(average: list[float], unreached_top: float, slack: float) -> str:
     """`falls`, `flat, unreached` or `FAILS` (see the module docstring)."""
-    rises = sum(b > a + slack for a, b in zip(average, average[1:], strict=False))
-    if rises:
+    if rises(average, slack):
         return "FAILS"
     drop = average[0] - average[-1]
     if drop >= slack:
@@ -76,24 +79,15 @@ def reversed_degrees(tag: str) -> Iterator[None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="finetune:minilm")
-    parser.add_argument("--attack", nargs="+", default=["all"])
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--aug-num", type=int, default=5)
+    parser = victim_parser(__doc__.splitlines()[0], model="finetune:minilm", attack="all", n=40, aug_num=5,
+                           threads=2)
     parser.add_argument("--slack", type=float, default=2.5, help="rises smaller than this (points) are noise")
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--control", nargs="*", default=[], help="tags to add as reversed-degree negative controls")
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.threads)
+    model, _ = loaded_victim(args)
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.robtest.dimensions import select
 
-    model, _ = timed_model(args.model)
-    warm(model)
     print(f"victim {model.identity}; MR test, n={args.n}, aug_num={args.aug_num}, rule-based; "
           f"load average {os.getloadavg()[0]:.1f}\n")
     print("| tag | " + " | ".join(f"{d:g}" for d in DEGREES) + " | rises > slack | clean - 0.6 | Worst(0.6) | "
@@ -104,12 +98,12 @@ def main() -> None:
     for label, tag, patch in runs:
         with patch:
             result, _, _ = run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=["rule"],
-                                       degrees=DEGREES)
+                                       degrees=list(DEGREES))
             short = unreached_share(tag, args.n)
         curves = result.data["curves"][tag]["rule"]
         avg, worst = curves["average"], curves["worst"]
-        rises = sum(b > a + args.slack for a, b in zip(avg, avg[1:], strict=False))
-        print(f"| {label} | " + " | ".join(f"{v:.1f}" for v in avg) + f" | {rises} | {avg[0] - avg[-1]:.1f} | "
+        print(f"| {label} | " + " | ".join(f"{v:.1f}" for v in avg) + f" | {rises(avg, args.slack)} | "
+              f"{avg[0] - avg[-1]:.1f} | "
               f"{worst[-1]:.1f} | {short[0.1]:.0%} / {short[0.3]:.0%} / {short[0.6]:.0%} | "
               f"{verdict(avg, short[0.6], args.slack)} |", flush=True)
 

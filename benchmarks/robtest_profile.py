@@ -12,33 +12,22 @@ counts as outside the victim. Works against older code too (PYTHONPATH=<old chec
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
-from robtest_common import run_robtest, timed_model, warm
+from robtest_common import loaded_victim, run_robtest, victim_parser
 
-DEGREES = [0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+from robust.plugins.benchmarks.robtest.scores import DEGREES
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="probe:minilm")
-    parser.add_argument("--attack", nargs="+", default=["all"])
-    parser.add_argument("--n", type=int, default=5)
-    parser.add_argument("--aug-num", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=1)
+    parser = victim_parser(__doc__.splitlines()[0], model="probe:minilm", attack="all", n=5, aug_num=20, threads=1)
     parser.add_argument("--access", nargs="+", default=["rule"])
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.threads)
+    model, stats = loaded_victim(args)
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.robtest.dimensions import select
 
-    model, stats = timed_model(args.model)
-    warm(model)
     print(f"victim {model.identity}; MR test n={args.n}; aug_num={args.aug_num}; degrees 0.05-0.6; torch threads "
           f"{args.threads}; load average {os.getloadavg()[0]:.1f}\n")
     print("| tag | access | seconds | s / example / degree | victim texts | victim seconds | outside victim |")
@@ -54,7 +43,7 @@ def main() -> None:
             for key in ("seconds", "batches", "texts", "classify_calls"):
                 setattr(stats, key, 0)
             start = time.perf_counter()
-            run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=[access], degrees=DEGREES)
+            run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=[access], degrees=list(DEGREES))
             seconds = time.perf_counter() - start
             per = seconds / (args.n * (len(DEGREES) - 1))
             print(f"| {tag} | {access} | {seconds:.1f} | {per:.2f} | {stats.texts} | {stats.seconds:.1f} | "

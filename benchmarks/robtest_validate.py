@@ -9,10 +9,9 @@ split); data: the MR test split (sampled with random.seed(123) as in the paper's
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from robtest_common import run_robtest, timed_model, warm
+from robtest_common import loaded_victim, run_robtest, victim_parser
 
 
 def _table(table) -> str:
@@ -22,21 +21,12 @@ def _table(table) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="probe:minilm")
-    parser.add_argument("--attack", nargs="+", default=["typo"])
-    parser.add_argument("--n", type=int, default=100)
-    parser.add_argument("--aug-num", type=int, default=20)
+    parser = victim_parser(__doc__.splitlines()[0], model="probe:minilm", attack="typo", n=100, aug_num=20,
+                           threads=2)
     parser.add_argument("--variant", default="clean")
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--stop-on-flip", action="store_true", help="score-based: stop at the first flip")
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    model, stats = timed_model(args.model)
-    warm(model)
+    model, stats = loaded_victim(args)
     result, _, seconds = run_robtest(model, args.attack, n=args.n, aug_num=args.aug_num, variant=args.variant,
                                      stop_on_flip=args.stop_on_flip)
     data = result.data

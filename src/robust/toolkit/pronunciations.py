@@ -15,13 +15,13 @@ stemmed by NLTK on demand.
 
 from __future__ import annotations
 
-import pickle
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
 from robust.core.paths import cache_dir
+from robust.toolkit import pickled
 
 FORMAT = 1
 # ANTHRO's spelling variants accepted as English (phonetic.is_english): colour -> color, ...
@@ -108,15 +108,8 @@ def index_path() -> Path:
     return cache_dir() / "lexicon" / f"cmudict-v{FORMAT}.pickle"
 
 
-_loaded: dict[Path, Pronunciations] = {}
-
-
 def pronunciations(path: Path | None = None) -> Pronunciations:
     """The compact dictionary (loaded once per process), or a one-line MissingResource naming the setup command."""
     path = path or index_path()
-    if not path.is_file():
-        raise MissingResource(f"compact pronouncing dictionary not found at {path}; "
-                              "run `robust setup pronunciations` once")
-    if path not in _loaded:
-        _loaded[path] = Pronunciations(pickle.loads(path.read_bytes()))
-    return _loaded[path]
+    return pickled.load_once(path, Pronunciations, f"compact pronouncing dictionary not found at {path}; "
+                             "run `robust setup pronunciations` once")

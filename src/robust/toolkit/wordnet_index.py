@@ -22,14 +22,13 @@ in every process (Python's string hashing is randomized); here relations keep th
 from __future__ import annotations
 
 import json
-import os
-import pickle
 import re
 from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
 from robust.core.paths import cache_dir
+from robust.toolkit import pickled
 
 FORMAT = 1
 POS_LIST = ("n", "v", "a", "r")  # what synsets(lemma) searches without a POS, in this order (as NLTK)
@@ -308,23 +307,8 @@ def index_path() -> Path:
     return cache_dir() / "lexicon" / f"wordnet-3.0-v{FORMAT}.pickle"
 
 
-def write_atomically(path: Path, payload: bytes) -> None:
-    """Write to a temporary file and rename it into place, so concurrent setups and readers never see half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(payload)
-    tmp.replace(path)
-
-
-_loaded: dict[Path, CompactWordNet] = {}
-
-
 def wordnet_index(path: Path | None = None) -> CompactWordNet:
     """The compact WordNet (loaded once per process), or a one-line MissingResource naming the setup command."""
     path = path or index_path()
-    if not path.is_file():
-        raise MissingResource(f"compact WordNet index not found at {path}; run `robust setup wordnet-index` once")
-    if path not in _loaded:
-        _loaded[path] = CompactWordNet(pickle.loads(path.read_bytes()))
-    return _loaded[path]
-
+    return pickled.load_once(path, CompactWordNet,
+                             f"compact WordNet index not found at {path}; run `robust setup wordnet-index` once")

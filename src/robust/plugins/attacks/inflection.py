@@ -95,7 +95,7 @@ def _verb_forms(token) -> list[str]:
     if tag in ("VBZ", "VBP"):  # present -> past: no agreement to keep, except be
         if (low, "VBD") in BE:
             return [BE[(low, "VBD")]]
-        past = _inflect_lemma(token, "VERB", "VBD")
+        past = _inflect_lemma(token, "VBD")
         return [past] if past and low not in ("be", "have", "do") else []
     subject = _subject(token)  # past -> present: agree with the subject
     third = _third_singular(subject) if subject is not None else None
@@ -106,7 +106,7 @@ def _verb_forms(token) -> list[str]:
         if subject.lower_ == "i":
             return ["am"]
         return ["is" if third else "are"] if low in ("was", "were") else []
-    return [f for f in [_inflect_lemma(token, "VERB", "VBZ" if third else "VBP")] if f]
+    return [f for f in [_inflect_lemma(token, "VBZ" if third else "VBP")] if f]
 
 
 def _noun_forms(token) -> list[str]:
@@ -121,7 +121,7 @@ def _noun_forms(token) -> list[str]:
     if token.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in token.children):
         return []  # "in video stores" -/-> "in video store": a bare singular count noun
     target = "NNS" if token.tag_ == "NN" else "NN"
-    form = _inflect_lemma(token, "NOUN", target)
+    form = _inflect_lemma(token, target)
     return [form] if form and form.lower() != token.lower_ else []
 
 
@@ -133,7 +133,7 @@ def _adjective_forms(token) -> list[str]:
     nxt = token.nbor(1) if token.i + 1 < len(token.doc) else None
     if nxt is not None and nxt.lower_ == "than":
         return []
-    form = _inflect_lemma(token, "ADJ", "JJR")
+    form = _inflect_lemma(token, "JJR")
     return [form] if form and " " not in form and form.lower() != token.lower_ else []
 
 
@@ -149,7 +149,7 @@ def _lemma_of(word: str, upos: str) -> str:
     return lemmas[0] if lemmas else word
 
 
-def _inflect_lemma(token, upos: str, tag: str) -> str | None:
+def _inflect_lemma(token, tag: str) -> str | None:
     return _inflected(_lemma(token), tag)
 
 

@@ -190,13 +190,16 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
     return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
 
 
+LM_PREFIX = "\n"  # texts a causal LM scores start after a newline, so their first word's probability counts too
+
+
 def log_likelihood_drops(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
     """log P(a) − log P(b) under a causal LM (`logprobs`) for many (original a, substituted b) text pairs, in one
-    batched call over their distinct texts; each text is scored after a newline, so its first token counts."""
+    batched call over their distinct texts (each scored after LM_PREFIX)."""
     if not pairs:
         return []
     unique = list(dict.fromkeys(t for pair in pairs for t in pair))
-    score = {t: float(lp.sum()) for t, lp in zip(unique, lm.logprobs(["\n" + t for t in unique]), strict=True)}
+    score = {t: float(lp.sum()) for t, lp in zip(unique, lm.logprobs([LM_PREFIX + t for t in unique]), strict=True)}
     return [score[a] - score[b] for a, b in pairs]
 
 

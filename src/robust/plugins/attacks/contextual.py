@@ -37,6 +37,7 @@ from robust.plugins.attacks.synonym import (
     wordnet_pos,
 )
 from robust.toolkit.transforms import (
+    LM_PREFIX,
     MODE,
     HelperModels,
     WordTransform,
@@ -60,7 +61,6 @@ _CLOSED_CLASS = {
 # never proposed: they flip meaning rather than substitute a word
 NEGATIONS = {"not", "no", "never", "nothing", "none", "nor", "neither", "without", "hardly", "barely",
              "scarcely", "seldom", "rarely", "nobody", "nowhere", "cannot"}
-_PREFIX = "\n"  # scored texts start after a newline, so the first word's own probability counts too
 
 
 RELATIONS = ("synonyms", "related")
@@ -218,12 +218,12 @@ class Contextual(HelperModels, WordTransform):
                 plans.append((text, tokens, options))
         if not plans:
             return
-        queries = [_PREFIX + t for t, _, _ in plans]
-        queries += [_PREFIX + join(tokens[:i]) for _, tokens, options in plans for i in options]
+        queries = [LM_PREFIX + t for t, _, _ in plans]
+        queries += [LM_PREFIX + join(tokens[:i]) for _, tokens, options in plans for i in options]
         ids = iter(model.tokenize(queries))
         fulls = [next(ids) for _ in plans]
         usable = [(plan, full) for plan, full in zip(plans, fulls, strict=True) if len(full) >= 2]
-        rows = model.token_distributions([_PREFIX + plan[0] for plan, _ in usable],
+        rows = model.token_distributions([LM_PREFIX + plan[0] for plan, _ in usable],
                                          [len(full) - 1 for _, full in usable])  # row t predicts token t + 1
         rows_of = {plan[0]: r for (plan, _), r in zip(usable, rows, strict=True)}
         words_of = {(text, i): tuple((" " if i else "") + match_case(split_affixes(tokens[i])[1], w) for w in pool)

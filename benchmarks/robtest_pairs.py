@@ -29,15 +29,18 @@ def originals(n: int) -> list:
     return sample(load_examples("mr", context()), n, 123)
 
 
-def pairs(dimension: str, n: int, degree: float, seed: int) -> list[tuple[str, str, str, str]]:
-    """(tag, example id, original, perturbed) for the first n sampled MR test sentences."""
+def pairs(dimension: str, n: int, degree: float, seed: int, start: int = 0,
+          settings: dict[str, dict[str, str]] | None = None) -> list[tuple[str, str, str, str]]:
+    """(tag, example id, original, perturbed) for sampled MR test sentences start .. start + n - 1."""
     from robtest_common import context
 
-    ctx = context()
+    ctx = context(plugin_settings=settings)
     tags = DIMENSIONS[dimension]
     transforms = {t: ctx.create("transform", t) for t in tags}
     out = []
-    for i, ex in enumerate(originals(n)):
+    for i, ex in enumerate(originals(start + n)):
+        if i < start:
+            continue
         tag = tags[i % len(tags)]
         rng = np.random.default_rng([seed, i])
         variants = transforms[tag].apply(ex, degree, rng)
@@ -52,7 +55,15 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--degree", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--start", type=int, default=0, help="skip the first sampled sentences (a held-out set)")
+    parser.add_argument("--set", action="append", default=[], metavar="TAG.KEY=VALUE",
+                        help="a transform setting, e.g. synonym.min_local_similarity=0.7")
     args = parser.parse_args()
+    settings: dict[str, dict[str, str]] = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        tag, _, name = key.partition(".")
+        settings.setdefault(tag, {})[name] = value
 
     import torch
 
@@ -61,7 +72,8 @@ def main() -> None:
         writer = csv.writer(f, delimiter="\t", lineterminator="\n")
         writer.writerow(["dimension", "tag", "example", "degree", "original", "perturbed"])
         for dimension in args.dimensions:
-            for tag, ex_id, original, perturbed in pairs(dimension, args.n, args.degree, args.seed):
+            for tag, ex_id, original, perturbed in pairs(dimension, args.n, args.degree, args.seed, args.start,
+                                                             settings):
                 writer.writerow([dimension, tag, ex_id, args.degree, original, perturbed])
             f.flush()
             print(f"{dimension}: done", file=sys.stderr, flush=True)

@@ -84,12 +84,14 @@ class FakeMLM:
 def lm_transform() -> Contextual:
     # the LM likes "bad" (no WordNet relative of any word here), then relatives of "warm" and "story"
     return Contextual(lm_model=FakeLM(favourites=("bad", "lukewarm", "cordial", "tale", "narrative")),
-                      embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+                      embedder=FunctionModel(bag_of_words, "embed"),
+                      min_similarity=0.5, min_local_similarity=0.5)
 
 
 def test_wordnet_relatives():
     assert "movie" in related_words("film", "n") and "film" not in related_words("film", "n")
-    assert "drama" not in related_words("comedy", "n") and "drama" in related_words("comedy", "n", relations="related")
+    assert "farce" not in related_words("comedy", "n") and "farce" in related_words("comedy", "n", relations="related")
+    assert "nighttime" in related_words("night", "n") and "dark" not in related_words("night", "n")  # dark's 4th sense
     assert {"bad", "evil"} <= banned_for("good") and "cool" in banned_for("warm")
     assert "bad" in banned_for("better")  # antonyms of the lemma count too
     assert clean_piece("##ing") is None and clean_piece("[MASK]") is None and clean_piece("Ġfilm") == "film"
@@ -102,7 +104,8 @@ def test_degree_zero_is_the_input(lm_transform):
 
 def test_one_lm_pass_per_sentence_shared_by_draws_and_degrees():
     lm = FakeLM(favourites=("lukewarm", "tale"))
-    t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+    t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"),
+                   min_similarity=0.5, min_local_similarity=0.5)
     for degree in (0.0625, 0.125, 0.25):
         for seed in range(4):
             t.apply(Example("a", TEXT), degree, np.random.default_rng(seed))
@@ -117,7 +120,8 @@ def test_precompute_batches_many_sentences_into_one_lm_call_and_few_embedding_ca
         embeds.append(len(texts))
         return bag_of_words(texts)
 
-    t = Contextual(lm_model=lm, embedder=FunctionModel(counting, "embed"), min_similarity=0.5)
+    t = Contextual(lm_model=lm, embedder=FunctionModel(counting, "embed"),
+                   min_similarity=0.5, min_local_similarity=0.5)
     others = [TEXT, "The film was a warm story about a good man .", "A warm , funny film ."]
     t.precompute(others, [0.1, 0.3])
     assert (lm.calls, lm.passes) == (1, 3)  # one LM call for the three sentences
@@ -128,7 +132,8 @@ def test_precompute_batches_many_sentences_into_one_lm_call_and_few_embedding_ca
             t.apply(Example("a", text), 0.25, np.random.default_rng(seed))
     assert (lm.calls, len(embeds)) == (1, before)  # draws are answered from the precomputed fills
     single = Contextual(lm_model=FakeLM(favourites=("lukewarm", "tale", "movie")),
-                        embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5)
+                        embedder=FunctionModel(bag_of_words, "embed"),
+                        min_similarity=0.5, min_local_similarity=0.5)
     for text in others:  # same fills as one sentence at a time
         assert single.fills(words(text)) == t.fills(words(text))
 
@@ -173,8 +178,8 @@ def test_language_model_check_drops_fills_that_make_the_sentence_unlikely():
     lm = FakeLM(favourites=("lukewarm", "tale"), unlikely=("lukewarm",))
 
     def fill(drop: float) -> str | None:
-        t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"), min_similarity=0.5,
-                       max_lm_drop=drop)
+        t = Contextual(lm_model=lm, embedder=FunctionModel(bag_of_words, "embed"),
+                       min_similarity=0.5, min_local_similarity=0.5, max_lm_drop=drop)
         return t.substitute("warm", tokens, tokens.index("warm"), np.random.default_rng(0))
 
     assert fill(0.0) == "lukewarm"

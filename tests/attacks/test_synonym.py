@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from robust import Example
-from robust.plugins.attacks.synonym import Synonym, antonyms, synonyms, wordnet_pos
+from robust.plugins.attacks.synonym import (
+    Synonym,
+    antonyms,
+    frequent_sense_synonyms,
+    in_collocation,
+    synonyms,
+    wordnet_pos,
+)
 from robust.toolkit.transforms import budget, pos_tags, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
@@ -31,7 +38,7 @@ def test_satellites_count_as_adjectives_only_in_clean_mode():
 
 
 def test_clean_candidates_are_reinflected_recased_and_keep_punctuation():
-    clean = Synonym(senses=3)
+    clean = Synonym(senses=3, own_senses=20)
     assert "observes" in clean.candidates("watches", "VBZ")
     assert "Observes" in clean.candidates("Watches", "VBZ")
     assert all(c.endswith(",") for c in clean.candidates("smart,", "JJ")) and clean.candidates("smart,", "JJ")
@@ -46,9 +53,31 @@ def test_clean_candidates_come_from_the_most_frequent_sense_and_fit_the_context(
     options = Synonym().in_context(tokens)
     assert "movie" in options[1] and not any(options[i] for i in (0, 3, 4, 6, 7))  # the/so/much/,/i
     # negative control: without the embedding and re-tag checks a wrong-sense candidate gets through
-    loose = Synonym(senses=3, min_similarity=-1.0)
-    assert len(loose.in_context(tokens)[8]) > len(Synonym(senses=3).in_context(tokens)[8]) or \
-        sum(map(len, loose.in_context(tokens))) > sum(map(len, Synonym(senses=3).in_context(tokens)))
+    loose, strict = (Synonym(senses=3, own_senses=20, **checks)
+                     for checks in ({"min_similarity": -1.0, "min_local_similarity": -1.0}, {}))
+    assert len(loose.in_context(tokens)[8]) > len(strict.in_context(tokens)[8]) or \
+        sum(map(len, loose.in_context(tokens))) > sum(map(len, strict.in_context(tokens)))
+
+
+def test_a_synonym_must_commonly_mean_the_shared_sense():
+    assert frequent_sense_synonyms("night", "n", 1, 3.0, 2) == ("nighttime",)  # night.n.01 is dark's 4th sense
+    assert "dark" in frequent_sense_synonyms("night", "n", 1, 3.0, 20)  # negative control: any of its senses
+
+
+def test_words_of_a_wordnet_collocation_stay():
+    assert in_collocation(words("after all , it works ."), 0) and in_collocation(words("bad special effects ."), 1)
+    assert not in_collocation(words("the movie is good ."), 1)
+    tokens = words("after all , the special effects are good .")
+    assert not Synonym(own_senses=20).in_context(tokens)[0]  # "afterwards all"
+
+
+def test_the_local_check_rejects_a_wrong_sense_the_sentence_hides():
+    tokens = words("the movie is hardly a masterpiece , but it does mark her best work in some time .")
+    time, mark = tokens.index("time"), tokens.index("mark")
+    loose = Synonym(own_senses=20, min_local_similarity=-1.0).in_context(tokens)  # negative control
+    assert "clip" in loose[time] and "label" in loose[mark]  # both pass the whole-sentence check (>= 0.9)
+    strict = Synonym(own_senses=20).in_context(tokens)
+    assert not strict[time] and not strict[mark] and "film" in strict[tokens.index("movie")]
 
 
 def test_substitutions_only_touch_content_words():
@@ -64,7 +93,7 @@ def test_substitutions_only_touch_content_words():
 
 
 def test_hand_checked_example():
-    t = Synonym(senses=3)
+    t = Synonym(senses=3, own_senses=20)
     out = t.apply(Example("x", TEXT), 0.1, np.random.default_rng(0))[0].text
     changed = [(x, y) for x, y in zip(words(TEXT), words(out), strict=True) if x != y]
     assert len(changed) == 1  # k = ceil(9 * 0.1) = 1 success
@@ -77,7 +106,7 @@ def test_edit_rewrites_the_original_word_at_the_index():
     index = words(TEXT).index("watch")
     tags = pos_tags(TEXT)
     current = TEXT
-    t = Synonym(senses=3)
+    t = Synonym(senses=3, own_senses=20)
     for _ in range(5):  # score-based search: always a synonym of the ORIGINAL word, never a chain
         current = t.edit(current, index, rng, TEXT) or current
         assert words(current)[index] in t.candidates("watch", tags[index][0])

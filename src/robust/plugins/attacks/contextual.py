@@ -5,14 +5,16 @@ Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else 
   top_k = 10 predictions computed on the ORIGINAL sentence, first acceptable one taken (BERT-Attack/BAE);
 - `lm` (offline default, no hub): ONE forward pass of the causal LM `smollm2` over the sentence gives, at every
   word, the next-token distribution after its left context; the word's common WordNet relatives (synonyms and
-  similar words of its two most frequent senses; `relations=related` adds hypernyms and hyponyms; re-inflected)
+  similar words of its two most frequent senses that have that sense among their own two; `relations=related`
+  adds hypernyms and hyponyms; re-inflected; not inside a WordNet collocation such as "title role")
   are ranked by the probability of their first token there, top_k kept (a left-to-right stand-in for the MLM;
   free LM proposals flipped meaning: "hardly a masterpiece" -> "actually a masterpiece").
 Selection as in RobTest: the first candidate (best score) that differs case-insensitively from the word and
 is not a WordNet antonym of it. `mode="clean"` adds a meaning check (the paper's validity criterion): the
 first `check` acceptable fills are kept only if the substituted sentence stays within cosine
 `min_similarity` of the original under the `embedder` (default `minilm`, chosen independently of the victim;
-one batched embedding call per sentence) and re-tag with the original word's Penn tag (spaCy); with the `lm`
+one batched embedding call per sentence), keep cosine `min_local_similarity` on the word with its two
+neighbours, and re-tag with the original word's Penn tag (spaCy); with the `lm`
 source also only if the sentence's log-likelihood under the LM drops by at most `max_lm_drop` nats (the left-
 to-right ranking never saw the right context). Fills are cached per sentence, so degrees and draws share them.
 Budget k = ceil(N_w·d) successful substitutions at random positions.
@@ -31,6 +33,7 @@ from robust.core.settings import Setting
 from robust.plugins.attacks.synonym import (
     LIGHT_WORDS,
     antonyms,
+    common_in,
     known_inflection,
     replaceable,
     wordnet,
@@ -38,6 +41,7 @@ from robust.plugins.attacks.synonym import (
 )
 from robust.toolkit.transforms import (
     LM_PREFIX,
+    MIN_LOCAL_SIMILARITY,
     MODE,
     HelperModels,
     WordTransform,
@@ -45,8 +49,8 @@ from robust.toolkit.transforms import (
     log_likelihood_drops,
     match_case,
     pos_tags_many,
-    similarities,
     split_affixes,
+    substitution_similarities,
     words,
 )
 
@@ -83,7 +87,7 @@ def related_words(core: str, pos: str, min_zipf: float = 3.0, relations: str = "
         if relations == "related":
             related += [*synset.hypernyms(), *synset.hyponyms()]
         for other in related:
-            out.extend(n for n in other.lemma_names() if n.isalpha() and len(n) > 2)
+            out.extend(n for n in other.lemma_names() if n.isalpha() and len(n) > 2 and common_in(n, other, 2))
     return tuple(dict.fromkeys(w for w in out if w.lower() not in (core.lower(), lemma.lower())
                                and w.lower() not in NEGATIONS and zipf_frequency(w, "en") >= min_zipf))
 
@@ -129,6 +133,7 @@ class Contextual(HelperModels, WordTransform):
         "mode": MODE,
         "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a fill must keep"),
+        "min_local_similarity": MIN_LOCAL_SIMILARITY,
         "check": Setting(3, min=1, max=100, help="clean: acceptable fills per word that are meaning-checked"),
         "max_lm_drop": Setting(2.0, min=0.0, help="clean, lm source: a fill may lower the sentence's log-likelihood "
                                "under `lm` by at most this many nats (the right context must fit too); 0: off"),
@@ -211,7 +216,7 @@ class Contextual(HelperModels, WordTransform):
                 self._cache[(text, i)] = ()
         plans = []  # (text, tokens, {position: pool})
         for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
-            options = {i: self._lm_pool(w, tags, i) for i, w in enumerate(tokens)
+            options = {i: self._lm_pool(tokens, tags, i) for i, w in enumerate(tokens)
                        if self._editable(w) and split_affixes(w)[1] and not split_affixes(w)[0]}
             options = {i: pool for i, pool in options.items() if pool}
             if options:
@@ -241,15 +246,15 @@ class Contextual(HelperModels, WordTransform):
                 order = sorted(range(len(vocab)), key=lambda j: (-float(probs[j]), vocab[j]))
                 self._cache[(text, i)] = tuple(vocab[j] for j in order[:top_k] if probs[j] >= 0)
 
-    def _lm_pool(self, word: str, tags: tuple[tuple[str, str], ...], index: int) -> list[str]:
+    def _lm_pool(self, tokens: list[str], tags: tuple[tuple[str, str], ...], index: int) -> list[str]:
         """What the LM ranks at a word: its common WordNet relatives re-inflected to the word's tag (content
         words that can be replaced, as for Synonym), or a small closed class (pronouns, determiners) in
         faithful mode."""
         ptb = tags[index][0]
-        core = split_affixes(word)[1]
+        core = split_affixes(tokens[index])[1]
         if ptb in _CLOSED_CLASS:
             return [w for w in _CLOSED_CLASS[ptb] if w != core.lower()] if self.config["mode"] == "faithful" else []
-        if ptb[:1] not in _OPEN_CLASS or not replaceable(tags, index) or core.lower() in LIGHT_WORDS:
+        if ptb[:1] not in _OPEN_CLASS or not replaceable(tokens, tags, index) or core.lower() in LIGHT_WORDS:
             return []
         pool = (known_inflection(w, ptb)
                 for w in related_words(core.lower(), wordnet_pos(ptb), relations=self.config["relations"]))
@@ -286,7 +291,8 @@ class Contextual(HelperModels, WordTransform):
 
     def _check(self, sentences: Sequence[list[str]], options: dict[str, list[list[str]]]) -> None:
         """Clean mode: keep, per word, the first of its first `check` fills that re-tag with the word's Penn tag
-        (spaCy) that also keeps cosine >= min_similarity to the sentence under the embedder. Fills are tried in
+        (spaCy) that also keeps cosine >= min_similarity to the sentence and >= min_local_similarity on the word
+        with its neighbours under the embedder. Fills are tried in
         rank order, one round per rank for every open word of every sentence (one tagger pipe and one embedding
         call per round), so most words cost one or two tagged and one embedded sentence."""
         texts = [join(t) for t in sentences]
@@ -296,6 +302,7 @@ class Contextual(HelperModels, WordTransform):
         tag_passes = dict.fromkeys(rank, 0)
         kept: dict[tuple[str, int], list[str]] = {}
         floor, check = float(self.config["min_similarity"]), int(self.config["check"])
+        local_floor = float(self.config["min_local_similarity"])
         while True:
             due = [(key, options[key[0]][key[1]][r]) for key, r in rank.items()
                    if key not in kept and tag_passes[key] < check and r < len(options[key[0]][key[1]])]
@@ -311,9 +318,10 @@ class Contextual(HelperModels, WordTransform):
             for key, _, _ in fits:
                 tag_passes[key] += 1
             fits = self._fluent(fits)
-            sims = similarities(self.helper("embedder"), [(key[0], sub) for key, _, sub in fits])
-            for (key, c, _), sim in zip(fits, sims, strict=True):
-                if sim >= floor:
+            sims = substitution_similarities(self.helper("embedder"), [(tokens_of[key[0]], key[1], c)
+                                                                      for key, c, _ in fits])
+            for (key, c, _), (sim, local) in zip(fits, sims, strict=True):
+                if sim >= floor and local >= local_floor:
                     kept[key] = [c]
         for text in texts:
             options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]

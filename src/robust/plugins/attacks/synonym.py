@@ -10,8 +10,10 @@ nouns or light words such as "be", "so", "even") are replaced (RobTest's "else -
 orders senses by corpus frequency; all senses gave "large" -> "enceinte"), common words only (wordfreq
 Zipf >= `min_zipf`), single words (spec §6 #17), re-inflected (lemminflect) and re-cased like the
 original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
-original's Penn tag and stay within cosine `min_similarity` of the original under the `embedder` (default
-the embedded `minilm`, chosen independently of the victim).
+original's Penn tag, stay within cosine `min_similarity` of the original under the `embedder` (default
+the embedded `minilm`, chosen independently of the victim), and keep cosine `min_local_similarity` on the word
+with its two neighbours (a wrong sense barely moves a long sentence's embedding); the synonym must have the
+shared sense among its own `own_senses` most frequent, and words of a WordNet collocation ("after all") stay.
 `mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field equals the tag
 exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
 Both: k = ceil(N_w·d) successful substitutions at random positions; WordNet antonyms of the word rejected.
@@ -26,6 +28,7 @@ from typing import Any
 from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.toolkit.transforms import (
+    MIN_LOCAL_SIMILARITY,
     MODE,
     HelperModels,
     WordTransform,
@@ -33,8 +36,8 @@ from robust.toolkit.transforms import (
     match_case,
     pos_tags,
     pos_tags_many,
-    similarities,
     split_affixes,
+    substitution_similarities,
     words,
 )
 
@@ -121,8 +124,11 @@ class Synonym(HelperModels, WordTransform):
         "mode": MODE,
         "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
         "senses": Setting(1, min=1, max=20, help="clean: the word's most frequent WordNet senses drawn from"),
+        "own_senses": Setting(2, min=1, max=20, help="clean: a synonym must have that sense among its own N "
+                              "most frequent (no \"time\" -> \"clip\")"),
         "min_zipf": Setting(3.0, min=0.0, max=8.0, help="clean: synonyms at least this common (wordfreq Zipf)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a synonym must keep"),
+        "min_local_similarity": MIN_LOCAL_SIMILARITY,
     }
 
     def __init__(self, embedder: Any = None, **config: Any) -> None:
@@ -143,7 +149,7 @@ class Synonym(HelperModels, WordTransform):
             return []
         out = []
         for lemma in frequent_sense_synonyms(core.lower(), wordnet_pos(ptb_tag), int(self.config["senses"]),
-                                             float(self.config["min_zipf"])):
+                                             float(self.config["min_zipf"]), int(self.config["own_senses"])):
             form = known_inflection(lemma, ptb_tag)
             new = match_case(core, form or "")
             if form and new.lower() != core.lower() and new.lower() not in antonyms(core):
@@ -175,17 +181,18 @@ class Synonym(HelperModels, WordTransform):
         trials = []  # (text, position, candidate, substituted sentence)
         for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
             for i, (word, (ptb, _)) in enumerate(zip(tokens, tags, strict=True)):
-                if replaceable(tags, i):
+                if replaceable(tokens, tags, i):
                     trials += [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
                                for c in self.candidates(word, ptb)]
         tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
         originals = dict(zip(texts, pos_tags_many(texts), strict=True))
         trials = [t for t in trials if tagged[t[3]][t[1]][0] == originals[t[0]][t[1]][0]]
-        sims = similarities(self.helper("embedder"), [(t[0], t[3]) for t in trials])
-        floor = float(self.config["min_similarity"])
+        tokens_of = dict(zip(texts, sentences, strict=True))
+        sims = substitution_similarities(self.helper("embedder"), [(tokens_of[t[0]], t[1], t[2]) for t in trials])
+        floor, local_floor = float(self.config["min_similarity"]), float(self.config["min_local_similarity"])
         kept: dict[tuple[str, int], list[str]] = {}
-        for (text, i, c, _), sim in zip(trials, sims, strict=True):
-            if sim >= floor:
+        for (text, i, c, _), (sim, local) in zip(trials, sims, strict=True):
+            if sim >= floor and local >= local_floor:
                 kept.setdefault((text, i), []).append(c)
         for tokens, text in zip(sentences, texts, strict=True):
             self._checked[text] = [tuple(kept.get((text, i), ())) for i in range(len(tokens))]
@@ -198,22 +205,47 @@ class Synonym(HelperModels, WordTransform):
         return options[int(rng.integers(len(options)))] if options else None
 
 
-def replaceable(tags: tuple[tuple[str, str], ...], i: int) -> bool:
+def replaceable(tokens: Sequence[str], tags: tuple[tuple[str, str], ...], i: int) -> bool:
     """Not an auxiliary, proper noun or particle; not the modifier of a noun-noun compound; not a verb
-    whose particle follows ("fly by", "fight off")."""
+    whose particle follows ("fly by", "fight off"); not inside a WordNet collocation ("after all")."""
     ptb, upos = tags[i]
     after = tags[i + 1][0] if i + 1 < len(tags) else ""
     if upos in ("AUX", "PROPN") or ptb == "RP":
         return False
     if ptb.startswith("NN") and after.startswith("NN"):
         return False
-    return not (ptb.startswith("VB") and after == "RP")
+    return not (ptb.startswith("VB") and after == "RP") and not in_collocation(tokens, i)
+
+
+def in_collocation(tokens: Sequence[str], i: int) -> bool:
+    """Whether word `i` is part of a two- or three-word WordNet entry spelled by its neighbours ("after all",
+    "title role", "special effects"): replacing one word of it breaks the phrase ("afterwards all")."""
+    cores = [split_affixes(t)[1].lower() for t in tokens]
+    return any(is_collocation("_".join(cores[start:start + size]))
+               for size in (2, 3) for start in range(i - size + 1, i + 1)
+               if start >= 0 and start + size <= len(cores) and all(cores[start:start + size]))
 
 
 @functools.cache
-def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float) -> tuple[str, ...]:
+def is_collocation(joined: str) -> bool:
+    """Whether `joined` ("after_all", "fairy_tales") is a WordNet lemma of any POS (inflections allowed)."""
+    return bool(wordnet().synsets(joined))
+
+
+def common_in(name: str, synset: Any, top: int) -> bool:
+    """Whether `synset` is among the `top` most frequent WordNet senses of `name` for its POS: "clip" means
+    "time" only in its second sense, "brook" means "endure" in its first (a substitute used in this sense)."""
+    pos = synset.pos()
+    accept = {"a", "s"} if pos in ("a", "s") else {pos}
+    return synset in [s for s in wordnet().synsets(name) if s.pos() in accept][:top]
+
+
+@functools.cache
+def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, own_senses: int = 2
+                            ) -> tuple[str, ...]:
     """Single-word lemmas of the `senses` most frequent WordNet senses of `word` (its lemma) for `pos`
-    (satellites count as adjectives), common words only, antonyms and the word itself removed."""
+    (satellites count as adjectives) that have that sense among their own `own_senses` most frequent, common
+    words only, antonyms and the word itself removed."""
     from wordfreq import zipf_frequency
 
     wn = wordnet()
@@ -225,7 +257,7 @@ def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float) -
         for name in synset.lemma_names():
             if not name.isalpha() or name.lower() in (word, lemma) or name in banned or name in LIGHT_WORDS:
                 continue
-            if zipf_frequency(name, "en") >= min_zipf:
+            if zipf_frequency(name, "en") >= min_zipf and common_in(name, synset, own_senses):
                 out.append(name)
     return tuple(dict.fromkeys(out))
 

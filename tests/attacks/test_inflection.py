@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from robust import Example
-from robust.plugins.attacks.inflection import Inflection, inflections
+from robust.plugins.attacks import inflection
+from robust.plugins.attacks.inflection import Inflection, _countable, inflections
 from robust.toolkit.transforms import budget, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
@@ -48,6 +49,16 @@ def test_clean_keeps_agreement():
             out = Inflection().apply(Example("x", text), 1.0, np.random.default_rng(seed))[0].text
             for x, y in zip(words(text), words(out), strict=True):
                 assert x == y or y in allowed.get(x, set()), (text, out)
+
+
+def test_mass_nouns_keep_their_number(monkeypatch):
+    text = "The story is about love and friendship ."
+    def draws():
+        return {Inflection().apply(Example("x", text), 1.0, np.random.default_rng(s))[0].text for s in range(8)}
+    assert all(words(o)[4] == "love" for o in draws()) and any(words(o)[6] == "friendships" for o in draws())
+    assert not _countable("love", "loves") and _countable("movie", "movies")  # Zipf 1.16 and 0.37 apart
+    monkeypatch.setattr(inflection, "MASS_GAP", 10.0)  # negative control: without the guard
+    assert any(words(o)[4] == "loves" for o in draws())
 
 
 def test_negative_control_faithful_breaks_agreement():

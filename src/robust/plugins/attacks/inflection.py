@@ -9,7 +9,8 @@ lemma ("watch" -> "watched", "comedy" -> "comedies").
 finite verbs switch tense and keep agreement with their subject ("watches" <-> "watched", "is" <-> "was",
 "are" <-> "were", "has" <-> "had"); nouns switch number only where nothing forces it (no a/this/these/
 numeral determiner, not the subject of a verb that agrees, not a compound modifier; plural -> singular only
-with a determiner); adjectives become comparative when no adverb or "than" binds them ("smart" -> "smarter"); every
+with a determiner; singular -> plural only if the plural is in common use: not "love" -> "loves"); adjectives
+become comparative when no adverb or "than" binds them ("smart" -> "smarter"); every
 new form must be a common English word (wordfreq). k = ceil(N_w·d) successful changes; words that cannot
 change are skipped (the example is flagged `unreached` when too few can); punctuation and case are kept.
 `mode="faithful"`: RobTest's code — a form drawn from all inflections (the word itself included, duplicates
@@ -52,6 +53,7 @@ def inflections(word: str, upos: str) -> tuple[str, ...]:
 
 SINGULAR_ONLY = {"a", "an", "another", "every", "each", "one", "this", "that", "either", "neither"}
 PLURAL_ONLY = {"these", "those", "many", "several", "few", "both", "various", "numerous", "two", "three"}
+MASS_GAP = 1.0  # a noun's plural must be at most this far (Zipf) below its singular to count as countable
 BE = {("am", "VBD"): "was", ("is", "VBD"): "was", ("are", "VBD"): "were", ("has", "VBD"): "had",
       ("have", "VBD"): "had", ("does", "VBD"): "did", ("do", "VBD"): "did"}
 
@@ -122,7 +124,17 @@ def _noun_forms(token) -> list[str]:
         return []  # "in video stores" -/-> "in video store": a bare singular count noun
     target = "NNS" if token.tag_ == "NN" else "NN"
     form = _inflect_lemma(token, target)
+    if target == "NNS" and form and not _countable(token.lower_, form.lower()):
+        return []
     return [form] if form and form.lower() != token.lower_ else []
+
+
+def _countable(singular: str, plural: str) -> bool:
+    """Whether the plural is in common use next to the singular (wordfreq Zipf within MASS_GAP): mass nouns
+    have rare plurals ("love" -> "loves" 1.2 below, "fish" -> "fishes" 1.5; "actress" -> "actresses" 0.96)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(plural, "en") >= zipf_frequency(singular, "en") - MASS_GAP
 
 
 def _adjective_forms(token) -> list[str]:

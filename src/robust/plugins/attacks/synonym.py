@@ -125,7 +125,7 @@ class Synonym(HelperModels, WordTransform):
         "embedder": Setting("minilm", help="clean: the meaning check's sentence encoder (never the victim)"),
         "senses": Setting(1, min=1, max=20, help="clean: the word's most frequent WordNet senses drawn from"),
         "own_senses": Setting(2, min=1, max=20, help="clean: a synonym must have that sense among its own N "
-                              "most frequent (no \"time\" -> \"clip\")"),
+                              "most frequent (no \"night\" -> \"dark\")"),
         "min_zipf": Setting(3.0, min=0.0, max=8.0, help="clean: synonyms at least this common (wordfreq Zipf)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a synonym must keep"),
         "min_local_similarity": MIN_LOCAL_SIMILARITY,
@@ -233,8 +233,8 @@ def is_collocation(joined: str) -> bool:
 
 
 def common_in(name: str, synset: Any, top: int) -> bool:
-    """Whether `synset` is among the `top` most frequent WordNet senses of `name` for its POS: "clip" means
-    "time" only in its second sense, "brook" means "endure" in its first (a substitute used in this sense)."""
+    """Whether `synset` is among the `top` most frequent WordNet senses of `name` for its POS (a substitute
+    commonly used in this sense): "dark" means "night" only in its 4th sense, "film" means "movie" in its 1st."""
     pos = synset.pos()
     accept = {"a", "s"} if pos in ("a", "s") else {pos}
     return synset in [s for s in wordnet().synsets(name) if s.pos() in accept][:top]

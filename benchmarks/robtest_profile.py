@@ -6,8 +6,10 @@ time spent outside the victim's forward passes (the attack's own work: candidate
 
 Each (tag, access) runs the protocol over the full degree grid (0.05 ... 0.6) on the MR test sample with a cold
 victim output cache, after an untimed one-example warm-up (lexicons, spaCy, helper models). Helper models are
-loaded once per process (as `ctx.load_model` does within a run); their forward time is reported apart and
-counts as outside the victim. Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
+loaded once per process (as `ctx.load_model` does within a run); their forward time counts as outside the victim,
+and the last column reports the share outside every model's forward passes (victim and helpers: outermost
+`torch.nn.Module` calls, as benchmarks/overhead.py measures). Works against older code too
+(PYTHONPATH=<old checkout>/src), for before/after.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import os
 import time
 
+from overhead import METER, install_forward_meter
 from robtest_common import loaded_victim, run_robtest, victim_parser
 
 from robust.plugins.benchmarks.robtest.scores import DEGREES
@@ -25,13 +28,15 @@ def main() -> None:
     parser.add_argument("--access", nargs="+", default=["rule"])
     args = parser.parse_args()
     model, stats = loaded_victim(args)
+    install_forward_meter()
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.robtest.dimensions import select
 
     print(f"victim {model.identity}; MR test n={args.n}; aug_num={args.aug_num}; degrees 0.05-0.6; torch threads "
           f"{args.threads}; load average {os.getloadavg()[0]:.1f}\n")
-    print("| tag | access | seconds | s / example / degree | victim texts | victim seconds | outside victim |")
-    print("|---|---|---|---|---|---|---|")
+    print("| tag | access | seconds | s / example / degree | victim texts | victim seconds | outside victim | "
+          "outside every model |")
+    print("|---|---|---|---|---|---|---|---|")
     for tag in select(args.attack, get_registry()):
         for access in args.access:
             if access == "score" and tag == "syntax":
@@ -42,12 +47,12 @@ def main() -> None:
                 model.embedder.cache.clear()
             for key in ("seconds", "batches", "texts", "classify_calls"):
                 setattr(stats, key, 0)
-            start = time.perf_counter()
+            start, forwards = time.perf_counter(), METER.wall
             run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=[access], degrees=list(DEGREES))
-            seconds = time.perf_counter() - start
+            seconds, forwards = time.perf_counter() - start, METER.wall - forwards
             per = seconds / (args.n * (len(DEGREES) - 1))
             print(f"| {tag} | {access} | {seconds:.1f} | {per:.2f} | {stats.texts} | {stats.seconds:.1f} | "
-                  f"{1 - stats.seconds / seconds:.1%} |", flush=True)
+                  f"{1 - stats.seconds / seconds:.1%} | {1 - forwards / seconds:.1%} |", flush=True)
 
 
 if __name__ == "__main__":

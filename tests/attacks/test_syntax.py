@@ -30,12 +30,13 @@ def by_rule(text: str) -> dict[str, str]:
      "The critics never praised the film."),
     ("I stayed home because it rained.", "clause_to_front", "Because it rained, I stayed home."),
     ("Although the plot is thin, the acting is good.", "clause_to_back",
-     "The acting is good although the plot is thin."),
+     "The acting is good, although the plot is thin."),
+    ("Because it rained, I stayed home.", "clause_to_back", "I stayed home because it rained."),  # no comma
     ("She reads books in the evening.", "adjunct_to_front", "In the evening, she reads books."),
     ("The plot is thin, but the acting is good.", "but_to_although",
      "Although the plot is thin, the acting is good."),
     ("The plot is thin, but the acting is good.", "but_to_although+clause_to_back",
-     "The acting is good although the plot is thin."),
+     "The acting is good, although the plot is thin."),
     ("the film is ultimately a failure .", "adverb_to_front", "ultimately , the film is a failure ."),
     ("The critics eventually praised the film.", "adverb_to_front+active_to_passive",
      "Eventually, the film was praised by the critics."),
@@ -112,6 +113,7 @@ def test_framing_and_fragment_rules_cover_fragments_and_clauses():
     assert "frame_think" not in found  # "i think a charming romp" is not a sentence
     assert by_rule("The film is fun.")["frame_think"] == "I think the film is fun."
     assert not any(how.count("frame") > 1 for _, how in rule_paraphrases("The film is fun."))  # never stacked
+    assert not any("frame" in how for _, how in rule_paraphrases("Do you like the film?"))  # not before a question
 
 
 def expected_texts(scored: list[tuple[str, str, float]], degree: float) -> set[str]:

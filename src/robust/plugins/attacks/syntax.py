@@ -22,6 +22,7 @@ from robust.toolkit.transforms import REACH_TOLERANCE, with_degree
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
+CONCESSIVE = {"although", "though", "whereas", "while"}  # trailing, they follow a comma
 SUBORDINATORS = {"because", "although", "though", "while", "when", "whenever", "if", "unless", "since",
                  "after", "before", "until", "once", "whereas", "as soon as"}
 TIME_ADVERBS = {"yesterday", "today", "tomorrow", "tonight", "now", "then", "later", "recently", "sometimes",
@@ -211,7 +212,7 @@ def clause_to_front(c: Clause) -> str | None:
 
 
 def clause_to_back(c: Clause) -> str | None:
-    """"Although the plot is thin, the acting is good." -> "The acting is good although the plot is thin." """
+    """"Although the plot is thin, the acting is good." -> "The acting is good, although the plot is thin." """
     for clause in c.children("advcl"):
         marks = [m.lower_ for m in c.children("mark", clause)]
         span = c.span(clause)
@@ -220,7 +221,8 @@ def clause_to_back(c: Clause) -> str | None:
         if span[-1].i + 1 >= c.end or c.body[span[-1].i + 1 - c.start].text != ",":
             continue  # the clause must end at its comma, or the parse is not trustworthy
         main = _strip_commas([t for t in c.body if t.i > span[-1].i])
-        return c.finish([c.text(main), c.text(span)])
+        comma = c.comma if marks[0] in CONCESSIVE else ""  # "the acting is good, although the plot is thin"
+        return c.finish([c.text(main) + comma, c.text(span)])
     return None
 
 
@@ -426,6 +428,8 @@ def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | No
         subject = _subject(c, "nsubj") or _subject(c, "nsubjpass")
         if c.sent.start != 0 or (clause_only and not (c.finite() and subject is not None)):
             return None  # the text's first sentence only (spaCy splits "ms . bullock" mid-sentence)
+        if c.punct and c.punct[-1].text == "?":
+            return None  # "as far as i can tell , do you say ...?", "in my view , under 15 ?"
         if subject is None and c.root.pos_ in {"VERB", "AUX"}:
             return None  # "in my view , confirms the suspicion ..." frames a subjectless fragment
         opener = c.first.text.lower()

@@ -82,14 +82,29 @@ def run_robtest(model: Any, attacks: list[str], seed: int = 0, data: str | None 
 
 def victim_parser(description: str, *, model: str, attack: str, n: int, aug_num: int,
                   threads: int) -> argparse.ArgumentParser:
-    """The options every victim script shares: --model, --attack, --n, --aug-num and --threads."""
+    """The options every victim script shares: --model, --attack, --n, --aug-num, --threads and --set."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--model", default=model)
     parser.add_argument("--attack", nargs="+", default=[attack])
     parser.add_argument("--n", type=int, default=n)
     parser.add_argument("--aug-num", type=int, default=aug_num)
     parser.add_argument("--threads", type=int, default=threads)
+    add_set_option(parser)
     return parser
+
+
+def add_set_option(parser: argparse.ArgumentParser) -> None:
+    """--set TAG.KEY=VALUE, as `robust run --set` routes it to a transform (read back by `plugin_settings`)."""
+    parser.add_argument("--set", action="append", default=[], metavar="TAG.KEY=VALUE",
+                        help="a transform setting, e.g. contextual.mlm=hf:DIR or synonym.min_local_similarity=0.7")
+
+
+def plugin_settings(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    """The per-plugin settings of `args.set`."""
+    from robust.core.settings import parse_assignments
+    from robust.engine.runner import split_settings
+
+    return split_settings(parse_assignments(args.set))[2]
 
 
 def loaded_victim(args: argparse.Namespace) -> tuple[Any, Timed]:

@@ -25,19 +25,19 @@ import os
 from collections.abc import Iterator
 
 import numpy as np
-from robtest_common import loaded_victim, run_robtest, victim_parser
+from robtest_common import loaded_victim, plugin_settings, run_robtest, victim_parser
 
 from robust.plugins.benchmarks.robtest.scores import DEGREES
 
 
-def unreached_share(tag: str, n: int) -> dict[float, float]:
-    """Share of one-draw perturbations per degree flagged `unreached` by the transform."""
+def unreached_share(tag: str, n: int, settings: dict[str, dict[str, str]]) -> dict[float, float]:
+    """Share of one-draw perturbations per degree flagged `unreached` by the transform (with `settings`)."""
     from robtest_common import context
 
     from robust.core.data import load_examples
     from robust.plugins.benchmarks.robtest.data import sample
 
-    ctx = context()
+    ctx = context(plugin_settings=settings)
     transform = ctx.create("transform", tag)
     examples = sample(load_examples("mr", ctx), n, 123)
     out = {}
@@ -123,9 +123,9 @@ def main() -> None:
     runs += [(f"{tag} (control: degrees reversed)", tag, reversed_degrees(tag)) for tag in args.control]
     for label, tag, patch in runs:
         with patch:
-            result, records, _ = run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=["rule"],
-                                             degrees=list(DEGREES))
-            short = unreached_share(tag, args.n)
+            result, records, _ = run_robtest(model, [tag], plugin_settings=plugin_settings(args), n=args.n,
+                                             aug_num=args.aug_num, access=["rule"], degrees=list(DEGREES))
+            short = unreached_share(tag, args.n, plugin_settings(args))
         curves = result.data["curves"][tag]["rule"]
         avg, worst, acc = curves["average"], curves["worst"], per_example(records, tag)
         drop, se = shift(acc[-1], acc[0])

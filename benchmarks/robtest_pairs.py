@@ -49,6 +49,8 @@ def pairs(dimension: str, n: int, degree: float, seed: int, start: int = 0,
 
 
 def main() -> None:
+    from robtest_common import add_set_option, plugin_settings
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--dimensions", nargs="+", default=list(DIMENSIONS))
@@ -56,14 +58,9 @@ def main() -> None:
     parser.add_argument("--degree", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--start", type=int, default=0, help="skip the first sampled sentences (a held-out set)")
-    parser.add_argument("--set", action="append", default=[], metavar="TAG.KEY=VALUE",
-                        help="a transform setting, e.g. synonym.min_local_similarity=0.7")
+    add_set_option(parser)
     args = parser.parse_args()
-    settings: dict[str, dict[str, str]] = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        tag, _, name = key.partition(".")
-        settings.setdefault(tag, {})[name] = value
+    settings = plugin_settings(args)
 
     import torch
 

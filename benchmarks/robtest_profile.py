@@ -18,7 +18,7 @@ import os
 import time
 
 from overhead import METER, install_forward_meter
-from robtest_common import loaded_victim, run_robtest, victim_parser
+from robtest_common import loaded_victim, plugin_settings, run_robtest, victim_parser
 
 from robust.plugins.benchmarks.robtest.scores import DEGREES
 
@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--access", nargs="+", default=["rule"])
     args = parser.parse_args()
     model, stats = loaded_victim(args)
+    settings = plugin_settings(args)
     install_forward_meter()
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.robtest.dimensions import select
@@ -41,14 +42,16 @@ def main() -> None:
         for access in args.access:
             if access == "score" and tag == "syntax":
                 continue  # no score-based Syntax (the paper prints '-')
-            run_robtest(model, [tag], n=1, aug_num=2, access=[access], degrees=[0, 0.1])  # warm-up, untimed
+            run_robtest(model, [tag], plugin_settings=settings, n=1, aug_num=2, access=[access],
+                        degrees=[0, 0.1])  # warm-up, untimed
             model.cache.clear()
             if hasattr(model, "embedder"):
                 model.embedder.cache.clear()
             for key in ("seconds", "batches", "texts", "classify_calls"):
                 setattr(stats, key, 0)
             start, forwards = time.perf_counter(), METER.wall
-            run_robtest(model, [tag], n=args.n, aug_num=args.aug_num, access=[access], degrees=list(DEGREES))
+            run_robtest(model, [tag], plugin_settings=settings, n=args.n, aug_num=args.aug_num, access=[access],
+                        degrees=list(DEGREES))
             seconds, forwards = time.perf_counter() - start, METER.wall - forwards
             per = seconds / (args.n * (len(DEGREES) - 1))
             print(f"| {tag} | {access} | {seconds:.1f} | {per:.2f} | {stats.texts} | {stats.seconds:.1f} | "

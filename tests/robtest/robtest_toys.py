@@ -62,6 +62,17 @@ class ToyWord(Transform):
         return word_modification_rate(original, perturbed)
 
 
+class OneWord(ToyWord):
+    """A word transform that can change only the first word, whatever the degree (it runs out of edits)."""
+
+    name = "one-word"
+    dimension = "Capped"
+
+    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        tokens = words(example.text)
+        return [example.with_text(join(["zzz", *tokens[1:]]) if degree > 0 else example.text)]
+
+
 class Shout(ToyWord):
     """A third-party Transform without `dimension`: its own dimension."""
 

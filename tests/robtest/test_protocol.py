@@ -14,15 +14,15 @@ from robust.plugins.benchmarks.robtest import RobTest
 from robust.plugins.benchmarks.robtest.dimensions import plan, select
 from robust.plugins.models.function import FunctionModel
 
-from .robtest_toys import CountingFn, Shout, ToyChar, ToyWord, registry_with, write_reviews
+from .robtest_toys import CountingFn, OneWord, Shout, ToyChar, ToyWord, registry_with, write_reviews
 
 DEGREES = [0.0, 0.05, 0.1, 0.3]
 
 
-def make(tmp_path, attacks=("toy",), fn=None, **settings):
+def make(tmp_path, attacks=("toy",), fn=None, transforms=(ToyChar, ToyWord, Shout), **settings):
     fn = fn or CountingFn()
     model = FunctionModel(fn, "classify", labels=["neg", "pos"], batch_size=10_000)
-    registry = registry_with(ToyChar, ToyWord, Shout)
+    registry = registry_with(*transforms)
     data = write_reviews(tmp_path / "reviews.jsonl")
     ctx = RunContext("t", seed=7, model=model, registry=registry, data=str(data), attacks=list(attacks),
                      out_dir=tmp_path)
@@ -186,3 +186,17 @@ def test_records_carry_queries_outcomes_and_a_budget_summary(tmp_path):
     assert result.summary["query budget"] == 17 and result.summary["items that hit the query budget"] == hits
     diagnostics = next(t for t in result.tables if t.title == "Generation diagnostics")
     assert any(row[2] == "examples that hit the query budget" for row in diagnostics.rows)
+
+
+def test_draws_short_of_their_degree_are_counted_and_named(tmp_path):
+    bench, ctx, _ = make(tmp_path, attacks=("one-word", "toy-G"), transforms=(ToyWord, OneWord), access="rule")
+    records = run(bench, ctx)
+    short = {(r["tag"], r["degree"]): r["short"] for r in records.values() if "tag" in r}
+    # 15-word reviews: one changed word is 1/15 = 0.067, at least 0.8 d for d = 0.05 but not for 0.1 or 0.3
+    assert short["one-word", 0.05] == 0 and short["one-word", 0.1] == short["one-word", 0.3] == 1
+    assert all(v == 0 for (tag, _), v in short.items() if tag == "toy-G")
+    result = bench.reduce(records, ctx)
+    assert result.summary["most draws short of their degree"] == "one-word from 0.1"
+    diagnostics = next(t for t in result.tables if t.title == "Generation diagnostics")
+    row = next(r for r in diagnostics.rows if r[0] == "one-word" and r[2] == "draws short of the degree (%)")
+    assert row[3:] == ["-", 0, 100, 100]

@@ -23,19 +23,20 @@ from robust.core.interfaces import Example
 from robust.core.plugins import get_registry
 
 LABELS = Path(__file__).parent / "data" / "perturbation_labels.tsv"
+BLIND = Path(__file__).parent / "data" / "perturbation_labels_blind.tsv"  # second labels, made blind
 CHANGED = {"typo", "glyph", "phonetic", "synonym", "contextual", "inflection", "syntax", "distraction"}
 #: dimensions whose regeneration loads only light resources (the others need smollm2 or many embeddings)
 FAST = ("typo", "glyph", "phonetic", "synonym", "inflection")
 
 
-def rows() -> list[dict[str, str]]:
-    with LABELS.open(encoding="utf-8") as f:
+def rows(path: Path = LABELS) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8") as f:
         return list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
 
 
-def rates() -> dict[tuple[str, str], float]:
+def rates(path: Path = LABELS) -> dict[tuple[str, str], float]:
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for row in rows():
+    for row in rows(path):
         groups[row["dimension"], row["version"]].append(int(row["label"]))
     return {key: float(np.mean(values)) for key, values in groups.items()}
 
@@ -53,6 +54,31 @@ def test_new_transforms_are_accepted_more_often_where_they_changed():
     for dimension in CHANGED:
         if (dimension, "new") in r:
             assert r[dimension, "new"] > r[dimension, "old"], dimension
+    assert r["synonym", "heldout-new"] > r["synonym", "heldout-prev"]
+
+
+def kappa(a: list[int], b: list[int]) -> float:
+    """Cohen's kappa of two binary labellings."""
+    observed = np.mean([x == y for x, y in zip(a, b, strict=True)])
+    pa, pb = np.mean(a), np.mean(b)
+    chance = pa * pb + (1 - pa) * (1 - pb)
+    return float((observed - chance) / (1 - chance))
+
+
+def test_blind_second_labels_agree_and_rank_the_versions_the_same_way():
+    """Synonym and contextual pairs labelled again by annotators who saw neither version nor tool."""
+    blind = {(r["dimension"], r["version"], r["index"]): int(r["label"]) for r in rows(BLIND)}
+    labelled = {("synonym", "new"), ("synonym", "heldout-prev"), ("synonym", "heldout-new"), ("contextual", "new"),
+                ("contextual", "old")}
+    author = {(r["dimension"], r["version"], r["index"]): int(r["label"]) for r in rows()
+              if (r["dimension"], r["version"]) in labelled}
+    assert blind.keys() == author.keys() and len(blind) == 250
+    keys = sorted(blind)
+    assert kappa([author[k] for k in keys], [blind[k] for k in keys]) > 0.6  # 0.82 over these rows
+    shuffled = np.random.default_rng(0).permutation([blind[k] for k in keys])  # negative control: no agreement
+    assert kappa([author[k] for k in keys], list(shuffled)) < 0.2
+    r = rates(BLIND)
+    assert r["contextual", "new"] > r["contextual", "old"]
     assert r["synonym", "heldout-new"] > r["synonym", "heldout-prev"]
 
 

@@ -61,6 +61,17 @@ def test_mass_nouns_keep_their_number(monkeypatch):
     assert any(words(o)[4] == "loves" for o in draws())
 
 
+def test_nouns_kept_singular_by_their_own_words():
+    def forms(text: str, i: int) -> set[str]:
+        return {words(Inflection().apply(Example("x", text), 1.0, np.random.default_rng(s))[0].text)[i]
+                for s in range(8)}
+
+    assert forms("It has an uppity musical beat .", 5) == {"beat"}  # "an" before it, through its modifiers
+    assert forms("We saw the first film .", 4) == {"film"}  # an ordinal
+    assert forms("We watched the director at work with his actors .", 3) == {"director"}  # "his" may refer back
+    assert "films" in forms("We saw the film yesterday .", 3)  # negative control: nothing keeps it singular
+
+
 def test_negative_control_faithful_breaks_agreement():
     outs = {Inflection(mode="faithful").apply(Example("x", "The film is good ."), 1.0,
                                               np.random.default_rng(s))[0].text for s in range(20)}

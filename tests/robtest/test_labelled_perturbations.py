@@ -55,6 +55,7 @@ def test_new_transforms_are_accepted_more_often_where_they_changed():
         if (dimension, "new") in r:
             assert r[dimension, "new"] > r[dimension, "old"], dimension
     assert r["synonym", "heldout-new"] > r["synonym", "heldout-prev"]
+    assert r["inflection", "new"] > r["inflection", "old"] and r["syntax", "new"] > r["syntax", "old"]
 
 
 def kappa(a: list[int], b: list[int]) -> float:
@@ -66,13 +67,15 @@ def kappa(a: list[int], b: list[int]) -> float:
 
 
 def test_blind_second_labels_agree_and_rank_the_versions_the_same_way():
-    """Synonym and contextual pairs labelled again by annotators who saw neither version nor tool."""
+    """Synonym, contextual, inflection and syntax pairs labelled again by annotators who saw neither version nor
+    tool."""
     blind = {(r["dimension"], r["version"], r["index"]): int(r["label"]) for r in rows(BLIND)}
     labelled = {("synonym", "new"), ("synonym", "heldout-prev"), ("synonym", "heldout-new"), ("contextual", "new"),
-                ("contextual", "old")}
+                ("contextual", "old"), ("inflection", "new"), ("inflection", "old"), ("syntax", "new"),
+                ("syntax", "old")}
     author = {(r["dimension"], r["version"], r["index"]): int(r["label"]) for r in rows()
               if (r["dimension"], r["version"]) in labelled}
-    assert blind.keys() == author.keys() and len(blind) == 250
+    assert blind.keys() == author.keys() and len(blind) == 450
     keys = sorted(blind)
     assert kappa([author[k] for k in keys], [blind[k] for k in keys]) > 0.6  # 0.82 over these rows
     shuffled = np.random.default_rng(0).permutation([blind[k] for k in keys])  # negative control: no agreement
@@ -80,6 +83,7 @@ def test_blind_second_labels_agree_and_rank_the_versions_the_same_way():
     r = rates(BLIND)
     assert r["contextual", "new"] > r["contextual", "old"]
     assert r["synonym", "heldout-new"] > r["synonym", "heldout-prev"]
+    assert r["inflection", "new"] > r["inflection", "old"] and r["syntax", "new"] > r["syntax", "old"]
 
 
 def regenerate(dimension: str, mode: str | None = None) -> list[tuple[dict[str, str], str]]:

@@ -9,7 +9,8 @@ lemma ("watch" -> "watched", "comedy" -> "comedies").
 finite verbs switch tense and keep agreement with their subject ("watches" <-> "watched", "is" <-> "was",
 "are" <-> "were", "has" <-> "had"); nouns switch number only where nothing forces it (no a/this/these/
 numeral determiner, not the subject of a verb that agrees, not a compound modifier; plural -> singular only
-with a determiner; singular -> plural only if the plural is in common use: not "love" -> "loves"); adjectives
+with a determiner; singular -> plural only if the plural is in common use, not "love" -> "loves", and nothing
+around it keeps it singular: a/an or "first"/"best" before it, a singular pronoun after it); adjectives
 become comparative when no adverb or "than" binds them ("smart" -> "smarter"); every
 new form must be a common English word (wordfreq). k = ceil(N_w·d) successful changes; words that cannot
 change are skipped (the example is flagged `unreached` when too few can); punctuation and case are kept.
@@ -53,6 +54,8 @@ def inflections(word: str, upos: str) -> tuple[str, ...]:
 
 SINGULAR_ONLY = {"a", "an", "another", "every", "each", "one", "this", "that", "either", "neither"}
 PLURAL_ONLY = {"these", "those", "many", "several", "few", "both", "various", "numerous", "two", "three"}
+SINGLE_MODIFIERS = {"first", "last", "next", "only", "same", "whole", "entire", "main", "sole"}
+SINGULAR_PRONOUNS = {"it", "its", "itself", "he", "his", "him", "himself", "she", "her", "herself"}
 MASS_GAP = 1.0  # a noun's plural must be at most this far (Zipf) below its singular to count as countable
 BE = {("am", "VBD"): "was", ("is", "VBD"): "was", ("are", "VBD"): "were", ("has", "VBD"): "had",
       ("have", "VBD"): "had", ("does", "VBD"): "did", ("do", "VBD"): "did"}
@@ -123,10 +126,24 @@ def _noun_forms(token) -> list[str]:
     if token.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in token.children):
         return []  # "in video stores" -/-> "in video store": a bare singular count noun
     target = "NNS" if token.tag_ == "NN" else "NN"
-    form = _inflect_lemma(token, target)
-    if target == "NNS" and form and not _countable(token.lower_, form.lower()):
+    if target == "NNS" and (_singular_context(token) or not _countable(token.lower_, _inflect_lemma(token, target)
+                                                                       or token.lower_)):
         return []
+    form = _inflect_lemma(token, target)
     return [form] if form and form.lower() != token.lower_ else []
+
+
+def _singular_context(token) -> bool:
+    """Whether a singular noun's own words keep it singular, whatever the parse says: a singular determiner or a
+    superlative/ordinal before it through its modifiers ("an uppity musical beat", "the first opportunity",
+    "best work"), or a singular pronoun after it that may refer back to it ("the director ... his chest")."""
+    for left in reversed(token.doc[max(0, token.i - 5): token.i]):
+        low = left.lower_
+        if low in SINGULAR_ONLY or left.tag_ in ("JJS", "RBS") or low in SINGLE_MODIFIERS:
+            return True
+        if not (left.pos_ in ("ADJ", "ADV", "NOUN", "PROPN") or low in (",", "-")):
+            break
+    return any(t.lower_ in SINGULAR_PRONOUNS for t in token.doc[token.i + 1: token.sent.end])
 
 
 def _countable(singular: str, plural: str) -> bool:

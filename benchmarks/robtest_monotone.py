@@ -111,6 +111,7 @@ def main() -> None:
     parser.add_argument("--control", nargs="*", default=[], help="tags to add as reversed-degree negative controls")
     args = parser.parse_args()
     model, _ = loaded_victim(args)
+    settings = plugin_settings(args)
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.robtest.dimensions import select
 
@@ -123,9 +124,9 @@ def main() -> None:
     runs += [(f"{tag} (control: degrees reversed)", tag, reversed_degrees(tag)) for tag in args.control]
     for label, tag, patch in runs:
         with patch:
-            result, records, _ = run_robtest(model, [tag], plugin_settings=plugin_settings(args), n=args.n,
+            result, records, _ = run_robtest(model, [tag], plugin_settings=settings, n=args.n,
                                              aug_num=args.aug_num, access=["rule"], degrees=list(DEGREES))
-            short = unreached_share(tag, args.n, plugin_settings(args))
+            short = unreached_share(tag, args.n, settings)
         curves = result.data["curves"][tag]["rule"]
         avg, worst, acc = curves["average"], curves["worst"], per_example(records, tag)
         drop, se = shift(acc[-1], acc[0])

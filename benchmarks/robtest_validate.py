@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from robtest_common import loaded_victim, run_robtest, victim_parser
+from robtest_common import loaded_victim, plugin_settings, run_robtest, victim_parser
 
 
 def _table(table) -> str:
@@ -27,8 +27,8 @@ def main() -> None:
     parser.add_argument("--stop-on-flip", action="store_true", help="score-based: stop at the first flip")
     args = parser.parse_args()
     model, stats = loaded_victim(args)
-    result, _, seconds = run_robtest(model, args.attack, n=args.n, aug_num=args.aug_num, variant=args.variant,
-                                     stop_on_flip=args.stop_on_flip)
+    result, _, seconds = run_robtest(model, args.attack, plugin_settings=plugin_settings(args), n=args.n,
+                                     aug_num=args.aug_num, variant=args.variant, stop_on_flip=args.stop_on_flip)
     data = result.data
     print(f"model {model.identity}; data {data['settings']['data']}; n={args.n}; aug_num={args.aug_num}; "
           f"variant {args.variant}; stop_on_flip {args.stop_on_flip}; {seconds:.0f} s, {stats.texts} victim queries, "

@@ -132,10 +132,15 @@ def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
 REACH_TOLERANCE = 0.2
 
 
+def reaches(achieved: float, degree: float) -> bool:
+    """Whether a measured degree is within REACH_TOLERANCE of the requested one (from below)."""
+    return achieved >= (1 - REACH_TOLERANCE) * degree - 1e-9
+
+
 def with_degree(example: Example, text: str, degree: float, achieved: float, **meta: object) -> Example:
     """The perturbed copy of `example` carrying its measured degree (`achieved`) and `unreached` = True when
     it falls short of the requested degree by more than REACH_TOLERANCE (not enough editable units)."""
-    short = degree > 0 and achieved < (1 - REACH_TOLERANCE) * degree - 1e-9
+    short = degree > 0 and not reaches(achieved, degree)
     return example.with_text(text, achieved=round(float(achieved), 6), unreached=short, **meta)
 
 

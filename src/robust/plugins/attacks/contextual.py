@@ -34,6 +34,7 @@ from robust.plugins.attacks.synonym import (
     LIGHT_WORDS,
     antonyms,
     common_in,
+    frequent_senses,
     known_inflection,
     replaceable,
     wordnet,
@@ -78,11 +79,9 @@ def related_words(core: str, pos: str, min_zipf: float = 3.0, relations: str = "
     "shame"); lemma forms of three letters or more."""
     from wordfreq import zipf_frequency
 
-    wn = wordnet()
-    lemma = wn.morphy(core, pos) or core
-    accept = {pos, "s"} if pos == "a" else {pos}
+    lemma = wordnet().morphy(core, pos) or core
     out: list[str] = []
-    for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:2]:
+    for synset in frequent_senses(lemma, pos, 2):
         related = [synset, *synset.similar_tos()]
         if relations == "related":
             related += [*synset.hypernyms(), *synset.hyponyms()]

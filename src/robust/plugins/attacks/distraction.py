@@ -26,7 +26,15 @@ from typing import Any, ClassVar
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.toolkit.transforms import MODE, REACH_TOLERANCE, HelperModels, cosines, similarities, with_degree
+from robust.toolkit.transforms import (
+    MODE,
+    REACH_TOLERANCE,
+    HelperModels,
+    cosines,
+    reaches,
+    similarities,
+    with_degree,
+)
 
 # RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — spec §2.9
 URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"
@@ -241,7 +249,7 @@ class Distraction(SentenceTransform):
     def _landed(self, values: dict[int, float], degree: float, cut: int | None = None) -> bool:
         """Whether the chain's cut for d (computed here unless given) lands in the band [(1 − tol)·d, d]."""
         cut = self._cut(values, degree) if cut is None else cut
-        return values[cut] >= (1 - REACH_TOLERANCE) * degree - 1e-9
+        return reaches(values[cut], degree)
 
     def _probe(self, chain: tuple[list[str], dict[int, float]], degree: float) -> int | None:
         """The chain's next prefix to measure for `degree`, or None when settled: landed, no unmeasured prefix

@@ -126,11 +126,12 @@ def _noun_forms(token) -> list[str]:
     if token.tag_ == "NNS" and not any(c.dep_ in ("det", "poss") for c in token.children):
         return []  # "in video stores" -/-> "in video store": a bare singular count noun
     target = "NNS" if token.tag_ == "NN" else "NN"
-    if target == "NNS" and (_singular_context(token) or not _countable(token.lower_, _inflect_lemma(token, target)
-                                                                       or token.lower_)):
-        return []
     form = _inflect_lemma(token, target)
-    return [form] if form and form.lower() != token.lower_ else []
+    if not form or form.lower() == token.lower_:
+        return []
+    if target == "NNS" and (_singular_context(token) or not _countable(token.lower_, form.lower())):
+        return []  # kept singular by its own words, or a mass noun
+    return [form]
 
 
 def _singular_context(token) -> bool:

@@ -232,12 +232,16 @@ def is_collocation(joined: str) -> bool:
     return bool(wordnet().synsets(joined))
 
 
+def frequent_senses(lemma: str, pos: str, top: int) -> list[Any]:
+    """The `top` most frequent WordNet senses of `lemma` for WordNet POS `pos` (satellites count as adjectives)."""
+    accept = {"a", "s"} if pos in ("a", "s") else {pos}
+    return [s for s in wordnet().synsets(lemma) if s.pos() in accept][:top]
+
+
 def common_in(name: str, synset: Any, top: int) -> bool:
     """Whether `synset` is among the `top` most frequent WordNet senses of `name` for its POS (a substitute
     commonly used in this sense): "dark" means "night" only in its 4th sense, "film" means "movie" in its 1st."""
-    pos = synset.pos()
-    accept = {"a", "s"} if pos in ("a", "s") else {pos}
-    return synset in [s for s in wordnet().synsets(name) if s.pos() in accept][:top]
+    return synset in frequent_senses(name, synset.pos(), top)
 
 
 @functools.cache
@@ -248,12 +252,10 @@ def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, o
     words only, antonyms and the word itself removed."""
     from wordfreq import zipf_frequency
 
-    wn = wordnet()
-    lemma = wn.morphy(word, pos) or word
-    accept = {pos, "s"} if pos == "a" else {pos}
+    lemma = wordnet().morphy(word, pos) or word
     banned = antonyms(word) | antonyms(lemma)
     out = []
-    for synset in [s for s in wn.synsets(lemma) if s.pos() in accept][:senses]:
+    for synset in frequent_senses(lemma, pos, senses):
         for name in synset.lemma_names():
             if not name.isalpha() or name.lower() in (word, lemma) or name in banned or name in LIGHT_WORDS:
                 continue

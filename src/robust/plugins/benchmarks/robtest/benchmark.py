@@ -24,7 +24,7 @@ from robust.plugins.benchmarks.robtest.report import build_result, compare, figu
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 from robust.toolkit.text import word_modification_rate
-from robust.toolkit.transforms import REACH_TOLERANCE
+from robust.toolkit.transforms import reaches
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
@@ -218,7 +218,7 @@ class RobTest(Benchmark):
             measure = tag.transform.measure if tag.transform is not None else word_modification_rate
             reached = [measure(ex.text, x) for x in texts]
             record["achieved"] = sum(reached) / len(reached)
-            record["short"] = sum(v < (1 - REACH_TOLERANCE) * degree - 1e-9 for v in reached) / len(reached)
+            record["short"] = sum(not reaches(v, degree) for v in reached) / len(reached)
             if wrong:
                 record["sample"] = wrong[0][:SAMPLE_CHARS]
         return record

@@ -228,3 +228,21 @@ def test_robtest_benchmark_runs_syntax_and_distraction(tmp_path):
             assert record["n"] == max(1, len(expected_texts(syntax.scored(text), record["degree"])))
     titles = [t.title for t in bench.reduce(records, ctx).tables]
     assert any(t.startswith("syntax") for t in titles) and any(t.startswith("distraction") for t in titles)
+
+
+def test_precompute_batches_many_texts_and_matches_one_at_a_time():
+    calls = []
+
+    def fn(texts):
+        calls.append(len(texts))
+        return length_embedder().fn(texts)
+
+    texts = ["The critics praised the film.", "The children will eat the cake after dinner.", "Wow."]
+    batched = Syntax(embedder=FunctionModel(fn, "embed"))
+    batched.precompute(texts, [0.1, 0.5])
+    assert len(calls) == 1  # every paraphrase of every text in one embedding call
+    alone = Syntax(embedder=length_embedder())
+    for text in texts:
+        assert batched.scored(text) == alone.scored(text)
+    assert [len(batched.scored(t)) > 0 for t in texts] == [True, True, False]  # "Wow." has no clause to move
+    assert len(calls) == 1  # answered from the precomputed scores

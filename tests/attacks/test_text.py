@@ -221,3 +221,32 @@ def test_helper_models_are_checked_on_the_instance_used():
         _ = syntax.paraphraser
     synonym = ctx.create("transform", "synonym")
     assert synonym.helper("embedder") is ctx.load_model("minilm")
+
+
+def test_meaning_kept_checks_the_window_first_and_embeds_only_its_survivors():
+    from robust.plugins.models.function import FunctionModel
+    from robust.toolkit.transforms import meaning_kept
+
+    vocab = ["a", "good", "movie", ",", "truly", "sandwich"]
+    seen: list[str] = []
+
+    def bag_of_words(texts):  # "film" and "picture" mean "movie"; a whole sentence with "picture" turns around
+        seen.extend(texts)
+        out = np.zeros((len(texts), len(vocab)))
+        for row, t in enumerate(texts):
+            for w in t.split():
+                out[row, vocab.index({"film": "movie", "picture": "movie"}.get(w, w))] += 1
+            if "picture" in t.split() and len(t.split()) > 3:
+                out[row] *= -1
+        return out
+
+    tokens = words("a good film , truly")
+    trials = [(tokens, 2, "movie"), (tokens, 2, "picture"), (tokens, 2, "sandwich")]
+    embedder = FunctionModel(bag_of_words, "embed")
+    assert meaning_kept(embedder, trials, 0.9, 0.9) == [True, False, False]  # windows: 1, 1, 2/3
+    assert "a good sandwich , truly" not in seen  # failed its window: its sentence was never embedded
+    assert "good sandwich ," in seen and "a good picture , truly" in seen
+    # negative control: with no floors every sentence is embedded and kept
+    seen.clear()
+    assert meaning_kept(FunctionModel(bag_of_words, "embed"), trials, -1.0, -1.0) == [True, True, True]
+    assert "a good sandwich , truly" in seen

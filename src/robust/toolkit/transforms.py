@@ -27,7 +27,7 @@ from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms
 #: the `mode` setting every built-in transform shares (RobTest passes its `variant` unless the user set one)
 MODE = Setting("clean", choices=("clean", "faithful"),
                help="clean: the spec's resolutions (valid, meaning-preserving edits); faithful: the public code")
-#: the local meaning check of word substitutions (`substitution_similarities`), shared by Synonym and Contextual
+#: the local meaning check of word substitutions (`meaning_kept`), shared by Synonym and Contextual
 MIN_LOCAL_SIMILARITY = Setting(0.7, min=-1.0, max=1.0, help="clean: cosine the word with its two neighbours "
                                "must keep (\"some time .\" -> \"some clip .\": 0.31)")
 
@@ -198,19 +198,23 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
     return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
 
 
-def substitution_similarities(embedder: Any, trials: Sequence[tuple[Sequence[str], int, str]], width: int = 1
-                              ) -> list[tuple[float, float]]:
-    """(sentence, local) cosines of word substitutions (tokens, position, new word) under `embedder`, in one
-    batched call: the whole sentence before/after, and the words within `width` of the position before/after.
-    The local one sees a wrong sense that a long sentence hides ("some time ." -> "some clip .": 0.31 under MiniLM
-    where the whole sentence keeps 0.97)."""
-    pairs = []
-    for tokens, i, new in trials:
-        changed = [*tokens[:i], new, *tokens[i + 1:]]
-        lo, hi = max(0, i - width), i + width + 1
-        pairs += [(join(tokens), join(changed)), (join(tokens[lo:hi]), join(changed[lo:hi]))]
-    sims = similarities(embedder, pairs)
-    return list(zip(sims[::2], sims[1::2], strict=True))
+def meaning_kept(embedder: Any, trials: Sequence[tuple[Sequence[str], int, str]], floor: float, local_floor: float,
+                 width: int = 1) -> list[bool]:
+    """Whether each word substitution (tokens, position, new word) keeps its meaning under `embedder`: the words
+    within `width` of the position keep cosine >= `local_floor`, and then the whole sentence keeps >= `floor`.
+    The local check sees a wrong sense that a long sentence hides ("some time ." -> "some clip .": 0.31 under
+    MiniLM where the whole sentence keeps 0.97); it runs first, on short texts, so that only its survivors
+    cost a sentence embedding (two batched calls in all)."""
+    changed = [[*tokens[:i], new, *tokens[i + 1:]] for tokens, i, new in trials]
+    spans = [(max(0, i - width), i + width + 1) for _, i, _ in trials]
+    local = similarities(embedder, [(join(t[0][lo:hi]), join(c[lo:hi]))
+                                    for t, c, (lo, hi) in zip(trials, changed, spans, strict=True)])
+    survivors = [k for k, sim in enumerate(local) if sim >= local_floor]
+    whole = similarities(embedder, [(join(trials[k][0]), join(changed[k])) for k in survivors])
+    kept = [False] * len(trials)
+    for k, sim in zip(survivors, whole, strict=True):
+        kept[k] = sim >= floor
+    return kept
 
 
 LM_PREFIX = "\n"  # texts a causal LM scores start after a newline, so their first word's probability counts too

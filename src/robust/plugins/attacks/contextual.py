@@ -49,9 +49,9 @@ from robust.toolkit.transforms import (
     join,
     log_likelihood_drops,
     match_case,
+    meaning_kept,
     pos_tags_many,
     split_affixes,
-    substitution_similarities,
     words,
 )
 
@@ -290,10 +290,10 @@ class Contextual(HelperModels, WordTransform):
 
     def _check(self, sentences: Sequence[list[str]], options: dict[str, list[list[str]]]) -> None:
         """Clean mode: keep, per word, the first of its first `check` fills that re-tag with the word's Penn tag
-        (spaCy) that also keeps cosine >= min_similarity to the sentence and >= min_local_similarity on the word
-        with its neighbours under the embedder. Fills are tried in
-        rank order, one round per rank for every open word of every sentence (one tagger pipe and one embedding
-        call per round), so most words cost one or two tagged and one embedded sentence."""
+        (spaCy), keep their meaning under the embedder (`meaning_kept`: min_local_similarity on the word with its
+        neighbours, then min_similarity on the sentence) and, with the `lm` source, read fluently (`_fluent`).
+        Fills are tried in rank order, one round per rank for every open word of every sentence (one batched call
+        per check and round), so most words cost one or two tagged and one embedded sentence."""
         texts = [join(t) for t in sentences]
         tags = dict(zip(texts, pos_tags_many(texts), strict=True))
         tokens_of = dict(zip(texts, sentences, strict=True))
@@ -316,12 +316,11 @@ class Contextual(HelperModels, WordTransform):
                     if tagged[key[1]][0] == tags[key[0]][key[1]][0]]
             for key, _, _ in fits:
                 tag_passes[key] += 1
-            fits = self._fluent(fits)
-            sims = substitution_similarities(self.helper("embedder"), [(tokens_of[key[0]], key[1], c)
-                                                                      for key, c, _ in fits])
-            for (key, c, _), (sim, local) in zip(fits, sims, strict=True):
-                if sim >= floor and local >= local_floor:
-                    kept[key] = [c]
+            keeps = meaning_kept(self.helper("embedder"), [(tokens_of[key[0]], key[1], c) for key, c, _ in fits],
+                                 floor, local_floor)
+            # the language model, the costliest check, reads only the fills that keep their meaning
+            for key, c, _ in self._fluent([fit for fit, keep in zip(fits, keeps, strict=True) if keep]):
+                kept[key] = [c]
         for text in texts:
             options[text] = [kept.get((text, i), []) for i in range(len(options[text]))]
 

@@ -34,10 +34,10 @@ from robust.toolkit.transforms import (
     WordTransform,
     join,
     match_case,
+    meaning_kept,
     pos_tags,
     pos_tags_many,
     split_affixes,
-    substitution_similarities,
     words,
 )
 
@@ -188,11 +188,11 @@ class Synonym(HelperModels, WordTransform):
         originals = dict(zip(texts, pos_tags_many(texts), strict=True))
         trials = [t for t in trials if tagged[t[3]][t[1]][0] == originals[t[0]][t[1]][0]]
         tokens_of = dict(zip(texts, sentences, strict=True))
-        sims = substitution_similarities(self.helper("embedder"), [(tokens_of[t[0]], t[1], t[2]) for t in trials])
-        floor, local_floor = float(self.config["min_similarity"]), float(self.config["min_local_similarity"])
+        keeps = meaning_kept(self.helper("embedder"), [(tokens_of[t[0]], t[1], t[2]) for t in trials],
+                             float(self.config["min_similarity"]), float(self.config["min_local_similarity"]))
         kept: dict[tuple[str, int], list[str]] = {}
-        for (text, i, c, _), (sim, local) in zip(trials, sims, strict=True):
-            if sim >= floor and local >= local_floor:
+        for (text, i, c, _), keep in zip(trials, keeps, strict=True):
+            if keep:
                 kept.setdefault((text, i), []).append(c)
         for tokens, text in zip(sentences, texts, strict=True):
             self._checked[text] = [tuple(kept.get((text, i), ())) for i in range(len(tokens))]

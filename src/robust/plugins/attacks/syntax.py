@@ -481,38 +481,48 @@ def rule_paraphrases(
 ) -> list[tuple[str, str]]:
     """(paraphrase, rule names) for every rule that applies to a sentence of `text`, then once more on each
     result (two-step compositions such as passive + adjunct fronting), in a deterministic order."""
+    return rule_paraphrases_many([text], rules, compose)[0]
+
+
+def rule_paraphrases_many(
+    texts: Sequence[str], rules: Sequence[str] = tuple(RULES), compose: bool = True
+) -> list[list[tuple[str, str]]]:
+    """`rule_paraphrases` of many texts, parsed in two spaCy `pipe` batches (the texts, then their paraphrases)."""
     nlp = spacy_pipeline()
-    found: dict[str, str] = {}
-
-    def expand(source: str, history: str) -> list[tuple[str, str]]:
-        doc = nlp(source)
-        out = []
-        for sent in doc.sents:
-            clause = Clause(sent)
-            if len(clause.body) < 2:
-                continue
-            for name in rules:
-                done = history.split("+")
-                if name in done or (done[-1], name) in INVERSES or (name in FRAMES and FRAMES & set(done)):
-                    continue
-                try:
-                    new = RULES[name](clause)
-                except NotMovable:
-                    continue
-                if not new or new == sent.text_with_ws:
-                    continue
-                paraphrase = doc[: sent.start].text_with_ws + new + doc[sent.end:].text_with_ws
-                if paraphrase != text and paraphrase not in found:
-                    found[paraphrase] = f"{history}+{name}" if history else name
-                    out.append((paraphrase, found[paraphrase]))
-        return out
-
-    first = expand(text, "")
+    found: list[dict[str, str]] = [{} for _ in texts]
+    firsts = [_expand(doc, text, "", rules, seen)
+              for doc, text, seen in zip(nlp.pipe(texts), texts, found, strict=True)]
     if compose:
-        for paraphrase, name in first:
-            if name not in CLEFTS:  # a cleft is a finished construction
-                expand(paraphrase, name)
-    return list(found.items())
+        todo = [(k, paraphrase, name) for k, first in enumerate(firsts) for paraphrase, name in first
+                if name not in CLEFTS]  # a cleft is a finished construction
+        for doc, (k, _, name) in zip(nlp.pipe([t[1] for t in todo]), todo, strict=True):
+            _expand(doc, texts[k], name, rules, found[k])
+    return [list(seen.items()) for seen in found]
+
+
+def _expand(doc: Any, text: str, history: str, rules: Sequence[str], found: dict[str, str]) -> list[tuple[str, str]]:
+    """The new paraphrases of `text` made by one more rule on a sentence of `doc` (`text` after the rules in
+    `history`), added to `found` (paraphrase -> rule names) in a deterministic order."""
+    out = []
+    for sent in doc.sents:
+        clause = Clause(sent)
+        if len(clause.body) < 2:
+            continue
+        for name in rules:
+            done = history.split("+")
+            if name in done or (done[-1], name) in INVERSES or (name in FRAMES and FRAMES & set(done)):
+                continue
+            try:
+                new = RULES[name](clause)
+            except NotMovable:
+                continue
+            if not new or new == sent.text_with_ws:
+                continue
+            paraphrase = doc[: sent.start].text_with_ws + new + doc[sent.end:].text_with_ws
+            if paraphrase != text and paraphrase not in found:
+                found[paraphrase] = f"{history}+{name}" if history else name
+                out.append((paraphrase, found[paraphrase]))
+    return out
 
 
 class Syntax(SentenceTransform):
@@ -535,6 +545,7 @@ class Syntax(SentenceTransform):
             raise RobustError("syntax.prompt must contain {text}, where the sentence goes")
         self.provide("model", paraphraser)
         self._cache: dict[str, list[tuple[str, str]]] = {}
+        self._scored: dict[str, list[tuple[str, str, float]]] = {}
 
     @property
     def source(self) -> str:
@@ -554,11 +565,24 @@ class Syntax(SentenceTransform):
     def paraphrases(self, text: str) -> list[tuple[str, str]]:
         """(paraphrase, how it was made) candidates of `text`, cached per text."""
         if text not in self._cache:
-            if self.source == "rules:spacy":
-                self._cache[text] = rule_paraphrases(text, self.config["rules"], self.config["compose"])
-            else:
-                self._cache[text] = self._model_paraphrases(text)
+            self._paraphrase([text])
         return self._cache[text]
+
+    def _paraphrase(self, texts: Sequence[str]) -> None:
+        if self.source == "rules:spacy":
+            found = rule_paraphrases_many(texts, self.config["rules"], self.config["compose"])
+            self._cache.update(zip(texts, found, strict=True))
+        else:
+            self._cache.update((text, self._model_paraphrases(text)) for text in texts)
+
+    def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
+        """The candidates of many texts and their degrees at once: batched parses, one embedding call."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._scored]
+        self._paraphrase([t for t in todo if t not in self._cache])
+        pairs = [(t, p) for t in todo for p, _ in self._cache[t]]
+        degree = dict(zip(pairs, self.degrees_of(pairs), strict=True))
+        for t in todo:
+            self._scored[t] = [(p, how, degree[(t, p)]) for p, how in self._cache[t]]
 
     def _model_paraphrases(self, text: str) -> list[tuple[str, str]]:
         prompt = self.config["prompt"].replace("\\n", "\n").format(text=text)  # "\n" typed on the CLI
@@ -573,12 +597,10 @@ class Syntax(SentenceTransform):
         return list(out.items())
 
     def scored(self, text: str) -> list[tuple[str, str, float]]:
-        """Candidates with their degree 1 − cos (spec §2.8)."""
-        candidates = self.paraphrases(text)
-        if not candidates:
-            return []
-        sims = self.similarities(text, [p for p, _ in candidates])
-        return [(p, how, max(0.0, 1.0 - float(s))) for (p, how), s in zip(candidates, sims, strict=True)]
+        """Candidates with their degree 1 − cos (spec §2.8), cached per text."""
+        if text not in self._scored:
+            self.precompute([text], ())
+        return self._scored[text]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         """The paraphrases closest to the degree from below: those with (1 − REACH_TOLERANCE)·d ≤ 1 − cos ≤ d

@@ -116,6 +116,16 @@ def test_framing_and_fragment_rules_cover_fragments_and_clauses():
     assert not any("frame" in how for _, how in rule_paraphrases("Do you like the film?"))  # not before a question
 
 
+def test_framing_takes_it_there_and_clausal_subjects_but_not_imperatives():
+    assert by_rule("it never fails to engage us . ")["frame_view"] == "in my view , it never fails to engage us . "
+    assert by_rule("there's a vastness implied in metropolis that is just breathtaking . ")["frame_think"] == (
+        "i think there's a vastness implied in metropolis that is just breathtaking . ")
+    assert "frame_tell" in by_rule("majidi is an unconventional storyteller , capable of finding beauty . ")
+    # negative control: a subjectless imperative or fragment still takes no frame ("in my view , skip work ...")
+    assert not any("frame" in how for _, how in rule_paraphrases("skip work to see it at the first opportunity . "))
+    assert not any("frame" in how for _, how in rule_paraphrases("offers much to enjoy . "))
+
+
 def expected_texts(scored: list[tuple[str, str, float]], degree: float) -> set[str]:
     """The paraphrases apply() returns: 0.8·d ≤ D_s ≤ d, else the most distant one within d."""
     kept = [(p, d) for p, _, d in scored if d <= degree]

@@ -425,7 +425,8 @@ def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | No
     example: "In my eyes will be a witty, sweet romantic comedy."); `clause_only`: tensed clauses only."""
 
     def rule(c: Clause) -> str | None:
-        subject = _subject(c, "nsubj") or _subject(c, "nsubjpass")
+        # an expletive ("there's a ...") or a clausal subject (and spaCy's csubj misparse of "majidi is ...") counts
+        subject = next(filter(None, (_subject(c, dep) for dep in ("nsubj", "nsubjpass", "expl", "csubj"))), None)
         if c.sent.start != 0 or (clause_only and not (c.finite() and subject is not None)):
             return None  # the text's first sentence only (spaCy splits "ms . bullock" mid-sentence)
         if c.punct and c.punct[-1].text == "?":
@@ -433,7 +434,7 @@ def _frame(words: str, clause_only: bool = False) -> Callable[[Clause], str | No
         if subject is None and c.root.pos_ in {"VERB", "AUX"}:
             return None  # "in my view , confirms the suspicion ..." frames a subjectless fragment
         opener = c.first.text.lower()
-        if opener in {"in", "to", "as", "i", "it"} | SUBORDINATORS or c.first.is_punct:
+        if opener in {"in", "to", "as", "i"} | SUBORDINATORS or c.first.is_punct:
             return None  # already framed, or would stack two openers ("i think although ...")
         comma = "" if clause_only else c.comma
         phrase = words.replace(" i ", " I ") if c.upper else words

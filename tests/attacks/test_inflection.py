@@ -72,6 +72,20 @@ def test_nouns_kept_singular_by_their_own_words():
     assert "films" in forms("We saw the film yesterday .", 3)  # negative control: nothing keeps it singular
 
 
+def test_nouns_and_adjectives_of_a_wordnet_phrase_keep_their_form(monkeypatch):
+    text = "big fat waste of time , but the teens play video games in the living room ."
+    def changed() -> set[str]:
+        out = set()
+        for s in range(12):
+            new = words(Inflection().apply(Example("x", text), 1.0, np.random.default_rng(s))[0].text)
+            out |= {a for a, b in zip(words(text), new, strict=True) if a != b}
+        return out
+
+    assert not changed() & {"time", "games", "room"} and "play" in changed()  # the verb is no phrase's part
+    monkeypatch.setattr(inflection, "in_collocation", lambda tokens, i: False)  # negative control: no guard
+    assert changed() & {"time", "games", "room"}
+
+
 def test_negative_control_faithful_breaks_agreement():
     outs = {Inflection(mode="faithful").apply(Example("x", "The film is good ."), 1.0,
                                               np.random.default_rng(s))[0].text for s in range(20)}

@@ -26,6 +26,7 @@ from typing import Any
 
 from robust.core.interfaces import Example
 from robust.core.lazy import np
+from robust.plugins.attacks.synonym import in_collocation
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,
@@ -232,11 +233,12 @@ class Inflection(WordTransform):
         text = join(tokens)
         if text not in self._forms:
             out = []
-            for word, tag, token in zip(tokens, pos_tags(text), parsed_words(text), strict=True):
+            for i, (word, tag, token) in enumerate(zip(tokens, pos_tags(text), parsed_words(text), strict=True)):
                 prefix, core, suffix = split_affixes(word)
                 if (CONTENT.get(tag[1]) is None or token is None or not core.isalpha() or "'" in word
-                        or token.text.lower() != core.lower()):
-                    out.append([])
+                        or token.text.lower() != core.lower()
+                        or tag[1] in ("NOUN", "ADJ") and in_collocation(tokens, i)):
+                    out.append([])  # a noun or adjective of a WordNet phrase keeps it: "waste of time(s)"
                     continue
                 out.append([prefix + match_case(core, form) + suffix for form in grammatical_forms(token)])
             self._forms[text] = out

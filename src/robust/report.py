@@ -487,9 +487,11 @@ def markdown(title: str, meta: Mapping[str, Any], result: Result, parts: ReportP
             lines += ["", f"### {_md(group.title)}", ""]
             for s in group.samples[:3]:
                 seen = s.original if s.perturbed is None else f"{s.original} → {s.perturbed}"
-                pred = f" (gold {label_name(s.gold, labels)}, prediction {label_name(s.pred, labels)})" \
+                pred = f"(gold {label_name(s.gold, labels)}, prediction {label_name(s.pred, labels)})" \
                     if s.pred is not None else ""
-                lines.append(f"- {_md(s.note + ': ' if s.note else '')}{_md(seen)}{_md(pred)}")
+                # _md trims each part, so the separators go between the parts
+                lines.append("- " + (f"{_md(s.note)}: " if s.note else "") + _md(seen)
+                             + (f" {_md(pred)}" if pred else ""))
     return "\n".join(lines) + "\n"
 
 

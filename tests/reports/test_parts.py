@@ -19,6 +19,7 @@ from robust.report import (
     diff_words,
     figure_has_data,
     html_page,
+    markdown,
     ranking,
     summary_rows,
     within_noise,
@@ -152,6 +153,14 @@ def test_page_escapes_samples_labels_and_notes(hostile):
                         [hostile])
     page = html_page(hostile, Result({hostile: hostile}), parts, {"Run": {hostile: hostile}}, [hostile, "ok"])
     assert hostile not in page and hostile.replace("<", "&lt;").replace(">", "&gt;") in page
+
+
+def test_markdown_sample_lines_keep_their_separators():
+    parts = ReportParts("", [], [SampleGroup("typo", [Sample("a good film .", "a godo film .", 1, 0,
+                                                              note="degree 0.1 · succeeded after 1 query")])])
+    page = markdown("run", {}, Result({}), parts, ["negative", "positive"])
+    assert ("- degree 0.1 · succeeded after 1 query: a good film . → a godo film . "
+            "(gold positive, prediction negative)") in page
 
 
 def test_wilson_interval_matches_its_closed_form():

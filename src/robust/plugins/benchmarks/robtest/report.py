@@ -260,7 +260,9 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
                 shown.add(eid)
                 note = f"degree {degree_key(d)} · {title(access)}-based · example {eid}"
                 if rec.get("status"):
-                    note += f" · {rec['status']}" + (f" after {rec['queries']} queries" if rec.get("queries") else "")
+                    queries = rec.get("queries")
+                    note += f" · {rec['status']}" + (f" after {queries} quer{'y' if queries == 1 else 'ies'}"
+                                                     if queries else "")
                 chosen.append(Sample(clean[eid]["text"], rec.get("perturbed") or rec["sample"],
                                      clean[eid].get("gold"), rec.get("pred"), note=note))
         if chosen:

@@ -112,3 +112,9 @@ def test_edit_rewrites_the_original_word_at_the_index():
         assert words(current)[index] in t.candidates("watch", tags[index][0])
     assert current != TEXT
     assert Synonym().edit(TEXT, 2, rng, TEXT) is None  # "a" (DT) has no candidate in clean mode
+
+
+def test_pronouns_are_not_replaced():
+    loose = Synonym(own_senses=20, min_similarity=-1.0, min_local_similarity=-1.0)  # no meaning checks
+    assert "person" in loose.candidates("someone", "NN")  # WordNet would offer it ("should have been person else")
+    assert loose.in_context(words("it should have been someone else ."))[4] == ()  # spaCy: PRON, not replaceable

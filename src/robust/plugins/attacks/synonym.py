@@ -206,11 +206,11 @@ class Synonym(HelperModels, WordTransform):
 
 
 def replaceable(tokens: Sequence[str], tags: tuple[tuple[str, str], ...], i: int) -> bool:
-    """Not an auxiliary, proper noun or particle; not the modifier of a noun-noun compound; not a verb
+    """Not an auxiliary, proper noun, pronoun or particle; not the modifier of a noun-noun compound; not a verb
     whose particle follows ("fly by", "fight off"); not inside a WordNet collocation ("after all")."""
     ptb, upos = tags[i]
     after = tags[i + 1][0] if i + 1 < len(tags) else ""
-    if upos in ("AUX", "PROPN") or ptb == "RP":
+    if upos in ("AUX", "PROPN", "PRON") or ptb == "RP":  # "someone" (NN) -/-> "person"
         return False
     if ptb.startswith("NN") and after.startswith("NN"):
         return False

@@ -39,8 +39,8 @@ def test_satellites_count_as_adjectives_only_in_clean_mode():
 
 def test_clean_candidates_are_reinflected_recased_and_keep_punctuation():
     clean = Synonym(senses=3, own_senses=20)
-    assert "observes" in clean.candidates("watches", "VBZ")
-    assert "Observes" in clean.candidates("Watches", "VBZ")
+    assert "sees" in clean.candidates("watches", "VBZ")
+    assert "Sees" in clean.candidates("Watches", "VBZ")
     assert all(c.endswith(",") for c in clean.candidates("smart,", "JJ")) and clean.candidates("smart,", "JJ")
     assert clean.candidates("a", "DT") == [] and "ampere" in Synonym(mode="faithful").candidates("a", "DT")
 
@@ -74,7 +74,7 @@ def test_words_of_a_wordnet_collocation_stay():
 def test_the_local_check_rejects_a_wrong_sense_the_sentence_hides():
     tokens = words("the movie is hardly a masterpiece , but it does mark her best work in some time .")
     time, mark = tokens.index("time"), tokens.index("mark")
-    loose = Synonym(own_senses=20, min_local_similarity=-1.0).in_context(tokens)  # negative control
+    loose = Synonym(own_senses=20, min_local_similarity=-1.0, max_zipf_drop=8.0).in_context(tokens)  # negative control
     assert "clip" in loose[time] and "label" in loose[mark]  # both pass the whole-sentence check (>= 0.9)
     strict = Synonym(own_senses=20).in_context(tokens)
     assert not strict[time] and not strict[mark] and "film" in strict[tokens.index("movie")]
@@ -118,3 +118,14 @@ def test_pronouns_are_not_replaced():
     loose = Synonym(own_senses=20, min_similarity=-1.0, min_local_similarity=-1.0)  # no meaning checks
     assert "person" in loose.candidates("someone", "NN")  # WordNet would offer it ("should have been person else")
     assert loose.in_context(words("it should have been someone else ."))[4] == ()  # spaCy: PRON, not replaceable
+
+
+def test_a_synonym_is_not_much_rarer_than_the_word():
+    assert "laughable" not in frequent_sense_synonyms("funny", "a", 1, 3.0, 2, 1.0)  # Zipf 1.8 below "funny"
+    assert frequent_sense_synonyms("soul", "n", 1, 3.0, 2, 1.0) == ()  # "psyche": 1.4 below
+    assert "film" in frequent_sense_synonyms("movie", "n", 1, 3.0, 2, 1.0)  # as common as "movie"
+    assert "laughable" in frequent_sense_synonyms("funny", "a", 1, 3.0, 2, 8.0)  # negative control: no limit
+    tokens = words("there is something intrinsically funny about it .")
+    assert "laughable" not in Synonym(own_senses=20).in_context(tokens)[4]
+    assert "laughable" in Synonym(own_senses=20, max_zipf_drop=8.0, min_similarity=-1.0,
+                                  min_local_similarity=-1.0).in_context(tokens)[4]

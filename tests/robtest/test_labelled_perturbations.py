@@ -77,7 +77,7 @@ def test_blind_second_labels_agree_and_rank_the_versions_the_same_way():
               if (r["dimension"], r["version"]) in labelled}
     assert blind.keys() == author.keys() and len(blind) == 450
     keys = sorted(blind)
-    assert kappa([author[k] for k in keys], [blind[k] for k in keys]) > 0.6  # 0.81 over these rows
+    assert kappa([author[k] for k in keys], [blind[k] for k in keys]) > 0.6  # 0.83 over these rows
     shuffled = np.random.default_rng(0).permutation([blind[k] for k in keys])  # negative control: no agreement
     assert kappa([author[k] for k in keys], list(shuffled)) < 0.2
     r = rates(BLIND)

@@ -4,16 +4,16 @@ RobTest draws the source per position 50/50 from WordNet and HowNet (SememePSO).
 available offline, so this is WordNet-only (spec §6 #14). POS comes from spaCy's PTB tags in context, mapped
 N/V/J/R -> n/v/a/r (anything else -> n), standing in for `nltk.pos_tag`.
 
-`mode="clean"` (default): sense-aware. Only content words (PTB tag N*/V*/J*/R*, not auxiliaries, proper
-nouns or light words such as "be", "so", "even") are replaced (RobTest's "else -> n" turns "a" into
-"ampere"); candidates are the lemmas of the word's `senses` most frequent WordNet senses for its POS (WordNet
-orders senses by corpus frequency; all senses gave "large" -> "enceinte"), common words only (wordfreq
-Zipf >= `min_zipf`), single words (spec §6 #17), re-inflected (lemminflect) and re-cased like the
-original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
-original's Penn tag, stay within cosine `min_similarity` of the original under the `embedder` (default
-the embedded `minilm`, chosen independently of the victim), and keep cosine `min_local_similarity` on the word
-with its two neighbours (a wrong sense barely moves a long sentence's embedding); the synonym must have the
-shared sense among its own `own_senses` most frequent, and words of a WordNet collocation ("after all") stay.
+`mode="clean"` (default): sense-aware. Only content words (PTB tag N*/V*/J*/R*, not auxiliaries, proper nouns,
+pronouns or light words such as "be", "so", "even") are replaced (RobTest's "else -> n" turns "a" into "ampere");
+candidates are the lemmas of the word's `senses` most frequent WordNet senses for its POS (WordNet orders senses by
+corpus frequency; all senses gave "large" -> "enceinte"), common words only (wordfreq Zipf >= `min_zipf`, and at
+most `max_zipf_drop` below the word's), single words (spec §6 #17), re-inflected (lemminflect) and re-cased like
+the original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
+original's Penn tag, stay within cosine `min_similarity` of the original under the `embedder` (default the embedded
+`minilm`, chosen independently of the victim), and keep cosine `min_local_similarity` on the word with its two
+neighbours (a wrong sense barely moves a long sentence's embedding); the synonym must have the shared sense among
+its own `own_senses` most frequent, and words of a WordNet collocation ("after all") stay.
 `mode="faithful"`: RobTest's candidates — lemma names of synsets whose POS field equals the tag
 exactly, multi-word lemmas kept with underscores, whole whitespace tokens looked up as is.
 Both: k = ceil(N_w·d) successful substitutions at random positions; WordNet antonyms of the word rejected.
@@ -127,6 +127,8 @@ class Synonym(HelperModels, WordTransform):
         "own_senses": Setting(2, min=1, max=20, help="clean: a synonym must have that sense among its own N "
                               "most frequent (no \"night\" -> \"dark\")"),
         "min_zipf": Setting(3.0, min=0.0, max=8.0, help="clean: synonyms at least this common (wordfreq Zipf)"),
+        "max_zipf_drop": Setting(1.0, min=0.0, max=8.0, help="clean: synonyms at most this much rarer than the word "
+                                 "(Zipf; no \"funny\" -> \"laughable\", 1.8 below)"),
         "min_similarity": Setting(0.9, min=-1.0, max=1.0, help="clean: cosine to the original a synonym must keep"),
         "min_local_similarity": MIN_LOCAL_SIMILARITY,
     }
@@ -149,7 +151,8 @@ class Synonym(HelperModels, WordTransform):
             return []
         out = []
         for lemma in frequent_sense_synonyms(core.lower(), wordnet_pos(ptb_tag), int(self.config["senses"]),
-                                             float(self.config["min_zipf"]), int(self.config["own_senses"])):
+                                             float(self.config["min_zipf"]), int(self.config["own_senses"]),
+                                             float(self.config["max_zipf_drop"])):
             form = known_inflection(lemma, ptb_tag)
             new = match_case(core, form or "")
             if form and new.lower() != core.lower() and new.lower() not in antonyms(core):
@@ -245,15 +248,17 @@ def common_in(name: str, synset: Any, top: int) -> bool:
 
 
 @functools.cache
-def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, own_senses: int = 2
-                            ) -> tuple[str, ...]:
+def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, own_senses: int = 2,
+                            max_zipf_drop: float = 8.0) -> tuple[str, ...]:
     """Single-word lemmas of the `senses` most frequent WordNet senses of `word` (its lemma) for `pos`
     (satellites count as adjectives) that have that sense among their own `own_senses` most frequent, common
-    words only, antonyms and the word itself removed."""
+    words only (Zipf >= `min_zipf` and at most `max_zipf_drop` below the lemma's: a register change to a rare
+    word is no synonym a reader accepts), antonyms and the word itself removed."""
     from wordfreq import zipf_frequency
 
     lemma = wordnet().morphy(word, pos) or word
     banned = antonyms(word) | antonyms(lemma)
+    min_zipf = max(min_zipf, zipf_frequency(lemma, "en") - max_zipf_drop)
     out = []
     for synset in frequent_senses(lemma, pos, senses):
         for name in synset.lemma_names():

@@ -9,10 +9,10 @@ from robust.plugins.attacks.synonym import (
     Synonym,
     antonyms,
     frequent_sense_synonyms,
-    in_collocation,
     synonyms,
     wordnet_pos,
 )
+from robust.toolkit.lexicon import in_collocation
 from robust.toolkit.transforms import budget, pos_tags, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."

@@ -23,7 +23,7 @@ from robust.toolkit.wordnet_index import (
 
 @pytest.fixture(scope="module")
 def nltk_wn():
-    from robust.plugins.attacks.synonym import wordnet
+    from robust.toolkit.lexicon import wordnet
 
     if not WordNet().ready():
         pytest.skip("WordNet not set up (robust setup wordnet)")

@@ -97,7 +97,7 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
 
     Stands in for RobTest's 100 WikiText-103 fragments (not available offline); fixed by `seed`.
     """
-    from robust.plugins.attacks.synonym import wordnet
+    from robust.toolkit.lexicon import wordnet
 
     wn = wordnet()
     vocab = frequent_words(20000)[1000:]  # skip function words; keep encyclopedic nouns

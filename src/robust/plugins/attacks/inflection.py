@@ -26,7 +26,7 @@ from typing import Any
 
 from robust.core.interfaces import Example
 from robust.core.lazy import np
-from robust.plugins.attacks.synonym import in_collocation
+from robust.toolkit.lexicon import in_collocation, within_zipf
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,
@@ -151,9 +151,7 @@ def _singular_context(token) -> bool:
 def _countable(singular: str, plural: str) -> bool:
     """Whether the plural is in common use next to the singular (wordfreq Zipf within MASS_GAP): mass nouns
     have rare plurals ("love" -> "loves" 1.2 below, "fish" -> "fishes" 1.5; "actress" -> "actresses" 0.96)."""
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency(plural, "en") >= zipf_frequency(singular, "en") - MASS_GAP
+    return within_zipf(plural, singular, MASS_GAP)
 
 
 def _adjective_forms(token) -> list[str]:

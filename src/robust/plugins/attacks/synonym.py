@@ -27,6 +27,7 @@ from typing import Any
 
 from robust.core.lazy import np
 from robust.core.settings import Setting
+from robust.toolkit.lexicon import common_in, frequent_senses, in_collocation, within_zipf, wordnet
 from robust.toolkit.transforms import (
     MIN_LOCAL_SIMILARITY,
     MODE,
@@ -50,13 +51,6 @@ here there all well more most much less least as up out off over back away about
 almost enough quite rather pretty else however much many little few first last best better worse worst
 rather such sure own same other become""".split())
 
-
-def wordnet() -> Any:
-    """WordNet 3.0 through robust's compact index (answers as NLTK's reader does, loads in a tenth of a second,
-    relations in file order); MissingResource naming `robust setup wordnet-index` if it is not built."""
-    from robust.toolkit.wordnet_index import wordnet_index
-
-    return wordnet_index()
 
 
 def wordnet_pos(ptb_tag: str) -> str:
@@ -220,31 +214,8 @@ def replaceable(tokens: Sequence[str], tags: tuple[tuple[str, str], ...], i: int
     return not (ptb.startswith("VB") and after == "RP") and not in_collocation(tokens, i)
 
 
-def in_collocation(tokens: Sequence[str], i: int) -> bool:
-    """Whether word `i` is part of a two- or three-word WordNet entry spelled by its neighbours ("after all",
-    "title role", "special effects"): replacing one word of it breaks the phrase ("afterwards all")."""
-    cores = [split_affixes(t)[1].lower() for t in tokens]
-    return any(is_collocation("_".join(cores[start:start + size]))
-               for size in (2, 3) for start in range(i - size + 1, i + 1)
-               if start >= 0 and start + size <= len(cores) and all(cores[start:start + size]))
 
 
-@functools.cache
-def is_collocation(joined: str) -> bool:
-    """Whether `joined` ("after_all", "fairy_tales") is a WordNet lemma of any POS (inflections allowed)."""
-    return bool(wordnet().synsets(joined))
-
-
-def frequent_senses(lemma: str, pos: str, top: int) -> list[Any]:
-    """The `top` most frequent WordNet senses of `lemma` for WordNet POS `pos` (satellites count as adjectives)."""
-    accept = {"a", "s"} if pos in ("a", "s") else {pos}
-    return [s for s in wordnet().synsets(lemma) if s.pos() in accept][:top]
-
-
-def common_in(name: str, synset: Any, top: int) -> bool:
-    """Whether `synset` is among the `top` most frequent WordNet senses of `name` for its POS (a substitute
-    commonly used in this sense): "dark" means "night" only in its 4th sense, "film" means "movie" in its 1st."""
-    return synset in frequent_senses(name, synset.pos(), top)
 
 
 @functools.cache
@@ -258,13 +229,13 @@ def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, o
 
     lemma = wordnet().morphy(word, pos) or word
     banned = antonyms(word) | antonyms(lemma)
-    min_zipf = max(min_zipf, zipf_frequency(lemma, "en") - max_zipf_drop)
     out = []
     for synset in frequent_senses(lemma, pos, senses):
         for name in synset.lemma_names():
             if not name.isalpha() or name.lower() in (word, lemma) or name in banned or name in LIGHT_WORDS:
                 continue
-            if zipf_frequency(name, "en") >= min_zipf and common_in(name, synset, own_senses):
+            if (zipf_frequency(name, "en") >= min_zipf and within_zipf(name, lemma, max_zipf_drop)
+                    and common_in(name, synset, own_senses)):
                 out.append(name)
     return tuple(dict.fromkeys(out))
 

@@ -17,7 +17,7 @@ from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.plugins.attacks.distraction import SentenceTransform
-from robust.toolkit.transforms import REACH_TOLERANCE, with_degree
+from robust.toolkit.transforms import reaches, with_degree
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -613,7 +613,7 @@ class Syntax(SentenceTransform):
         kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
         if not kept:
             return [with_degree(example, example.text, degree, 0.0)]
-        band = [k for k in kept if k[2] >= (1 - REACH_TOLERANCE) * degree]
+        band = [k for k in kept if reaches(k[2], degree)]
         chosen = band or [max(kept, key=lambda k: (k[2], k[0]))]
         order = rng.permutation(len(chosen))
         return [with_degree(example, chosen[i][0], degree, chosen[i][2], syntax_rule=chosen[i][1],

@@ -185,7 +185,7 @@ def main() -> None:
     from robust.core.plugins import get_registry
     from robust.engine.executor import InProcessExecutor
     from robust.engine.runner import RunConfig
-    from robust.plugins.executors.ray import RayExecutor
+    from robust.engine.ray_executor import RayExecutor
 
     get_registry().get("benchmark", "robtest").target.chunk_size = args.chunk_size
     instrument(type(get_registry().model(args.model)))

@@ -16,219 +16,15 @@ import difflib
 import html
 import io
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from robust.core.errors import RobustError
+from robust.core.reporting import ReportParts, Sample, fmt, interval, label_name
 from robust.core.results import Result, Table
 from robust.engine.store import Run
-
-#: two-sided 95 % normal quantile, for "within noise" verdicts of rankings
-Z95 = 1.959964
-
-
-@dataclass
-class Sample:
-    """One text a method produced, as a reader should see it: the original, its perturbed form (edits are found
-    and highlighted word by word), the gold label and the model's prediction or other output."""
-
-    original: str
-    perturbed: str | None = None  # None: `original` is the text the model saw
-    gold: Any = None  # a class index (shown by the model's class name) or a label as in the data
-    pred: Any = None  # the model's prediction on the text it saw
-    output: str = ""  # other model output: a score, a continuation
-    note: str = ""  # where it comes from ("degree 0.3 · rule-based · succeeded")
-    marks: Mapping[str, str] = field(default_factory=dict)  # word (lower case) -> "pos" | "neg" | "key"
-
-
-@dataclass
-class SampleGroup:
-    title: str
-    samples: list[Sample]
-    note: str = ""  # e.g. what the highlighting means
-
-
-@dataclass
-class ReportParts:
-    """What a benchmark puts into its report. `figures[0]` stands beside the headline; a figure may be None
-    (nothing to draw) and is then left out."""
-
-    headline: str = ""
-    figures: list[tuple[str, Any]] = field(default_factory=list)
-    samples: list[SampleGroup] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # caveats shown under the headline
-    #: titles of result tables the page leaves out, because the samples or the headline show them better
-    hidden_tables: list[str] = field(default_factory=list)
-
-
-# --- formatting ----------------------------------------------------------------------------------------
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and not math.isfinite(value))
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value)
-    if _missing(value):
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_fmt(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={_fmt(v)}" for k, v in value.items())
-    return str(value)
-
-
-def pct(value: float | None, digits: int = 0) -> str:
-    """A percentage for prose ('41 %'); values are already in percent."""
-    return "–" if _missing(value) else f"{value:.{digits}f}\u00a0%"
-
-
-def num(value: float | None, digits: int = 3) -> str:
-    """A number for prose, `digits` significant digits."""
-    return "–" if _missing(value) else f"{value:.{digits}g}"
-
-
-def interval(low: Any, high: Any, digits: int = 3) -> str:
-    """' [low, high]' when both ends exist, else ''."""
-    return "" if _missing(low) or _missing(high) else f" [{low:.{digits}g}, {high:.{digits}g}]"
-
-
-def label_name(value: Any, labels: Sequence[Any] | None) -> str:
-    """A class index by the model's class name (when known), anything else as it is."""
-    if isinstance(value, int) and not isinstance(value, bool) and labels and 0 <= value < len(labels):
-        return str(labels[value])
-    return _fmt(value)
-
-
-def default_headline(result: Result) -> str:
-    """A generic headline: the best run of a comparison, else the first numbers of the summary."""
-    s = result.summary
-    if s.get("best") is not None:
-        return f"Best: {_fmt(s['best'])}."
-    shown = [(k, v) for k, v in s.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-             and not k.endswith(("_ci_low", "_ci_high"))][:3]
-    return "; ".join(f"{k} {_fmt(v)}{interval(s.get(f'{k}_ci_low'), s.get(f'{k}_ci_high'))}" for k, v in shown) + "."
-
-
-# --- rankings --------------------------------------------------------------------------------------------
-def within_noise(a: float, se_a: float | None, b: float, se_b: float | None) -> bool | None:
-    """Whether two independent estimates differ by less than the 95 % bound of their difference (None: no
-    standard errors)."""
-    if _missing(se_a) or _missing(se_b) or _missing(a) or _missing(b):
-        return None
-    return abs(a - b) <= Z95 * math.hypot(se_a, se_b)
-
-
-def ranking(entries: Sequence[tuple[str, float, float | None]], higher_is_better: bool = True,
-            digits: int = 4) -> tuple[list[list[Any]], list[tuple[str, str]]]:
-    """Rows `rank, run, value, ±95 %, vs next` (best first) of (label, value, standard error) entries, and the
-    adjacent pairs whose difference is within noise."""
-    ordered = sorted(entries, key=lambda e: (_missing(e[1]), -e[1] if higher_is_better else e[1]))
-    rows, ties = [], []
-    for i, (label, value, se) in enumerate(ordered):
-        verdict = None if i + 1 == len(ordered) else within_noise(value, se, ordered[i + 1][1], ordered[i + 1][2])
-        if verdict:
-            ties.append((label, ordered[i + 1][0]))
-        vs_next = {True: "within noise", False: "ahead", None: "–"}[verdict]
-        rows.append([i + 1, label, None if _missing(value) else round(value, digits),
-                     None if _missing(se) else round(Z95 * se, digits), vs_next])
-    return rows, ties
-
-
-def ranking_sentence(rows: Sequence[Sequence[Any]], ties: Sequence[tuple[str, str]], what: str) -> str:
-    """'A ranks first (what 0.81), then B (0.78); A vs B is within noise.'"""
-    if not rows:
-        return ""
-    head = f"{rows[0][1]} ranks first ({what} {_fmt(rows[0][2])})"
-    rest = ", ".join(f"{r[1]} ({_fmt(r[2])})" for r in rows[1:4]) + (", …" if len(rows) > 4 else "")
-    text = head + (f", then {rest}" if rest else "")
-    if ties:
-        text += "; within noise: " + ", ".join(f"{a} vs {b}" for a, b in ties)
-    elif any(r[3] is not None for r in rows) and len(rows) > 1:
-        text += "; every adjacent difference exceeds its 95 % bound"
-    return text + "."
-
-
-def finish_rows(fig: Any, ax: Any, labels: Sequence[str], xlabel: str, xlim: tuple[float, float] = (-2, 102),
-                fontsize: int = 8) -> Any:
-    """A figure of one row per label, top to bottom: labels, x range and grid, the legend outside on the right."""
-    ax.set_yticks(range(len(labels)), labels, fontsize=fontsize)
-    ax.set_ylim(len(labels) - 0.5, -0.5)
-    ax.set_xlim(*xlim)
-    ax.set_xlabel(xlabel)
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
-
-
-def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
-    """The rows of `ranking`: each run's value with its ± 95 % bar, best at the top; None without values."""
-    shown = [r for r in rows if r[2] is not None]
-    if not shown:
-        return None
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.4, 1.0 + 0.4 * len(shown)))
-    ax = fig.add_subplot()
-    ax.errorbar([r[2] for r in shown], range(len(shown)), xerr=[r[3] or 0 for r in shown], fmt="o", capsize=4)
-    ax.set_yticks(range(len(shown)), [str(r[1]) for r in shown], fontsize=8)
-    ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel(f"{what} (± 95 %)")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-@dataclass
-class Strip:
-    """One row of `strips_figure`: a value with its interval (if any) on its own axis."""
-
-    title: str
-    value: float
-    low: float | None = None
-    high: float | None = None
-    span: tuple[float, float] | None = None  # the axis range (widened to the values); None: from 0 to the values
-    band: tuple[float, float] | None = None  # a shaded reference range, e.g. what a predictor was trained on
-    band_label: str = ""
-
-
-def strips_figure(strips: Sequence[Strip], width: float = 7.0) -> Any:
-    """One horizontal strip per value: a dot, its 95 % interval as a bar, an optional shaded band; None without
-    values."""
-    shown = [s for s in strips if not _missing(s.value)]
-    if not shown:
-        return None
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, 0.35 + 0.72 * len(shown)))
-    axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
-    for ax, s in zip(axes, shown):
-        ends = [v for v in (s.value, s.low, s.high, *(s.band or ())) if not _missing(v)]
-        lo, hi = s.span or (min(0.0, *ends), max(ends) or 1.0)
-        lo, hi = min(lo, *ends), max(hi, *ends)
-        pad = 0.04 * (hi - lo or 1.0)
-        if s.band is not None:
-            ax.axvspan(*s.band, color="#999", alpha=0.18, lw=0, label=s.band_label or None)
-        if not _missing(s.low) and not _missing(s.high):
-            ax.hlines(0, s.low, s.high, color="tab:blue", lw=3, alpha=0.5, label="95 % interval")
-        ax.plot([s.value], [0], "o", color="tab:blue")
-        ax.set_xlim(lo - pad, hi + pad)
-        ax.set_yticks([])
-        ax.tick_params(axis="x", labelsize=8)
-        ax.set_title(s.title, fontsize=9, loc="left")
-        for side in ("left", "right", "top"):
-            ax.spines[side].set_visible(False)
-        if s.band_label:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
-    return fig
 
 
 # --- samples ---------------------------------------------------------------------------------------------
@@ -353,10 +149,10 @@ details>summary{cursor:pointer;font-weight:600;margin:.6em 0}
 
 
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{html.escape(_fmt(c))}</th>" for c in table.columns)
+    head = "".join(f"<th>{html.escape(fmt(c))}</th>" for c in table.columns)
     body = []
     for row in table.rows:
-        cells = "".join(f"<td{'' if _is_number(c) else ' class=t'}>{html.escape(_fmt(c))}</td>" for c in row)
+        cells = "".join(f"<td{'' if _is_number(c) else ' class=t'}>{html.escape(fmt(c))}</td>" for c in row)
         body.append(f"<tr>{cells}</tr>")
     return (f"<h3>{html.escape(table.title)}</h3><div class='scroll'><table><tr>{head}</tr>"
             + "".join(body) + "</table></div>")
@@ -367,7 +163,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _kv_html(rows: Mapping[str, Any]) -> str:
-    body = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_fmt(v))}</td></tr>" for k, v in rows.items())
+    body = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(fmt(v))}</td></tr>" for k, v in rows.items())
     return f"<div class='scroll'><table class='kv'>{body}</table></div>"
 
 
@@ -385,7 +181,7 @@ def _summary_html(summary: Mapping[str, Any]) -> str:
     rows = summary_rows(summary)
     with_ci = any(ci for _, _, ci in rows)
     head = "<tr><th>quantity</th><th>value</th>" + ("<th>95 % interval</th>" if with_ci else "") + "</tr>"
-    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(_fmt(v))}</td>"
+    body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(fmt(v))}</td>"
                    + (f"<td>{html.escape(ci)}</td>" if with_ci else "") + "</tr>" for k, v, ci in rows)
     return f"<div class='scroll'><table class='kv'>{head}{body}</table></div>"
 
@@ -456,7 +252,7 @@ def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[st
 # --- Markdown --------------------------------------------------------------------------------------------
 def _md(value: Any) -> str:
     """A value as inert Markdown text: HTML escaped, table pipes and emphasis marks neutralised, one line."""
-    text = html.escape(_fmt(value), quote=False)
+    text = html.escape(fmt(value), quote=False)
     for ch in "\\`*_[]|#~":
         text = text.replace(ch, "\\" + ch)
     return " ".join(text.split())
@@ -529,7 +325,7 @@ def run_config(run: Run) -> dict[str, dict[str, Any]]:
     return {"Run": meta, "Benchmark settings": {**(env.get("settings") or run.config.get("settings") or {}),
                                                 **plugins},
             "Model": model, "Environment": dict(env.get("versions") or {}),
-            "Plugins": {k: _fmt(v) for k, v in (env.get("plugins") or {}).items()}}
+            "Plugins": {k: fmt(v) for k, v in (env.get("plugins") or {}).items()}}
 
 
 def run_labels(run: Run, model_class: Any = None) -> list[Any] | None:

@@ -5,14 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from robust import Example
-from robust.plugins.attacks.synonym import (
-    Synonym,
-    antonyms,
-    frequent_sense_synonyms,
-    synonyms,
-    wordnet_pos,
-)
-from robust.toolkit.lexicon import in_collocation
+from robust.plugins.attacks.synonym import Synonym, frequent_sense_synonyms, synonyms
+from robust.toolkit.lexicon import antonyms, in_collocation, wordnet_pos
 from robust.toolkit.transforms import budget, pos_tags, word_modification_rate, words
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from robust.core.interfaces import Example
-from robust.plugins.attacks.syntax import FRAMES, Syntax, rule_paraphrases, spacy_pipeline
+from robust.plugins.attacks.syntax import Syntax
 from robust.plugins.models.function import FunctionModel
+from robust.toolkit.paraphrase import FRAMES, rule_paraphrases, spacy_pipeline
 
 
 def by_rule(text: str) -> dict[str, str]:

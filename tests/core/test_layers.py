@@ -1,5 +1,8 @@
-"""The code's layers: plugins import from robust.core / robust.toolkit (never another plugin's internals), and
-core, engine and toolkit never import a plugin."""
+"""The code's layers, enforced: `core` (contracts) imports nothing of robust outside core; `engine` and `toolkit`
+import no plugin, no report and no CLI; a plugin imports the public surface, `core` and `toolkit` but no engine
+internals, no report page code and no sibling plugin (each attack dimension is a plugin of its own, each benchmark
+package one plugin); no plugin package has an import circle (imports inside functions included; imports only for
+type checkers are not imports)."""
 
 from __future__ import annotations
 
@@ -8,48 +11,170 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "robust"
+#: plugin packages whose modules are each a plugin of their own (the rest: one plugin per package)
+ONE_PER_MODULE = ("attacks",)
+#: what each layer may import besides itself
+ALLOWED = {"core": ("robust.core",), "engine": ("robust.core", "robust.engine", "robust.toolkit"),
+           "toolkit": ("robust.core", "robust.toolkit")}
 
 
-def imported_modules(path: Path) -> set[str]:
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(["robust", *parts])
+
+
+def imported_modules(path: Path, root: Path) -> set[str]:
+    """Every robust module a file imports, at module level or inside functions (relative imports resolved)."""
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    own = module_name(path, root).split(".")
+    package = own if path.name == "__init__.py" else own[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             out |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-    return out
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            out.add(base)
+            out |= {f"{base}.{alias.name}" for alias in node.names}  # `from pkg import module`
+    modules = {module_name(p, root) for p in root.rglob("*.py")}
+    return {m for m in out if m in modules}
 
 
 def plugin_of(module: str) -> str | None:
-    """`robust.plugins.benchmarks.byod.report` -> `benchmarks.byod`; `robust.plugins.recipes.x` -> `recipes`."""
+    """`robust.plugins.benchmarks.byod.report` -> `benchmarks.byod`; `robust.plugins.attacks.typo` ->
+    `attacks.typo`; `robust.plugins.recipes.base` -> `recipes`; a package's registering `__init__` -> itself."""
     parts = module.split(".")
     if parts[:2] != ["robust", "plugins"] or len(parts) < 3:
         return None
-    return ".".join(parts[2:4]) if parts[2] == "benchmarks" and len(parts) > 3 else parts[2]
+    if (parts[2] == "benchmarks" or parts[2] in ONE_PER_MODULE) and len(parts) > 3:
+        return ".".join(parts[2:4])
+    return ".".join(parts[2:3 if parts[2] != "benchmarks" else 4])
 
 
-def violations() -> list[str]:
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "robust"
+
+
+def violations(root: Path | None = None) -> list[str]:
+    root = root or SRC
+    graph = {module_name(p, root): imported_modules(p, root) for p in sorted(root.rglob("*.py"))}
     found = []
-    for path in sorted(SRC.rglob("*.py")):
-        own = plugin_of("robust." + ".".join(path.relative_to(SRC).with_suffix("").parts))
-        for module in imported_modules(path):
-            other = plugin_of(module)
-            if other is not None and other != own:
-                found.append(f"{path.relative_to(SRC)} imports {module}")
-    return found
+    for module, imports in sorted(graph.items()):
+        layer, own = layer_of(module), plugin_of(module)
+        for target in sorted(imports):
+            if layer in ALLOWED and not target.startswith(ALLOWED[layer]):
+                found.append(f"{module} imports {target} ({layer} imports only {', '.join(ALLOWED[layer])})")
+            elif layer == "plugins":
+                other = plugin_of(target)
+                registers = module == f"robust.plugins.{own}" if own else False
+                if layer_of(target) in ("engine", "cli", "report"):
+                    found.append(f"{module} imports {target} (plugins import no engine, report or CLI code)")
+                elif other is not None and other != own and not (registers and other.startswith(own + ".")):
+                    found.append(f"{module} imports {target} (another plugin)")
+                elif other is not None and target == f"robust.plugins.{own}" and module != target:
+                    found.append(f"{module} imports {target} (its own package's registering module)")
+    plugins = {m: {t for t in ts if t.startswith("robust.plugins.")} for m, ts in graph.items()
+               if m.startswith("robust.plugins.")}
+    return found + [f"import circle: {' -> '.join(c)}" for c in circles(plugins)]
 
 
-def test_no_plugin_imports_another_and_the_layers_import_no_plugin():
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected group of modules (a package's __init__ importing its submodules is not
+    a cycle unless a submodule imports it back)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w == v:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group) + [sorted(group)[0]])
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_layers_hold_on_main():
     assert violations() == []
 
 
-def test_the_check_sees_a_cross_plugin_import(tmp_path, monkeypatch):
-    # negative control: a recipes module importing the attacks plugin is reported
-    fake = tmp_path / "robust"
-    (fake / "plugins" / "recipes").mkdir(parents=True)
-    (fake / "plugins" / "recipes" / "x.py").write_text("from robust.plugins.attacks.typo import TypoM\n")
-    (fake / "toolkit").mkdir()
-    (fake / "toolkit" / "y.py").write_text("import robust.plugins.resources\n")
-    monkeypatch.setattr(sys.modules[__name__], "SRC", fake)
-    assert violations() == ["plugins/recipes/x.py imports robust.plugins.attacks.typo",
-                            "toolkit/y.py imports robust.plugins.resources"]
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "robust"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+BASE = {"__init__.py": "", "core/__init__.py": "", "core/interfaces.py": "", "engine/__init__.py": "",
+        "engine/runner.py": "", "toolkit/__init__.py": "", "toolkit/text.py": "", "plugins/__init__.py": "",
+        "plugins/attacks/__init__.py": "from robust.plugins.attacks import typo, synonym\n",
+        "plugins/attacks/typo.py": "from robust.toolkit import text\n", "plugins/attacks/synonym.py": "",
+        "plugins/benchmarks/__init__.py": "", "plugins/benchmarks/b/__init__.py": "",
+        "plugins/benchmarks/b/report.py": "from robust.core import interfaces\n",
+        "plugins/benchmarks/b/benchmark.py": "from robust.plugins.benchmarks.b.report import x\n"}
+
+
+def test_a_clean_tree_passes(tmp_path):
+    assert violations(_tree(tmp_path, BASE)) == []
+
+
+def test_the_check_sees_a_core_to_engine_import(tmp_path):
+    # negative control: core reaching up into the engine
+    root = _tree(tmp_path, {**BASE, "core/interfaces.py": "def f():\n    from robust.engine.runner import R\n"})
+    assert violations(root) == ["robust.core.interfaces imports robust.engine.runner "
+                                "(core imports only robust.core)"]
+
+
+def test_the_check_sees_a_sibling_plugin_import(tmp_path):
+    # negative control: one attack dimension importing another (contextual -> synonym was such a case)
+    root = _tree(tmp_path, {**BASE, "plugins/attacks/typo.py": "from robust.plugins.attacks.synonym import y\n"})
+    assert violations(root) == ["robust.plugins.attacks.typo imports robust.plugins.attacks.synonym "
+                                "(another plugin)"]
+
+
+def test_the_check_sees_a_plugin_importing_the_engine(tmp_path):
+    root = _tree(tmp_path, {**BASE, "plugins/attacks/synonym.py": "import robust.engine.runner\n"})
+    assert violations(root) == ["robust.plugins.attacks.synonym imports robust.engine.runner "
+                                "(plugins import no engine, report or CLI code)"]
+
+
+def test_the_check_sees_an_import_circle_inside_a_benchmark_package(tmp_path):
+    # negative control: a report module importing its benchmark back, inside a function
+    root = _tree(tmp_path, {**BASE, "plugins/benchmarks/b/report.py":
+                            "def f():\n    from robust.plugins.benchmarks.b.benchmark import RADAR\n"})
+    assert violations(root) == ["import circle: robust.plugins.benchmarks.b.benchmark -> "
+                                "robust.plugins.benchmarks.b.report -> robust.plugins.benchmarks.b.benchmark"]

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from robust import Benchmark, ModelAdapter, Result, WorkItem
+from robust.core.batching import OutputCache, plan_batches
 from robust.core.errors import RobustError
 from robust.core.registry import Entry, Registry
-from robust.engine.model_cache import OutputCache, plan_batches
 from robust.engine.runner import RunConfig, Runner
 from robust.engine.store import Store
-from robust.engine.threads import chosen_threads
+from robust.toolkit.threads import chosen_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 

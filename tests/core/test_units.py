@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from robust.core.batching import OutputCache
 from robust.core.context import RunContext
 from robust.core.data import FileData, load_examples
 from robust.core.errors import RobustError
@@ -17,7 +18,6 @@ from robust.core.labels import label_index
 from robust.core.plugins import get_registry
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting, parse_assignments, resolve_settings
-from robust.engine.model_cache import OutputCache
 from robust.engine.store import Store
 
 

@@ -71,7 +71,7 @@ class FakeRay:
     ({"CPU": 64.0}, None, None, 5, (5, 0.0)),  # never more workers than chunks
 ])
 def test_placement_follows_the_cluster_resources(resources, env, workers, chunks, expected, monkeypatch):
-    from robust.plugins.executors import ray as ray_executor
+    from robust.engine import ray_executor
 
     monkeypatch.setattr(ray_executor, "import_ray", lambda: FakeRay(resources))
     if env is None:
@@ -82,7 +82,7 @@ def test_placement_follows_the_cluster_resources(resources, env, workers, chunks
 
 
 def test_bad_worker_options_are_one_line(monkeypatch):
-    from robust.plugins.executors import ray as ray_executor
+    from robust.engine import ray_executor
 
     monkeypatch.setattr(ray_executor, "import_ray", lambda: FakeRay({}))
     with pytest.raises(RobustError, match=r"^--workers must be at least 1, not 0$"):
@@ -93,7 +93,7 @@ def test_bad_worker_options_are_one_line(monkeypatch):
 
 
 def test_an_unreachable_cluster_address_is_one_line_at_once():
-    from robust.plugins.executors.ray import _check_reachable
+    from robust.engine.ray_executor import _check_reachable
 
     with pytest.raises(RobustError, match=r"^cannot reach a Ray cluster at '127.0.0.1:9': Connection refused$"):
         _check_reachable("127.0.0.1:9")

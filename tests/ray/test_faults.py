@@ -70,7 +70,7 @@ class Killer(threading.Thread):
 
 
 def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, hello, tmp_path):
-    from robust.plugins.executors.ray import RayExecutor
+    from robust.engine.ray_executor import RayExecutor
 
     run(CONFIG, tmp_path / "local.db")
     expected, _ = records(tmp_path / "local.db")
@@ -90,7 +90,7 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, hello, tm
 def test_worker_that_stays_dead_fails_the_run_which_resumes(local_ray, hello, tmp_path):
     """Negative control of the replacement: without it the kill fails the run (one line), keeping what was
     committed, and a resumed run (in-process) ends with exactly the records of an uninterrupted one."""
-    from robust.plugins.executors.ray import RayExecutor
+    from robust.engine.ray_executor import RayExecutor
 
     run(CONFIG, tmp_path / "local.db")
     expected, _ = records(tmp_path / "local.db")
@@ -153,7 +153,7 @@ def test_driver_stopped_then_killed_resumes_on_ray_then_in_process(local_ray, he
 def test_an_error_on_a_worker_fails_the_run_with_its_cause(local_ray, hello, tmp_path):
     """A benchmark raising in `run_batch` on a worker ends the run `failed` with the same one-line cause as
     in-process (here time.sleep refusing robust-hello's negative `sleep`)."""
-    from robust.plugins.executors.ray import RayExecutor
+    from robust.engine.ray_executor import RayExecutor
 
     broken = RunConfig(bench="hello-dropout", model="keywords", settings={"n": 8, "sleep": -1.0})
     causes = []

@@ -44,7 +44,7 @@ def test_close_tolerates_float_noise_only():
 
 @pytest.mark.parametrize("bench", ["accuracy", "robtest", "syntextbench", "byod"])
 def test_ray_records_equal_in_process_records(bench, local_ray, gpt2_dir, corpus_file, tmp_path, monkeypatch):
-    from robust.plugins.executors.ray import RayExecutor
+    from robust.engine.ray_executor import RayExecutor
 
     chunk_size, config = _configs(gpt2_dir, corpus_file)[bench]
     monkeypatch.setattr(get_registry().get("benchmark", bench).target, "chunk_size", chunk_size)

@@ -8,22 +8,12 @@ import math
 import numpy as np
 import pytest
 
+from robust.core.reporting import ReportParts, Sample, SampleGroup, ranking, within_noise
 from robust.core.results import Result
 from robust.plugins.benchmarks.accuracy import _label_names, confusion_figure
 from robust.plugins.benchmarks.robtest import report as robtest
 from robust.plugins.benchmarks.robtest.scores import final_score
-from robust.report import (
-    ReportParts,
-    Sample,
-    SampleGroup,
-    diff_words,
-    figure_has_data,
-    html_page,
-    markdown,
-    ranking,
-    summary_rows,
-    within_noise,
-)
+from robust.report import diff_words, figure_has_data, html_page, markdown, summary_rows
 
 DEGREES = [0.0, 0.1, 0.3]
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from robust.core.context import RunContext
+    from robust.core.reporting import ReportParts
     from robust.core.results import Result
-    from robust.report import ReportParts
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
@@ -301,7 +301,7 @@ class Benchmark(Plugin):
         """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
         of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
         the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
-        from robust.report import ReportParts, default_headline
+        from robust.core.reporting import ReportParts, default_headline
 
         return ReportParts(default_headline(result), self.figures(result))
 
@@ -348,7 +348,7 @@ class ModelAdapter(Plugin):
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
-        from robust.engine.model_cache import OutputCache
+        from robust.core.batching import OutputCache
 
         self.arg = arg
         self.cache = OutputCache()

@@ -253,7 +253,7 @@ class Runner:
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
                  items: list[WorkItem], meter: Meter) -> Run:
         """Compute the items without a record (committing each chunk with its counters), reduce, end `finished`."""
-        from robust.progress import make_progress
+        from robust.engine.progress import make_progress
 
         model = ctx.model
         done = self.store.done_ids(run_id)

@@ -1,5 +1,6 @@
-"""Lexical look-ups several built-in transforms share: WordNet (robust's compact index), its senses and
-multiword entries, and word frequency gaps (wordfreq)."""
+"""Lexical look-ups several built-in transforms share: WordNet (robust's compact index), its senses, antonyms and
+multiword entries, the POS mapping and re-inflection of substitutes, which words may be replaced, and word
+frequency gaps (wordfreq)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from robust.toolkit.transforms import split_affixes
+
+WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
+_INFLECTED_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
+#: content words whose substitution almost never keeps the meaning (light verbs, degree and discourse adverbs)
+LIGHT_WORDS = frozenset("""be have do get go make take come give say let put set seem keep know think mean want
+use find tell thing way lot kind sort bit one not so very too also just even still yet really only then now
+here there all well more most much less least as up out off over back away about right never ever again
+almost enough quite rather pretty else however much many little few first last best better worse worst
+rather such sure own same other become""".split())
 
 
 def wordnet() -> Any:
@@ -51,3 +61,50 @@ def within_zipf(word: str, reference: str, gap: float) -> bool:
     from wordfreq import zipf_frequency
 
     return zipf_frequency(word, "en") >= zipf_frequency(reference, "en") - gap
+
+
+def wordnet_pos(ptb_tag: str) -> str:
+    """RobTest's mapping of a PTB tag to a WordNet POS: N/V/J/R -> n/v/a/r, anything else -> n."""
+    return WORDNET_POS.get(ptb_tag[:1], "n")
+
+
+@functools.cache
+def antonyms(word: str) -> frozenset[str]:
+    """First antonym of every lemma of every synset of `word`, any POS (RobTest's antonym filter)."""
+    out = set()
+    for synset in wordnet().synsets(word):
+        for lemma in synset.lemmas():
+            found = lemma.antonyms()
+            if found:
+                out.add(found[0].name())
+    return frozenset(out)
+
+
+def inflect(lemma: str, ptb_tag: str) -> str:
+    """`lemma` inflected for a Penn Treebank tag (lemminflect), or unchanged for other tags."""
+    if ptb_tag not in _INFLECTED_TAGS:
+        return lemma
+    from lemminflect import getInflection
+
+    forms = getInflection(lemma, tag=ptb_tag, inflect_oov=True)
+    return forms[0] if forms else lemma
+
+
+def known_inflection(lemma: str, ptb_tag: str) -> str | None:
+    """`inflect`, or None when lemminflect had to guess a form that is not a common word ("weepings")."""
+    from wordfreq import zipf_frequency
+
+    form = inflect(lemma, ptb_tag)
+    return form if form == lemma or zipf_frequency(form, "en") >= 2.0 else None
+
+
+def replaceable(tokens: Sequence[str], tags: tuple[tuple[str, str], ...], i: int) -> bool:
+    """Not an auxiliary, proper noun, pronoun or particle; not the modifier of a noun-noun compound; not a verb
+    whose particle follows ("fly by", "fight off"); not inside a WordNet collocation ("after all")."""
+    ptb, upos = tags[i]
+    after = tags[i + 1][0] if i + 1 < len(tags) else ""
+    if upos in ("AUX", "PROPN", "PRON") or ptb == "RP":  # "someone" (NN) -/-> "person"
+        return False
+    if ptb.startswith("NN") and after.startswith("NN"):
+        return False
+    return not (ptb.startswith("VB") and after == "RP") and not in_collocation(tokens, i)

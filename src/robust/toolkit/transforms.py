@@ -282,3 +282,39 @@ class WordTransform(Transform):
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)
+
+
+class SentenceTransform(HelperModels, Transform):
+    """A sentence-level transform measured by 1 − cos of sentence embeddings (spec §2.1, Appendix C).
+
+    The embedder is any object with `embed(texts) -> ndarray[n, d]` (a ModelAdapter), chosen by the
+    `embedder` setting independently of the victim; pass one to the constructor or assign `.embedder`
+    (tests), else it is loaded on first use (`helper("embedder")`).
+    """
+
+    unit: ClassVar[str] = "sentence"
+    models = {"embedder": frozenset({"embed"})}
+
+    def __init__(self, embedder: Any = None, **config: Any) -> None:
+        super().__init__(**config)
+        self.provide("embedder", embedder)
+
+    @property
+    def embedder(self) -> Any:
+        return self.helper("embedder")
+
+    @embedder.setter
+    def embedder(self, model: Any) -> None:
+        self.provide("embedder", model)
+
+    def similarities(self, original: str, texts: list[str]) -> np.ndarray:
+        """cos(E(original), E(t)) for every t."""
+        return np.asarray(cosines(self.embedder, original, texts), dtype=np.float64)
+
+    def degrees_of(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """1 − cos(E(original), E(text)) of many (original, text) pairs, in one batched `embed` call."""
+        return [max(0.0, 1.0 - c) for c in similarities(self.embedder, pairs)]
+
+    def measure(self, original: str, perturbed: str) -> float:
+        # D_s = 1 − cos(x, x′) (spec §2.1); identical texts are exactly 0
+        return 0.0 if original == perturbed else self.degrees_of([(original, perturbed)])[0]

@@ -30,8 +30,16 @@ from robust.core.errors import RobustError
 from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.attacks.synonym import LIGHT_WORDS, antonyms, known_inflection, replaceable, wordnet_pos
-from robust.toolkit.lexicon import common_in, frequent_senses, wordnet
+from robust.toolkit.lexicon import (
+    LIGHT_WORDS,
+    antonyms,
+    common_in,
+    frequent_senses,
+    known_inflection,
+    replaceable,
+    wordnet,
+    wordnet_pos,
+)
 from robust.toolkit.transforms import (
     LM_PREFIX,
     MIN_LOCAL_SIMILARITY,

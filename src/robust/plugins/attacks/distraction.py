@@ -1,8 +1,8 @@
 """Distraction (RobTest §2.9): append irrelevant content while the sentence embedding stays close.
 
-Also home of `SentenceTransform`, the base of the sentence-level dimensions (Distraction, Syntax): degree
-D_s = 1 − cos(E(x), E(x′)) with a lazily loaded sentence embedder (default the embedded `minilm`; never
-the victim: the degree must not be measured by the model under test).
+Its degree is `SentenceTransform`'s (robust.toolkit.transforms): D_s = 1 − cos(E(x), E(x′)) with a lazily loaded
+sentence embedder (default the embedded `minilm`; never the victim: the degree must not be measured by the model
+under test).
 
 `mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
 `mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
@@ -21,18 +21,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
-from robust.core.interfaces import Example, Transform
+from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.toolkit.transforms import (
     MODE,
     REACH_TOLERANCE,
-    HelperModels,
-    cosines,
+    SentenceTransform,
     reaches,
-    similarities,
     with_degree,
 )
 
@@ -45,42 +43,6 @@ _GLOSS_SKIP = {"as", "of", "in", "on", "to", "by", "for", "with", "at", "from", 
 # glosses that open with these take no article ("Patriot is one who loves ...", "Shark is any of ...")
 _NO_ARTICLE = {"a", "an", "the", "one", "any", "some", "something", "anything", "either", "each", "all", "not"}
 _PUNCT_SPLIT = re.compile(r"([.!?][\s]*)")
-
-
-class SentenceTransform(HelperModels, Transform):
-    """A sentence-level transform measured by 1 − cos of sentence embeddings (spec §2.1, Appendix C).
-
-    The embedder is any object with `embed(texts) -> ndarray[n, d]` (a ModelAdapter), chosen by the
-    `embedder` setting independently of the victim; pass one to the constructor or assign `.embedder`
-    (tests), else it is loaded on first use (`helper("embedder")`).
-    """
-
-    unit: ClassVar[str] = "sentence"
-    models = {"embedder": frozenset({"embed"})}
-
-    def __init__(self, embedder: Any = None, **config: Any) -> None:
-        super().__init__(**config)
-        self.provide("embedder", embedder)
-
-    @property
-    def embedder(self) -> Any:
-        return self.helper("embedder")
-
-    @embedder.setter
-    def embedder(self, model: Any) -> None:
-        self.provide("embedder", model)
-
-    def similarities(self, original: str, texts: list[str]) -> np.ndarray:
-        """cos(E(original), E(t)) for every t."""
-        return np.asarray(cosines(self.embedder, original, texts), dtype=np.float64)
-
-    def degrees_of(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        """1 − cos(E(original), E(text)) of many (original, text) pairs, in one batched `embed` call."""
-        return [max(0.0, 1.0 - c) for c in similarities(self.embedder, pairs)]
-
-    def measure(self, original: str, perturbed: str) -> float:
-        # D_s = 1 − cos(x, x′) (spec §2.1); identical texts are exactly 0
-        return 0.0 if original == perturbed else self.degrees_of([(original, perturbed)])[0]
 
 
 @lru_cache(maxsize=1)

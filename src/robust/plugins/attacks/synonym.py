@@ -27,7 +27,18 @@ from typing import Any
 
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.toolkit.lexicon import common_in, frequent_senses, in_collocation, within_zipf, wordnet
+from robust.toolkit.lexicon import (
+    LIGHT_WORDS,
+    WORDNET_POS,
+    antonyms,
+    common_in,
+    frequent_senses,
+    known_inflection,
+    replaceable,
+    within_zipf,
+    wordnet,
+    wordnet_pos,
+)
 from robust.toolkit.transforms import (
     MIN_LOCAL_SIMILARITY,
     MODE,
@@ -41,33 +52,6 @@ from robust.toolkit.transforms import (
     split_affixes,
     words,
 )
-
-_WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
-_INFLECTED_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
-#: content words whose substitution almost never keeps the meaning (light verbs, degree and discourse adverbs)
-LIGHT_WORDS = frozenset("""be have do get go make take come give say let put set seem keep know think mean want
-use find tell thing way lot kind sort bit one not so very too also just even still yet really only then now
-here there all well more most much less least as up out off over back away about right never ever again
-almost enough quite rather pretty else however much many little few first last best better worse worst
-rather such sure own same other become""".split())
-
-
-
-def wordnet_pos(ptb_tag: str) -> str:
-    """RobTest's mapping of a PTB tag to a WordNet POS: N/V/J/R -> n/v/a/r, anything else -> n."""
-    return _WORDNET_POS.get(ptb_tag[:1], "n")
-
-
-@functools.cache
-def antonyms(word: str) -> frozenset[str]:
-    """First antonym of every lemma of every synset of `word`, any POS (RobTest's antonym filter)."""
-    out = set()
-    for synset in wordnet().synsets(word):
-        for lemma in synset.lemmas():
-            found = lemma.antonyms()
-            if found:
-                out.add(found[0].name())
-    return frozenset(out)
 
 
 @functools.cache
@@ -86,24 +70,6 @@ def synonyms(word: str, pos: str, faithful: bool) -> tuple[str, ...]:
                 continue  # multi-word lemma: dropped to keep N_w fixed (spec §6 #17)
             out.append(name)
     return tuple(dict.fromkeys(out))
-
-
-def inflect(lemma: str, ptb_tag: str) -> str:
-    """`lemma` inflected for a Penn Treebank tag (lemminflect), or unchanged for other tags."""
-    if ptb_tag not in _INFLECTED_TAGS:
-        return lemma
-    from lemminflect import getInflection
-
-    forms = getInflection(lemma, tag=ptb_tag, inflect_oov=True)
-    return forms[0] if forms else lemma
-
-
-def known_inflection(lemma: str, ptb_tag: str) -> str | None:
-    """`inflect`, or None when lemminflect had to guess a form that is not a common word ("weepings")."""
-    from wordfreq import zipf_frequency
-
-    form = inflect(lemma, ptb_tag)
-    return form if form == lemma or zipf_frequency(form, "en") >= 2.0 else None
 
 
 class Synonym(HelperModels, WordTransform):
@@ -141,7 +107,7 @@ class Synonym(HelperModels, WordTransform):
         if faithful:
             return list(synonyms(word, wordnet_pos(ptb_tag), True))
         prefix, core, suffix = split_affixes(word)
-        if not core or ptb_tag[:1] not in _WORDNET_POS or ptb_tag.startswith("NNP") or core.lower() in LIGHT_WORDS:
+        if not core or ptb_tag[:1] not in WORDNET_POS or ptb_tag.startswith("NNP") or core.lower() in LIGHT_WORDS:
             return []
         out = []
         for lemma in frequent_sense_synonyms(core.lower(), wordnet_pos(ptb_tag), int(self.config["senses"]),
@@ -200,22 +166,6 @@ class Synonym(HelperModels, WordTransform):
         else:
             options = list(self.in_context(tokens)[index]) if tokens[index] == word else []
         return options[int(rng.integers(len(options)))] if options else None
-
-
-def replaceable(tokens: Sequence[str], tags: tuple[tuple[str, str], ...], i: int) -> bool:
-    """Not an auxiliary, proper noun, pronoun or particle; not the modifier of a noun-noun compound; not a verb
-    whose particle follows ("fly by", "fight off"); not inside a WordNet collocation ("after all")."""
-    ptb, upos = tags[i]
-    after = tags[i + 1][0] if i + 1 < len(tags) else ""
-    if upos in ("AUX", "PROPN", "PRON") or ptb == "RP":  # "someone" (NN) -/-> "person"
-        return False
-    if ptb.startswith("NN") and after.startswith("NN"):
-        return False
-    return not (ptb.startswith("VB") and after == "RP") and not in_collocation(tokens, i)
-
-
-
-
 
 
 @functools.cache

@@ -162,7 +162,7 @@ class HFModel(ModelAdapter):
             import torch
             from transformers.utils import logging as hf_logging
 
-            from robust.engine.threads import configure_threads
+            from robust.toolkit.threads import configure_threads
 
             configure_threads()
             hf_logging.disable_progress_bar()

@@ -69,7 +69,7 @@ class Accuracy(Benchmark):
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
         """Runs ranked by accuracy; adjacent runs whose difference is within its 95 % bound (Agresti-Coull standard
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
-        from robust.report import ranking
+        from robust.core.reporting import ranking
 
         entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
                    for label, r in results]
@@ -82,7 +82,8 @@ class Accuracy(Benchmark):
         return Result(summary, [table], {"kind": "accuracy-compare", "ranking": rows})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-        from robust.report import ReportParts, ranking_figure, ranking_sentence
+        from robust.core.reporting import ReportParts, ranking_sentence
+        from robust.toolkit.figures import ranking_figure
 
         if result.data.get("kind") == "accuracy-compare":
             rows = result.data["ranking"]

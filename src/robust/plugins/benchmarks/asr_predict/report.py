@@ -19,7 +19,7 @@ def _name(model: str) -> str:
 
 # build ------------------------------------------------------------------------------------------------------
 def build_headline(result: Result, rows: Sequence[Mapping[str, Any]]) -> str:
-    from robust.report import num
+    from robust.core.reporting import num
 
     s = result.summary
     families = sorted({r["family"] for r in rows})
@@ -50,7 +50,7 @@ def asr_figure(rows: Sequence[Mapping[str, Any]]) -> Any:
         label = attack if attack else ("mean over attacks (the target)" if len(attacks) > 1 else attacks[0])
         ax.scatter(*zip(*values), s=22, marker="o" if attack is None else "^sDv"[k % 4], alpha=0.75,
                    color="tab:red" if attack is None else f"C{k}", label=label)
-    from robust.report import finish_rows
+    from robust.toolkit.figures import finish_rows
 
     return finish_rows(fig, ax, families, "attack success rate of the fine-tuned victim", (-0.02, 1.02))
 
@@ -150,7 +150,7 @@ def fit_headline(result: Result) -> str:
 # predict ----------------------------------------------------------------------------------------------------
 def prediction_figure(result: Result) -> Any:
     """The predicted ASR with its interval on [0, 1], over the range of ASRs in the predictor's training table."""
-    from robust.report import Strip, strips_figure
+    from robust.toolkit.figures import Strip, strips_figure
 
     s, meta = result.summary, result.data.get("predictor_meta") or {}
     span = meta.get("asr_range")
@@ -182,7 +182,7 @@ def time_figure(result: Result) -> Any:
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     """The page of a build, fit or predict run (told apart by what its result holds)."""
-    from robust.report import ReportParts, default_headline
+    from robust.core.reporting import ReportParts, default_headline
 
     if "mean_asr" in result.summary:
         rows = [records[k] for k in sorted(records)]

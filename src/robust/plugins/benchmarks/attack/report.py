@@ -38,7 +38,7 @@ def success_interval(s: Mapping[str, Any]) -> tuple[float | None, float | None]:
 
 def headline(result: Result) -> str:
     """The accuracy drop under the strongest attack, its success rate and cost; the weakest attack beside it."""
-    from robust.report import pct
+    from robust.core.reporting import pct
 
     stats = _stats(result)
     if not stats:
@@ -85,7 +85,7 @@ def accuracy_figure(result: Result) -> Any:
                         capsize=3, label=label if k == 0 else None, zorder=3)
         ax.annotate("", (100 * s["accuracy_under_attack"], k), (100 * s["clean_accuracy"], k),
                     arrowprops={"arrowstyle": "->", "color": "#888", "lw": 1})
-    from robust.report import finish_rows
+    from robust.toolkit.figures import finish_rows
 
     return finish_rows(fig, ax, names, "accuracy (%), 95 % Wilson interval")
 
@@ -147,7 +147,7 @@ def queries_figure(records: Mapping[str, dict[str, Any]]) -> Any:
 
 def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
     """The first successful attacks of each attacker, original -> perturbed with the victim's new prediction."""
-    from robust.report import Sample, SampleGroup
+    from robust.core.reporting import Sample, SampleGroup
 
     by_attack: dict[str, list[Any]] = {}
     for key in sorted(records):
@@ -167,7 +167,7 @@ def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
 def compare(results: Sequence[tuple[str, Result]]) -> Result:
     """Runs ranked by accuracy under each attack they share (± 95 %, Agresti-Coull standard errors as if the
     runs were independent: conservative for runs on the same examples), adjacent ties within noise marked."""
-    from robust.report import ranking
+    from robust.core.reporting import ranking
 
     runs = [(label, _stats(r)) for label, r in results if _stats(r)]
     if len(runs) < 2:
@@ -198,7 +198,8 @@ def _pct_se(p: float, n: int) -> float | None:
 
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
-    from robust.report import ReportParts, ranking_figure, ranking_sentence
+    from robust.core.reporting import ReportParts, ranking_sentence
+    from robust.toolkit.figures import ranking_figure
 
     data = result.data
     if data.get("kind") == "attack-compare":

@@ -9,6 +9,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.lazy import np
 from robust.core.results import Result, Table
+from robust.plugins.benchmarks.byod.constants import BENIGN, HEALTH, RADAR, TESTS
 from robust.toolkit.stats import bootstrap, separable
 
 SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "se", "stderr", "n", "better"]
@@ -20,7 +21,6 @@ def _finite(x: Any) -> Any:
 
 def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[str, Any],
                  config: Mapping[str, Any], ctx: RunContext) -> Result:
-    from robust.plugins.benchmarks.byod.benchmark import BENIGN, HEALTH, RADAR, TESTS
 
     n_boot = int(config["bootstrap"])
     method = f"95% percentile bootstrap over examples (B={n_boot})"
@@ -109,7 +109,6 @@ Series = Sequence[tuple[str, Mapping[str, float | None]]]
 
 def radar_geometry(series: Series) -> tuple[list[str], list[list[float]], list[tuple[float, float]]]:
     """(axis labels, radii in [0, 1] per series, axis ranges); reversed axes map low scores outward."""
-    from robust.plugins.benchmarks.byod.benchmark import RADAR
 
     axes = [t for t in RADAR if any(values.get(t) is not None for _, values in series)]
     ranges = []
@@ -196,7 +195,6 @@ SAMPLE_CHARS = 400
 
 
 def _label(test: str) -> str:
-    from robust.plugins.benchmarks.byod.benchmark import RADAR
 
     return RADAR[test][0] if test in RADAR else test.replace("_", " ").capitalize()
 
@@ -210,7 +208,7 @@ def headline(result: Result) -> str:
     scored = _scored(result)
     if not scored:
         return "No BYOD test produced a score."
-    from robust.report import num
+    from robust.core.reporting import num
 
     parts = [f"{_label(t)} {num(s['value'])} {'↑' if s.get('higher_is_better') else '↓'}" for t, s in scored]
     n = sorted({result.summary.get(f"{t}_n") for t, _ in scored} - {None})
@@ -220,8 +218,7 @@ def headline(result: Result) -> str:
 
 def scores_figure(result: Result) -> Any:
     """One strip per test: the score and its 95 % interval on the paper's axis range (extended to the data)."""
-    from robust.plugins.benchmarks.byod.benchmark import RADAR
-    from robust.report import Strip, strips_figure
+    from robust.toolkit.figures import Strip, strips_figure
 
     strips = []
     for test, s in _scored(result):
@@ -239,7 +236,7 @@ def _cut(text: str) -> str:
 def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) -> list[Any]:
     """The first scored records of each test: x -> x' with the changed words marked, the value and, for toxicity,
     the model's continuations."""
-    from robust.report import Sample, SampleGroup
+    from robust.core.reporting import Sample, SampleGroup
 
     by_test: dict[str, list[dict[str, Any]]] = {}
     for key in sorted(records):
@@ -263,7 +260,7 @@ def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) ->
 
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
-    from robust.report import ReportParts, default_headline
+    from robust.core.reporting import ReportParts, default_headline
 
     if "series" in result.data:  # a comparison
         return ReportParts(compare_headline(result) or default_headline(result), figures(result))
@@ -277,8 +274,7 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
 def compare_headline(result: Result) -> str:
     """The best run per test, and whether its 95 % interval overlaps the runner-up's (or the comparison's own
     list of pairs it cannot separate, when it has one)."""
-    from robust.plugins.benchmarks.byod.benchmark import RADAR
-    from robust.report import num
+    from robust.core.reporting import num
 
     if not result.tables or not result.tables[0].rows:
         return ""
@@ -311,6 +307,5 @@ def compare_headline(result: Result) -> str:
 
 def direction_of(test: str) -> bool | None:
     """True when a higher score is better on a test's radar axis, False when lower is, None off the radar."""
-    from robust.plugins.benchmarks.byod.benchmark import RADAR
 
     return RADAR[test][3] if test in RADAR else None

@@ -179,7 +179,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         summary[f"{label} clean accuracy"] = round(d["clean_accuracy"], 2)
     data = {"kind": "robtest-compare", "degrees": degrees, "tags": tags, "labels": [lab for lab, _ in runs],
             "runs": {label: d for label, d in runs}}
-    from robust.report import ranking
+    from robust.core.reporting import ranking
 
     rows, ties = ranking(compare_entries(data), digits=1)
     summary["ranking"] = [row[1] for row in rows]
@@ -234,7 +234,7 @@ def _access_phrase(access: str) -> str:
 def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> list[Any]:
     """Per dimension-tag and degree, a few original -> perturbed texts with the victim's prediction; misclassified
     ones first, one access after another, in example order."""
-    from robust.report import Sample, SampleGroup
+    from robust.core.reporting import Sample, SampleGroup
 
     clean = {key.split("/", 1)[1]: rec for key, rec in records.items() if key.startswith("clean/")}
     found: dict[tuple[str, str, str], list[tuple[str, dict[str, Any]]]] = {}
@@ -275,7 +275,8 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     """Headline, headline figure (Final Scores), detail figures and samples of a run or a comparison."""
-    from robust.report import ReportParts, ranking, ranking_figure, ranking_sentence
+    from robust.core.reporting import ReportParts, ranking, ranking_sentence
+    from robust.toolkit.figures import ranking_figure
 
     data = result.data
     if data.get("kind") == "robtest":
@@ -366,7 +367,7 @@ def final_scores_figure(data: Mapping[str, Any]) -> Any:
         ax.hlines(k, min(values), max(values), color="#bbb", lw=1, zorder=1)
     clean = data["clean_accuracy"]
     ax.axvline(clean, color="#444", ls=":", lw=1.2, label=f"clean accuracy {clean:.0f} %")
-    from robust.report import finish_rows
+    from robust.toolkit.figures import finish_rows
 
     return finish_rows(fig, ax, tags, "Final Score (%)", fontsize=9)
 

@@ -19,8 +19,8 @@ def _round(value: float | None, digits: int = 4) -> float | None:
 def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
     """A ranking (best first) by the headline score with its ± 95 % over trials and whether each run is ahead
     of the next or within noise, and every run's score against ε at its headline a_T."""
+    from robust.core.reporting import ranking
     from robust.plugins.benchmarks.synbench.report import ranking_entries
-    from robust.report import ranking
 
     rows, ties = ranking(ranking_entries(results))
     by_label = dict(results)

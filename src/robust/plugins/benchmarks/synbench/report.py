@@ -18,7 +18,7 @@ def score_se(summary: Mapping[str, Any]) -> float | None:
 
 
 def headline(result: Result) -> str:
-    from robust.report import num
+    from robust.core.reporting import num
 
     s = result.summary
     score, trials = s.get("score"), s.get("trials") or 1
@@ -52,7 +52,8 @@ def ranking_entries(results: Sequence[tuple[str, Result]]) -> list[tuple[str, fl
 
 
 def report_parts(bench: Any, result: Result) -> Any:
-    from robust.report import ReportParts, ranking_figure, ranking_sentence
+    from robust.core.reporting import ReportParts, ranking_sentence
+    from robust.toolkit.figures import ranking_figure
 
     if "runs" in result.data:  # a comparison
         rows = result.data.get("ranking") or []

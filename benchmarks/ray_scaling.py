@@ -184,8 +184,8 @@ def main() -> None:
     import ray
     from robust.core.plugins import get_registry
     from robust.engine.executor import InProcessExecutor
-    from robust.engine.runner import RunConfig
     from robust.engine.ray_executor import RayExecutor
+    from robust.engine.runner import RunConfig
 
     get_registry().get("benchmark", "robtest").target.chunk_size = args.chunk_size
     instrument(type(get_registry().model(args.model)))

@@ -1,24 +1,10 @@
-"""robust: measure how robust language models and representations are."""
+"""robust: measure how robust language models and representations are.
 
-from robust.core.context import RunContext
-from robust.core.hookspecs import hookimpl
-from robust.core.interfaces import (
-    Attacker,
-    AttackResult,
-    Benchmark,
-    DataGenerator,
-    Example,
-    ModelAdapter,
-    Plugin,
-    Resource,
-    Scorer,
-    Transform,
-    WorkItem,
-)
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+The public surface (Plugin API 1.0) is `robust.api`, re-exported here: `from robust import Transform, run`."""
+
+from robust.api import *  # noqa: F403 - the public surface, re-exported
+from robust.api import PLUGIN_API  # noqa: F401
+from robust.api import __all__ as _api
 
 __version__ = "0.2.0"
-__all__ = ["AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example", "ModelAdapter", "Plugin",
-           "Resource", "Result", "RunContext", "Scorer", "Setting", "Table", "Transform", "WorkItem", "hookimpl",
-           "__version__"]
+__all__ = [*_api, "__version__"]

@@ -124,10 +124,9 @@ def list_cmd(
         _print_json([e.to_json() for e in entries] + [{"kind": "broken", "plugin": b.plugin, "step": b.step,
                                                        "cause": b.cause} for b in registry.broken])
         return
-    ambiguous = {(c[0].kind, c[0].name) for c in registry.clashes}
     for kind in kinds:
         _print_listing(PLURAL[kind].title(), ("name", "origin", "description"),
-                       [(e.qualified if (e.kind, e.name) in ambiguous else e.name, e.origin, e.description
+                       [(registry.display(e), e.origin, e.description
                          + (f"\n{'needs' if kind == 'benchmark' else 'provides'}: {', '.join(e.capabilities)}"
                             if e.capabilities else "")) for e in entries if e.kind == kind])
     if registry.broken:
@@ -182,15 +181,8 @@ def run(
                                        "else one per CPU of the cluster)."),
 ) -> None:
     """Run a benchmark against a model and store every item record as it finishes."""
-    from robust.core.settings import parse_assignments
-    from robust.engine.executor import make_executor
-    from robust.engine.runner import RunConfig, Runner, split_settings
+    from robust.engine.evaluate import evaluate
 
-    registry = _registry()
-    store = _store()
-    runner = Runner(registry, store, make_executor(executor, address=address, workers=workers), progress=not quiet,
-                    say=lambda line: err.print(line, markup=False))
-    config = None
     if resume:
         given = [name for name, value in (("--bench", bench), ("--attack", attack), ("--scorer", scorer),
                                            ("--model", model), ("--data", data), ("--limit", limit),
@@ -198,41 +190,26 @@ def run(
                                            ("--test", test), ("--out", out_dir)) if value not in (None, "", [])]
         if given:
             raise RobustError(f"--resume continues a run as it was configured; drop {', '.join(given)}")
-    else:
-        if not bench:
-            raise RobustError("missing --bench; see `robust list benchmarks`")
-        target = registry.get("benchmark", bench).target  # fails fast with did-you-mean
-        pairs = parse_assignments(set_)
-        if test:
-            pairs["test"] = ",".join(test)
-        bench_settings, model_settings, plugin_settings = split_settings(pairs)
-        if not model:
-            chosen = target.default_model_for(data, bench_settings)
-            if not chosen:
-                raise RobustError(f"benchmark {bench!r} has no default model; pass --model")
-            model, defaults = chosen
-            model_settings = {**defaults, **model_settings}
-            told = "".join(f" --set model.{k}={v}" for k, v in defaults.items())
-            err.print(f"no --model given: using {model}{told}, the default model of {bench}"
-                      + (" for this --data" if defaults else ""))
-        config = RunConfig(bench=bench, model=model, data=data or target.default_data, limit=limit, seed=seed or 0,
-                           attacks=[a for value in attack or [] for a in value.split(",") if a.strip()],
-                           scorers=[s for value in scorer or [] for s in value.split(",") if s.strip()],
-                           batch_size=batch_size, settings=bench_settings, model_settings=model_settings,
-                           plugin_settings=plugin_settings, out=out_dir)
+    elif not bench:
+        raise RobustError("missing --bench; see `robust list benchmarks`")
+    settings = list(set_ or []) + ([f"test={','.join(test)}"] if test else [])
+    say = lambda line: err.print(line, markup=False)  # noqa: E731
     try:
-        result_run = runner.start(config) if config else runner.resume(resume or "latest")
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
-        ref = runner.run_id
+        evaluation = evaluate(bench, model=model or None, data=data, attack=attack, scorer=scorer, settings=settings,
+                              limit=limit, seed=seed or 0, batch_size=batch_size, out=out_dir, store=_store(),
+                              resume=resume, executor=executor, address=address, workers=workers,
+                              progress=not quiet, say=say, registry=_registry())
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
+        ref = getattr(exc, "run_id", "")
         err.print(f"interrupted: run {ref} is saved; continue with `robust run --resume {ref}`" if ref
                   else "interrupted before a run was created", markup=False)
         raise typer.Exit(130) from None
+    result_run = evaluation.run
     if as_json:
         _print_json(result_run.to_json())
     else:
-        _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}",
-                      Result.from_json(result_run.result or {}))
-        err.print(f"stored in {store.path} as run {result_run.id}", markup=False)
+        _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}", evaluation.result)
+        err.print(f"stored in {evaluation.store} as run {result_run.id}", markup=False)
 
 
 # --- inspecting runs ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Example
+from robust.core.interfaces import AttackResult, Example, RecipeAttacker
 from robust.core.registry import Entry
 from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark, summarize
 from robust.plugins.models.function import FunctionModel
@@ -117,9 +117,8 @@ def test_already_wrong_examples_are_skipped(tmp_path):
 def test_attackers_get_the_batch_the_budget_and_no_transform_when_they_bring_their_own(tmp_path):
     calls = []
 
-    class Echo(Attacker):
+    class Echo(RecipeAttacker):
         name = "echo"
-        uses_transform = False
 
         def attack(self, examples, model, transform=None, degree=None, budget=None, rngs=None):
             calls.append((len(examples), transform, budget, len(rngs)))

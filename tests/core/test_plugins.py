@@ -11,16 +11,17 @@ import pytest
 from robust.core import plugins
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
-    Attacker,
     AttackResult,
     Benchmark,
     DataGenerator,
     Example,
     ModelAdapter,
+    RecipeAttacker,
     Resource,
     Scorer,
     Transform,
 )
+from robust.core.results import Result
 
 HOOKS = [name for name in dir(plugins.pm.hook) if name.startswith("register_")]
 
@@ -153,6 +154,15 @@ def test_hook_register_benchmarks():
     class Bench(Benchmark):
         name, description = "t-bench", "a test benchmark"
 
+        def items(self, ctx):
+            return []
+
+        def run_batch(self, items, ctx):
+            return []
+
+        def reduce(self, records, ctx):
+            return Result()
+
     class P:
         @hookimpl
         def register_benchmarks(register):
@@ -170,6 +180,9 @@ def test_hook_register_transforms():
         def apply(self, example, degree, rng):
             return [example.with_text(example.text.upper())]
 
+        def measure(self, original, perturbed):
+            return float(original != perturbed)
+
     class P:
         @hookimpl
         def register_transforms(register):
@@ -182,9 +195,8 @@ def test_hook_register_transforms():
 
 
 def test_hook_register_attackers():
-    class Always(Attacker):
+    class Always(RecipeAttacker):
         name, description = "t-always", "claims success without a query"
-        uses_transform = False
 
         def attack(self, examples, model, transform=None, degree=None, budget=None, rngs=None):
             return [AttackResult(ex.text, ex.text + "!", True, 0, "succeeded") for ex in examples]
@@ -308,7 +320,7 @@ def test_register_rejects_wrong_kind():
             register(NotAModel)
 
     with _Registered(P, "p-wrong") as reg:
-        assert any("not a named model plugin" in w for w in reg.warnings)
+        assert any("NotAModel is not a model plugin" in w for w in reg.warnings)
 
 
 @pytest.mark.parametrize("hook", HOOKS)

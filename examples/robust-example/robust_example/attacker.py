@@ -1,11 +1,9 @@
 """An Attacker: random search over a transform's unit edits, stopping at the first flip or the query budget."""
 
-from robust import Attacker, AttackResult, Setting
-from robust.core.labels import label_index
-from robust.toolkit.text import word_edits
+from robust import AttackResult, SearchAttacker, Setting, label_index, word_edits
 
 
-class RandomSearch(Attacker):
+class RandomSearch(SearchAttacker):
     name = "random-search"
     description = "Random single edits from a transform, kept one after another, until the label flips"
     access = "random"  # its column in RobTest's report

@@ -1,8 +1,6 @@
 """A Benchmark: accuracy of a classifier when a registered transform perturbs its data at one degree."""
 
-from robust import Benchmark, Result, Setting, Table, WorkItem
-from robust.core.data import load_examples
-from robust.core.labels import label_index
+from robust import Benchmark, Result, Setting, Table, WorkItem, label_index, load_examples
 
 
 class KeywordRobustness(Benchmark):

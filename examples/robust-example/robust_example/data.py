@@ -1,7 +1,6 @@
 """A DataGenerator: short labelled reviews built from the keyword lists, deterministic for a seed."""
 
-from robust import DataGenerator, Example, Setting
-from robust.core.seeding import rng_for
+from robust import DataGenerator, Example, Setting, rng_for
 from robust_example.resource import WORDS
 
 

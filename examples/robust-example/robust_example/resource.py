@@ -1,7 +1,6 @@
 """A Resource: a keyword list that `robust setup keyword-lexicon` writes once into robust's cache."""
 
-from robust import Resource
-from robust.core.paths import cache_dir
+from robust import Resource, cache_dir
 
 WORDS = {"+": ["good", "great", "fun", "best", "love", "wonderful", "excellent", "moving"],
          "-": ["bad", "boring", "worst", "dull", "hate", "awful", "mess", "tedious"]}

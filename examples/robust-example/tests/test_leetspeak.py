@@ -3,18 +3,18 @@
 import numpy as np
 import robust_example
 
+import robust
 from robust import Example
-from robust.core import plugins
 
 
 def test_leetspeak_is_registered_and_spells_every_word_at_degree_one():
-    registered = not plugins.get_registry().has("transform", "robust-example:leetspeak")
+    registered = not robust.registry().has("transform", "robust-example:leetspeak")
     if registered:  # not pip-installed: register the module in-process for this test
-        plugins.register_plugin(robust_example, "example", "robust-example", "0.1.0")
+        robust.register_plugin(robust_example, "example", "robust-example", "0.1.0")
     try:
-        leet = plugins.get_registry().get("transform", "robust-example:leetspeak").create()
+        leet = robust.registry().get("transform", "robust-example:leetspeak").create()
         out = leet.apply(Example("1", "the best film"), 1.0, np.random.default_rng(0))[0]
         assert out.text == "7h3 b357 f1lm" and leet.measure("the best film", out.text) == 1.0
     finally:
         if registered:
-            plugins.unregister_plugin("example")
+            robust.unregister_plugin("example")

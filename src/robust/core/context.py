@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
+from robust.core.registry import Entry
 from robust.core.seeding import derive_seed, rng_for
 
 if TYPE_CHECKING:
@@ -50,11 +51,17 @@ class RunContext:
         """A numpy Generator for an item id (or other labels) in this run."""
         return rng_for(self.seed, *parts)
 
-    def create(self, kind: str, name: str, **config: Any) -> Any:
-        """A registered plugin configured with this run's `NAME.key=value` settings (then `config`), bound here."""
-        entry = self.registry.get(kind, name)
-        merged = {**self.plugin_settings.get(entry.name, {}), **config}
-        return entry.create(**merged).bind(self)
+    def create(self, kind: str, name: str | Entry, **config: Any) -> Any:
+        """A registered plugin (by name, or the entry a name was resolved to once) configured with this run's
+        `NAME.key=value` / `DIST:NAME.key=value` settings, then `config`, and bound here."""
+        entry = name if isinstance(name, Entry) else self.registry.get(kind, name)
+        return entry.create(**{**self.settings_for(entry), **config}).bind(self)
+
+    def settings_for(self, entry: Entry) -> dict[str, Any]:
+        """The user's `--set` values for a plugin: under its bare name (when that name means it), then its
+        qualified one."""
+        bare = self.plugin_settings.get(entry.name, {}) if self.registry.display(entry) == entry.name else {}
+        return {**bare, **self.plugin_settings.get(entry.qualified, {})}
 
     def load_model(self, spec: str, needs: Iterable[str] = (), user: str = "") -> ModelAdapter:
         """A helper model by spec (`minilm`, `hf:DIR`), one instance per spec per run; the model under test

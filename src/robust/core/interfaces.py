@@ -35,6 +35,8 @@ CAPABILITIES = {
     "gradients": "texts -> input-embedding gradients of the loss",
     "tokenize": "texts -> the model's token ids",
     "embed_arrays": "arrays -> vectors (ndarray[n, d])",
+    "checkpoint": "a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
+    "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens",
 }
 
 
@@ -74,6 +76,15 @@ class Plugin:
     settings: ClassVar[Mapping[str, Any]] = {}
     #: helper models: setting name (whose value is a model spec) -> capabilities that model must provide
     models: ClassVar[Mapping[str, frozenset[str]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's `settings` extend its bases' (a key declared again replaces the base's declaration)."""
+        super().__init_subclass__(**kwargs)
+        if "settings" in cls.__dict__:
+            inherited: dict[str, Any] = {}
+            for base in reversed(cls.__mro__[1:]):
+                inherited.update(base.__dict__.get("settings", {}))
+            cls.settings = {**inherited, **cls.__dict__["settings"]}
 
     def __init__(self, **config: Any) -> None:
         self.config: dict[str, Any] = resolve_settings(self.name, self.settings, config)
@@ -159,11 +170,13 @@ class AttackResult:
 
 
 class Attacker(Plugin):
-    """A search strategy that uses a model under a query budget to find perturbations that change its output."""
+    """A search that uses a model under a query budget to find perturbations that change its output. Subclass one
+    of its two shapes: `SearchAttacker` (searches over a Transform's unit edits) or `RecipeAttacker` (brings its own
+    edits, as TextAttack's and OpenAttack's recipes do)."""
 
     kind = "attacker"
     needs = frozenset({"classify"})
-    #: whether it perturbs through a Transform's edits (False: a recipe that brings its own)
+    #: whether it perturbs through a Transform's edits (set by its shape)
     uses_transform: ClassVar[bool] = True
     #: the column this attacker fills in RobTest-style reports ('rule', 'score', or its own name)
     access: ClassVar[str] = ""
@@ -171,8 +184,30 @@ class Attacker(Plugin):
     def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
                degree: float | None = None, budget: int | None = None,
                rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
-        """One result per example, batched over examples; never more than `budget` queries per example."""
+        """One result per example, batched over examples; never more than `budget` queries per example (None: no
+        cap). `degree` is one value or one per example; `rngs` one Generator per example."""
         raise NotImplementedError
+
+    @classmethod
+    def check_available(cls) -> None:
+        """Raise a one-line MissingResource when a library or file it needs is absent (called before a run exists)."""
+
+    def warm_up(self, model: ModelAdapter) -> None:
+        """Build what it needs before the first example is timed (import a library, load a lexicon)."""
+
+
+class SearchAttacker(Attacker):
+    """An Attacker that searches over a Transform's unit edits (`transform.edit`) up to a degree: it is always run
+    with a transform (`--attack NAME:TRANSFORM`, or a benchmark's default for a transform)."""
+
+    uses_transform = True
+
+
+class RecipeAttacker(Attacker):
+    """An Attacker that brings its own edits (a recipe: DeepWordBug, PWWS, TextFooler): it is run alone
+    (`--attack NAME`); `transform` and `degree` are None."""
+
+    uses_transform = False
 
 
 class Scorer(Plugin):
@@ -376,6 +411,11 @@ class ModelAdapter(Plugin):
         """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""
         return pooling if pooling in self.poolings else None
 
+    def input_spec(self) -> Any:
+        """What an array model expects of its inputs (shape, per-channel normalisation), for benchmarks that generate
+        them (SynBench); None: no requirement (vectors of any width)."""
+        return None
+
     def preload(self) -> None:
         """Load weights and tokenizer ahead of the first query. The runner calls it in a background thread while
         the benchmark prepares its data; an error raised here surfaces when the run starts computing."""
@@ -488,3 +528,8 @@ class ModelAdapter(Plugin):
     def _batched(self, key: tuple, inputs: Iterable[Any], fn: Any) -> list[Any]:
         return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]), lengths=self.input_lengths,
                               max_padding=self.max_padding)
+
+
+#: the interfaces (plugins subclass them; a method counts as implemented only below these)
+INTERFACES = (Plugin, DataGenerator, Transform, Attacker, SearchAttacker, RecipeAttacker, Scorer, Resource, Benchmark,
+              ModelAdapter)

@@ -1,7 +1,9 @@
 """Plugin discovery: entry points of the group `robust` (built-ins included), each loaded in isolation.
 
-A plugin that fails to import, or whose hook raises, is recorded as broken with its one-line cause (and its
-traceback, shown by `--debug`); whatever that hook had registered is dropped, so nothing is half-registered.
+A plugin that fails to import, or whose hook raises, or registers something that breaks its kind's contract
+(`robust.core.contracts`), is recorded as broken with its one-line cause (and its traceback, shown by `--debug`);
+whatever it had registered is dropped, so nothing is half-registered. Entry points are told apart by distribution:
+two distributions may both name an entry point `models`; both load, and the clash is noted.
 `ROBUST_LOAD_PLUGINS=dist1,dist2` loads only those third-party distributions ("" loads none);
 `ROBUST_TRACE_PLUGINS=1` prints every hook call and what it registered to stderr.
 """
@@ -17,6 +19,7 @@ from typing import Any
 import pluggy
 
 from robust.core import hookspecs
+from robust.core.contracts import check_plugin
 from robust.core.registry import BUILTIN, Broken, Entry, Registry
 
 GROUP = "robust"
@@ -27,6 +30,7 @@ pm = pluggy.PluginManager(GROUP)
 pm.add_hookspecs(hookspecs)
 _origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
 _load_failures: list[Broken] = []
+_load_notes: list[str] = []
 _loaded = False
 _registry: Registry | None = None
 
@@ -52,27 +56,39 @@ def _failure(plugin: str, dist: str, version: str, step: str, exc: BaseException
 
 
 def load_plugins() -> None:
-    """Register every entry point of the group once; a failing one is recorded as broken."""
+    """Register every entry point of the group once; a failing one is recorded as broken. A built-in entry point
+    keeps its name (`models`); another distribution's is registered as `DIST:NAME` when robust's or another
+    loaded one already has that name, and the clash is noted."""
     global _loaded
     if _loaded:
         return
     _loaded = True
     allowed = _allowed()
-    for ep in metadata.entry_points(group=GROUP):
+    points = sorted(metadata.entry_points(group=GROUP), key=lambda ep: _normal(ep.dist.name) != BUILTIN
+                    if ep.dist else True)  # built-ins first: they keep their names
+    for ep in points:
         dist = _normal(ep.dist.name) if ep.dist else "unknown"
         version = ep.dist.version if ep.dist else "?"
         if dist != BUILTIN and allowed is not None and dist not in allowed:
             _trace(f"skipped {ep.name} from {dist} (not in ROBUST_LOAD_PLUGINS)")
             continue
-        if pm.has_plugin(ep.name):
-            continue
+        name = ep.name
+        if pm.has_plugin(name):
+            holder = _origins.get(name, ("?", "?"))[0]
+            if holder == dist:
+                continue  # the same distribution seen twice on sys.path: the first copy wins
+            name = f"{dist}:{ep.name}"
+            _load_notes.append(f"entry point {ep.name!r} of {dist} {version} has the name of {holder}'s; both are "
+                               f"loaded, {dist}'s as plugin {name!r}")
         try:
-            pm.register(ep.load(), name=ep.name)
+            pm.register(ep.load(), name=name)
         except Exception as exc:  # a broken plugin must never break its siblings
-            _load_failures.append(_failure(ep.name, dist, version, "import", exc))
+            if isinstance(exc, ValueError) and "already registered" in str(exc):
+                exc = ValueError(f"its module {ep.value} is already registered by another entry point")
+            _load_failures.append(_failure(name, dist, version, "import", exc))
             continue
-        _origins[ep.name] = (dist, version)
-        _trace(f"loaded {ep.name} from {dist} {version}")
+        _origins[name] = (dist, version)
+        _trace(f"loaded {name} from {dist} {version}")
 
 
 def register_plugin(module: Any, name: str, distribution: str = "local", version: str = "0") -> None:
@@ -93,7 +109,7 @@ def unregister_plugin(name: str) -> None:
 def build_registry() -> Registry:
     """Call every plugin's `register_*` hooks; a plugin's entries are kept only if all its hooks succeed."""
     load_plugins()
-    registry = Registry(broken=list(_load_failures))
+    registry = Registry(broken=list(_load_failures), notes=list(_load_notes))
     staged: dict[str, list[Entry]] = {}
     failed: set[str] = set()
     for hook_name, kind in HOOK_KINDS.items():
@@ -122,8 +138,7 @@ def _registrar(batch: list[Entry], kind: str, plugin: str, dist: str, version: s
     """The `register` callback a hook implementation receives."""
 
     def register(obj: Any) -> None:
-        if getattr(obj, "kind", None) != kind or not getattr(obj, "name", ""):
-            raise TypeError(f"{obj!r} is not a named {kind} plugin (its kind is {getattr(obj, 'kind', None)!r})")
+        check_plugin(obj, kind)  # a malformed plugin breaks its whole plugin module, with this one line
         batch.append(Entry(kind, obj.name, obj, plugin, dist, version))
 
     return register

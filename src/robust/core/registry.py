@@ -89,8 +89,9 @@ class Broken:
 
 @dataclass
 class AttackSpec:
-    """One `--attack` value resolved: a transform run by the benchmark's default attackers, an attacker
-    (with its default or no transform), or `attacker:transform`."""
+    """One `--attack` value resolved once: a transform run by the benchmark's default attackers, an attacker
+    (with its default or no transform), or `attacker:transform`. Benchmarks use these entries, never the name
+    again; `text` is how reports and item ids show it."""
 
     text: str
     transform: Entry | None = None
@@ -101,6 +102,8 @@ class AttackSpec:
 class Registry:
     entries: dict[str, dict[str, list[Entry]]] = field(default_factory=lambda: {k: {} for k in KINDS})
     broken: list[Broken] = field(default_factory=list)
+    #: problems found while loading entry points that broke nothing (two distributions' entry points share a name)
+    notes: list[str] = field(default_factory=list)
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.kind].setdefault(entry.name, []).append(entry)
@@ -111,20 +114,34 @@ class Registry:
 
     @property
     def warnings(self) -> list[str]:
-        """One line per broken plugin and per name clash (printed once by the CLI)."""
-        out = [b.line() for b in self.broken]
+        """One line per broken plugin, entry-point clash, name clash and built-in group shadowed (printed once)."""
+        out = [b.line() for b in self.broken] + list(self.notes)
         for found in self.clashes:
-            who = " and ".join(sorted(f"{e.origin} ({e.qualified})" for e in found))
-            out.append(f"{found[0].kind} {found[0].name!r} is registered by {who}; use a qualified name")
+            kind, name = found[0].kind, found[0].name
+            if any(e.distribution == BUILTIN for e in found):
+                others = ", ".join(sorted(e.qualified for e in found if e.distribution != BUILTIN))
+                out.append(f"{kind} {name!r} is also registered by {others}; the bare name keeps meaning robust's "
+                           f"built-in, use {others} for the other")
+            else:
+                who = " and ".join(sorted(f"{e.origin} ({e.qualified})" for e in found))
+                out.append(f"{kind} {name!r} is registered by {who}; the bare name is refused: use a qualified name")
+        groups = self.builtin_groups()
+        for e in self:
+            if e.kind in ("transform", "attacker") and e.distribution != BUILTIN and e.name.lower() in groups:
+                out.append(f"{e.kind} {e.name!r} of {e.origin} has the name of robust's attack group {e.name!r}; "
+                           f"--attack {e.name} keeps meaning the group, use {e.qualified} for the {e.kind}")
         return out
 
-    def _find(self, kind: str, name: str) -> Entry | None:
+    def find(self, kind: str, name: str) -> Entry | None:
+        """The entry `NAME` or `DIST:NAME` names, else None. A bare name robust's built-ins have means the built-in;
+        a bare name two third parties share is refused naming both."""
         found = self.entries[kind].get(name)
         if found:
-            if len(found) > 1:
-                who = " and ".join(sorted(f"{e.qualified} ({e.origin})" for e in found))
-                raise RobustError(f"{kind} name {name!r} is ambiguous: registered by {who}; use one of those")
-            return found[0]
+            builtin = [e for e in found if e.distribution == BUILTIN]
+            if len(found) == 1 or builtin:
+                return (builtin or found)[0]
+            who = " and ".join(sorted(f"{e.qualified} ({e.origin})" for e in found))
+            raise RobustError(f"{kind} name {name!r} is ambiguous: registered by {who}; use one of those")
         dist, sep, bare = name.partition(":")
         if sep:
             return next((e for e in self.entries[kind].get(bare, []) if e.distribution == dist), None)
@@ -132,18 +149,28 @@ class Registry:
 
     def has(self, kind: str, name: str) -> bool:
         try:
-            return self._find(kind, name) is not None
+            return self.find(kind, name) is not None
         except RobustError:
             return True
 
     def get(self, kind: str, name: str) -> Entry:
-        entry = self._find(kind, name)
+        entry = self.find(kind, name)
         if entry is None:
             raise unknown(kind, name, self.names(kind))
         return entry
 
     def names(self, kind: str) -> list[str]:
         return sorted(self.entries[kind])
+
+    def display(self, entry: Entry) -> str:
+        """How a run shows an entry (item ids, records, reports): its bare name when that name means it, else its
+        qualified name (also for a third party's transform or attacker named like a built-in attack group)."""
+        shadowed = (entry.distribution != BUILTIN and entry.kind in ("transform", "attacker")
+                    and entry.name.lower() in self.builtin_groups())
+        try:
+            return entry.name if self.find(entry.kind, entry.name) is entry and not shadowed else entry.qualified
+        except RobustError:
+            return entry.qualified
 
     def __iter__(self) -> Iterator[Entry]:
         for kind in KINDS:
@@ -152,6 +179,11 @@ class Registry:
 
     def model(self, spec: str, **config: Any) -> Any:
         """A model adapter from a spec `NAME`, `NAME:ARG` or `DIST:NAME[:ARG]` (`hf:roberta-base`)."""
+        entry, arg = self.model_entry(spec)
+        return entry.create(arg, **config) if arg else entry.create(**config)
+
+    def model_entry(self, spec: str) -> tuple[Entry, str]:
+        """The model entry a spec names and the argument it passes (`hf:gpt2` -> (hf, "gpt2"))."""
         if not spec or not spec.strip():
             raise RobustError("empty model spec; try `robust list models`")
         head, _, rest = spec.strip().partition(":")
@@ -159,22 +191,31 @@ class Registry:
             name, _, arg = rest.partition(":")
             if self.has("model", f"{head}:{name}"):
                 head, rest = f"{head}:{name}", arg
-        entry = self.get("model", head)
-        return entry.create(rest, **config) if rest else entry.create(**config)
+        return self.get("model", head), rest
 
     # --- --attack values -----------------------------------------------------------------------------------
+    def builtin_groups(self) -> set[str]:
+        """The attack groups robust defines: `all`, every built-in dimension and name prefix (`typo` of `typo-M`)."""
+        out = {"all"}
+        for e in self:
+            if e.kind == "transform" and e.distribution == BUILTIN:
+                out.add(e.name.lower().split("-")[0])
+                out.add(str(getattr(e.target, "dimension", "") or "").lower())
+        return out - {""}
+
     def group(self, name: str) -> list[Entry]:
-        """Transforms of group `name` (`all`, a dimension such as `typo`, or a name prefix `typo` -> `typo-M`),
-        from ONE distribution: the built-ins if any match, so a third party can never join a built-in group."""
-        low = name.lower()
-        found = [e for e in self if e.kind == "transform" and (
+        """Transforms of group `name` (`all`: the built-in transforms with a dimension; a dimension such as `typo`;
+        a name prefix, `typo` -> `typo-M`; `DIST:GROUP` for one distribution's), from ONE distribution: the
+        built-ins when they define the group, so a third party never joins, replaces or breaks a built-in group."""
+        dist, sep, low = name.lower().rpartition(":")
+        found = [e for e in self if e.kind == "transform" and (not sep or e.distribution == dist) and (
             (low == "all" and getattr(e.target, "dimension", "")) or e.name.lower().startswith(low + "-")
             or str(getattr(e.target, "dimension", "") or "").lower() == low)]
         dists = sorted({e.distribution for e in found})
         if BUILTIN in dists or len(dists) <= 1:
             return [e for e in found if e.distribution == (BUILTIN if BUILTIN in dists else dists[0])] if dists else []
         raise RobustError(f"attack group {name!r} is defined by several plugins ({', '.join(dists)}); "
-                          "name the transforms instead")
+                          "name the transforms instead, or qualify the group (DIST:GROUP)")
 
     def attack_specs(self, values: list[str]) -> list[AttackSpec]:
         """`--attack` values: a transform, an attacker, a group, or `attacker:transform` (each may be qualified)."""
@@ -183,19 +224,32 @@ class Registry:
             out += self._attack_spec(text)
         return out
 
+    def _single(self, text: str) -> AttackSpec | None:
+        transform = self.find("transform", text)
+        if transform is not None:
+            return AttackSpec(self.display(transform), transform=transform)
+        attacker = self.find("attacker", text)
+        return AttackSpec(self.display(attacker), attacker=attacker) if attacker is not None else None
+
     def _attack_spec(self, text: str) -> list[AttackSpec]:
-        if self.has("transform", text):
-            return [AttackSpec(text, transform=self.get("transform", text))]
-        if self.has("attacker", text):
-            return [AttackSpec(text, attacker=self.get("attacker", text))]
-        members = self.group(text)
+        """Built-ins own their names: a built-in transform or attacker, then a built-in group, then a third
+        party's plugin or group, then `attacker:transform` split at each colon in turn."""
+        single = self._single(text)
+        if single is not None and (single.transform or single.attacker).distribution == BUILTIN:
+            return [single]
+        members = self.group(text) if (single is None or text.lower() in self.builtin_groups()) else []
         if members:
-            return [AttackSpec(e.name, transform=e) for e in members]
+            return [AttackSpec(self.display(e), transform=e) for e in members]
+        if single is not None:
+            return [single]
         for cut in [i for i, ch in enumerate(text) if ch == ":"]:
             head, tail = text[:cut], text[cut + 1:]
-            if self.has("attacker", head) and (self.has("transform", tail) or self.group(tail)):
-                attacker = self.get("attacker", head)
-                transforms = [self.get("transform", tail)] if self.has("transform", tail) else self.group(tail)
-                return [AttackSpec(f"{attacker.name}:{t.name}", t, attacker) for t in transforms]
+            attacker = self.find("attacker", head)
+            if attacker is None:
+                continue
+            transform = self.find("transform", tail)
+            transforms = [transform] if transform is not None else self.group(tail)
+            if transforms:
+                return [AttackSpec(f"{self.display(attacker)}:{self.display(t)}", t, attacker) for t in transforms]
         choices = self.names("transform") + self.names("attacker")
         raise unknown("attack", text, choices + ["all"])

@@ -23,6 +23,8 @@ from robust.core.settings import resolve_settings
 from robust.engine.executor import Executor, InProcessExecutor, Job
 from robust.engine.store import Lease, Run, Store, owner_token
 
+#: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
+IN_MEMORY = "python:"
 _PACKAGES = ("robust", "numpy", "scipy", "torch", "transformers", "pluggy")
 
 
@@ -143,8 +145,9 @@ class Runner:
         self.run_id = ""  # the run this runner created or resumed last (for the CLI's interruption message)
 
     # building -------------------------------------------------------------------------------------
-    def build(self, config: RunConfig, run_id: str = "") -> tuple[Benchmark, RunContext]:
-        """The benchmark and run context of a config, every setting validated (no model call yet)."""
+    def build(self, config: RunConfig, run_id: str = "", model: Any = None) -> tuple[Benchmark, RunContext]:
+        """The benchmark and run context of a config, every setting validated (no model call yet); `model`: the
+        ModelAdapter instance of a run whose model was passed as a Python object."""
         if config.limit is not None and config.limit < 1:
             raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
@@ -154,10 +157,15 @@ class Runner:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack")
         for name, values in config.plugin_settings.items():
             resolve_settings(name, self._plugin(name).target.settings, values)
-        model_settings = dict(config.model_settings)
-        if config.batch_size:
-            model_settings["batch_size"] = config.batch_size
-        model = self.registry.model(config.model, **model_settings)
+        if model is None:
+            if config.model.startswith(IN_MEMORY):
+                raise RobustError(f"run {run_id or '?'} was computed with a model passed from Python "
+                                  f"({config.model}); resume it from Python: robust.run(resume={run_id!r}, "
+                                  "model=THAT_MODEL)")
+            model_settings = dict(config.model_settings)
+            if config.batch_size:
+                model_settings["batch_size"] = config.batch_size
+            model = self.registry.model(config.model, **model_settings)
         out_dir = Path(config.out) if config.out else self.store.path.parent / "outputs"
         ctx = RunContext(run_id, config.seed, model, self.registry, config.data, config.limit,
                          list(config.attacks), list(config.scorers), out_dir, config.plugin_settings, config.model)
@@ -192,11 +200,12 @@ class Runner:
         return items
 
     # running --------------------------------------------------------------------------------------
-    def start(self, config: RunConfig) -> Run:
-        """Validate a new run completely, then record it and compute it."""
+    def start(self, config: RunConfig, model: Any = None) -> Run:
+        """Validate a new run completely, then record it and compute it (`model`: an adapter instance, for a
+        config whose model is a Python object)."""
         meter = Meter()
         with _sigterm_interrupts():
-            bench, ctx = self.build(config)
+            bench, ctx = self.build(config, model=model)
             meter.watch(ctx.model)
             items = self.plan(bench, ctx)
             environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
@@ -207,7 +216,7 @@ class Runner:
             with self._holding(ctx.run_id, owner, meter):
                 return self._execute(ctx.run_id, owner, config, bench, ctx, items, meter)
 
-    def resume(self, ref: str) -> Run:
+    def resume(self, ref: str, model: Any = None) -> Run:
         """Continue an interrupted or failed run (`latest`: the latest such run) from its stored config; finished
         items are not recomputed (a finished run is returned as it is). A run another process holds is refused."""
         run = self.store.latest_resumable() if ref == "latest" else self.store.get(ref)
@@ -221,7 +230,7 @@ class Runner:
             with self._holding(run.id, owner, meter):
                 self.say(f"resuming run {run.id} ({run.status})")
                 config = RunConfig.from_json(run.config)
-                bench, ctx = self.build(config, run.id)
+                bench, ctx = self.build(config, run.id, model)
                 meter.watch(ctx.model)
                 items = self.plan(bench, ctx)
                 return self._execute(run.id, owner, config, bench, ctx, items, meter)
@@ -283,9 +292,8 @@ class Runner:
     def _origins(self, config: RunConfig) -> dict[str, str]:
         """Qualified name and origin of every plugin the run names."""
         named = [self.registry.get("benchmark", config.bench)]
-        head = config.model.partition(":")[0]
-        if self.registry.has("model", head):
-            named.append(self.registry.get("model", head))
+        if not config.model.startswith(IN_MEMORY):
+            named.append(self.registry.model_entry(config.model)[0])
         for spec in self.registry.attack_specs(config.attacks):
             named += [e for e in (spec.attacker, spec.transform) if e is not None]
         named += [self.registry.get("scorer", s) for s in config.scorers]

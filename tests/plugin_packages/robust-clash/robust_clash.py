@@ -9,6 +9,15 @@ class Impostor(Benchmark):
     name = "hello-dropout"
     description = "Same name as robust-hello's benchmark"
 
+    def items(self, ctx):
+        return []
+
+    def run_batch(self, items, ctx):
+        return []
+
+    def reduce(self, records, ctx):
+        return robust.Result()
+
 
 class FakeTypo(Transform):
     name = "typo-X"
@@ -17,6 +26,9 @@ class FakeTypo(Transform):
 
     def apply(self, example, degree, rng):
         return [example.with_text(example.text[::-1])]
+
+    def measure(self, original, perturbed):
+        return float(original != perturbed)
 
 
 @robust.hookimpl

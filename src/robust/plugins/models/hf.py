@@ -55,7 +55,7 @@ def _task_from_config(cfg: dict[str, Any]) -> str:
 class HFModel(ModelAdapter):
     name = "hf"
     description = "Any transformers model by hub id or local dir: classifier, causal LM, seq2seq, encoder, masked LM"
-    capabilities = frozenset().union(*TASK_CAPABILITIES.values(), {"tokenize"})
+    capabilities = frozenset().union(*TASK_CAPABILITIES.values(), {"tokenize", "checkpoint"})
     poolings = POOLINGS
     settings = {
         "batch_size": Setting(32, min=1),
@@ -119,8 +119,20 @@ class HFModel(ModelAdapter):
         return _task_from_config(cfg.to_dict())
 
     def provides(self) -> frozenset[str]:
-        caps = TASK_CAPABILITIES[self.task]
+        caps = TASK_CAPABILITIES[self.task] | ({"checkpoint"} if self.task != "vision" else set())
         return caps | {"tokenize"} if self.task == "causal" else caps
+
+    @classmethod
+    def from_objects(cls, model: Any, tokenizer: Any = None, **config: Any) -> HFModel:
+        """An adapter over a transformers model (and its tokenizer) already in memory: `robust.run(bench,
+        model=(model, tokenizer))`. It is used where it is (its device and dtype) and never reloaded."""
+        task = _task_from_config(model.config.to_dict())
+        if tokenizer is None and task != "vision":
+            raise RobustError(f"a {type(model).__name__} needs its tokenizer: pass model=(model, tokenizer)")
+        adapter = cls("in-memory", **{**config, "device": str(getattr(model, "device", "cpu"))})
+        adapter.arg = f"in-memory:{getattr(model, 'name_or_path', '') or type(model).__name__}"
+        adapter.__dict__.update(task=task, model=model.eval(), **({"tokenizer": tokenizer} if tokenizer else {}))
+        return adapter
 
     def info(self) -> dict[str, Any]:
         return {**super().info(), "task": self.task, "source": self.source}

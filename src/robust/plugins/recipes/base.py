@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
+from robust.core.interfaces import AttackResult, Example, ModelAdapter, RecipeAttacker, Transform
 from robust.core.labels import label_index
 from robust.core.settings import Setting
 from robust.toolkit.search import Search, drive
@@ -56,10 +56,9 @@ class Goal:
         return int(probs.argmax()) != self.target
 
 
-class Recipe(Attacker):
+class Recipe(RecipeAttacker):
     """Base of the native recipes: `search(text, gold, rng)` per example, driven together."""
 
-    uses_transform: ClassVar[bool] = False  # a recipe brings its own edits; a given transform is ignored
     settings: ClassVar[Mapping[str, Any]] = {
         "mode": Setting("faithful", choices=MODES, help="faithful: the reference library's goal (the model's "
                         "own prediction), tokenization and casing; clean: goal = gold label, misclassified "

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from robust import hookimpl
 from robust.core.errors import MissingResource
-from robust.core.interfaces import Attacker
+from robust.core.interfaces import RecipeAttacker
 from robust.plugins.textattack.recipes import RECIPES, Recipe, unavailable_reason
 
 if TYPE_CHECKING:
@@ -23,12 +23,11 @@ if TYPE_CHECKING:
 PREFIX = "textattack:"
 
 
-class TextAttackRecipe(Attacker):
+class TextAttackRecipe(RecipeAttacker):
     """Base of the generated `textattack:<recipe>` classes; `recipe` names the row of the table."""
 
     recipe: ClassVar[Recipe]
     needs = frozenset({"classify"})
-    uses_transform: ClassVar[bool] = False  # a recipe brings its own transformation
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)

@@ -17,6 +17,7 @@ from robust.core.data import load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem
 from robust.core.labels import label_index
+from robust.core.registry import Entry
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
@@ -33,6 +34,7 @@ class Arm:
     name: str
     attacker: Attacker
     transform: Transform | None
+    plugins: dict[str, str | None]  # the qualified names of its attacker and transform (each record carries them)
 
 
 class AttackBenchmark(Benchmark):
@@ -54,8 +56,9 @@ class AttackBenchmark(Benchmark):
     }
 
     def prepare(self, ctx: RunContext) -> None:
-        self.arms = {name: Arm(name, ctx.create("attacker", attacker.name),
-                               ctx.create("transform", transform.name) if transform else None)
+        self.arms = {name: Arm(name, ctx.create("attacker", attacker),
+                               ctx.create("transform", transform) if transform else None,
+                               {"attacker": attacker.qualified, "transform": transform and transform.qualified})
                      for name, (attacker, transform) in self._resolve(ctx).items()}
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
         self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
@@ -63,9 +66,7 @@ class AttackBenchmark(Benchmark):
         if self.examples:  # load the model now, so seconds_per_example times attacks only (the text is cached)
             ctx.model.classify([self.examples[0].text])
         for arm in self.arms.values():  # e.g. a TextAttack recipe imports textattack and builds itself
-            warm_up = getattr(arm.attacker, "warm_up", None)
-            if warm_up is not None:
-                warm_up(ctx.model)
+            arm.attacker.warm_up(ctx.model)
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
         # called before the run is recorded: the place to refuse unusable --attack values with one line
@@ -74,21 +75,19 @@ class AttackBenchmark(Benchmark):
             needs |= set(attacker.target.needs)
         return frozenset(needs)
 
-    def _resolve(self, ctx: RunContext) -> dict[str, tuple[Any, Any]]:
-        """`--attack` values -> (attacker entry, transform entry or None), checked."""
+    def _resolve(self, ctx: RunContext) -> dict[str, tuple[Entry, Entry | None]]:
+        """`--attack` values -> (attacker entry, transform entry or None), each resolved once and checked."""
         if not ctx.attacks:
             raise RobustError("the attack benchmark needs --attack (see `robust list attackers`), e.g. "
                               "textattack:deepwordbug, saliency-greedy:typo-G or a transform such as typo-G")
         out = {}
         for spec in ctx.registry.attack_specs(ctx.attacks):
             attacker = spec.attacker or ctx.registry.get("attacker", self.config["attacker"])
-            name = spec.text if spec.attacker else f"{attacker.name}:{spec.transform.name}"
-            if getattr(attacker.target, "uses_transform", True) and spec.transform is None:
+            name = spec.text if spec.attacker else f"{ctx.registry.display(attacker)}:{spec.text}"
+            if attacker.target.uses_transform and spec.transform is None:
                 raise RobustError(f"attacker {attacker.name!r} searches over a transform's edits; name one, "
                                   f"e.g. --attack {attacker.name}:typo-G")
-            check = getattr(attacker.target, "check_available", None)
-            if check is not None:
-                check()
+            attacker.target.check_available()
             out[name] = (attacker, spec.transform)
         return out
 
@@ -117,7 +116,7 @@ class AttackBenchmark(Benchmark):
                 n_words = len(words(ex.text))
                 changed = changed_words(ex.text, res.perturbed)
                 record = {k: v for k, v in res.to_json().items() if k != "variants"}
-                records[it.id] = {**record, "attack": name, "label": ex.label,
+                records[it.id] = {**record, "attack": name, **arm.plugins, "label": ex.label,
                                   "gold": label_index(ctx.model, ex.label), "pred": int(pred), "n_words": n_words,
                                   "perturbed_words": changed, "word_share": changed / max(n_words, 1),
                                   "seconds": seconds}

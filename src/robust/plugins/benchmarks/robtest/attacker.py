@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
+from robust.core.interfaces import AttackResult, Example, ModelAdapter, SearchAttacker, Transform
 from robust.core.labels import label_index
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.robtest.rule import rule_variants
@@ -43,7 +43,7 @@ def _results(examples: Sequence[Example], variants: Sequence[list[str]], queries
     return out
 
 
-class RuleSampling(Attacker):
+class RuleSampling(SearchAttacker):
     name = "rule-sampling"
     access = "rule"
     description = "RobTest's rule-based access: `draws` random applications of the transform at the degree"
@@ -70,7 +70,7 @@ class RuleSampling(Attacker):
         return _results(examples, variants, [len(v) for v in variants], model, capped)
 
 
-class SaliencyGreedy(Attacker):
+class SaliencyGreedy(SearchAttacker):
     name = "saliency-greedy"
     access = "score"
     description = ("Greedy by word saliency (mask each word, score the predicted class), 15% of words per round, "

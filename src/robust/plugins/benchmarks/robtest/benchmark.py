@@ -16,6 +16,7 @@ from robust.core.data import load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import AttackResult, Benchmark, Example, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
+from robust.core.registry import Entry
 from robust.core.results import Result
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.robtest.data import sample
@@ -101,13 +102,12 @@ class RobTest(Benchmark):
         defaults = {a: self.config[f"{a}_attacker"] for a in self.config["access"]}
         return plan(ctx.attacks, ctx.registry, defaults, self.config["score_skip"])
 
-    def _transform(self, ctx: RunContext, name: str) -> Any:
+    def _transform(self, ctx: RunContext, entry: Entry) -> Any:
         """A selected transform, told this run's variant unless the user set its mode."""
-        entry = ctx.registry.get("transform", name)
-        mode = "mode" in entry.settings and "mode" not in ctx.plugin_settings.get(entry.name, {})
-        return ctx.create("transform", name, **({"mode": self.config["variant"]} if mode else {}))
+        mode = "mode" in entry.settings and "mode" not in ctx.settings_for(entry)
+        return ctx.create("transform", entry, **({"mode": self.config["variant"]} if mode else {}))
 
-    def _attacker(self, ctx: RunContext, name: str, tag: DimensionTag) -> Any:
+    def _attacker(self, ctx: RunContext, entry: Entry, tag: DimensionTag) -> Any:
         """An access's attacker, given the protocol knobs it declares (aug_num draws, the greedy's ratio, ...)."""
         quirks = self.faithful
         knobs = {"draws": self._size("aug_num"), "ratio": float(self.config["ratio"]),
@@ -115,9 +115,9 @@ class RobTest(Benchmark):
                  "stop_on_flip": bool(self.config["stop_on_flip"]),
                  "dedupe": not (quirks and tag.dimension.lower() == "phonetic"),
                  "drop_original": not quirks or tag.dimension.lower() in ("synonym", "contextual", "inflection")}
-        declared = ctx.registry.get("attacker", name).settings
-        return ctx.create("attacker", name, **{k: v for k, v in knobs.items()
-                                               if k in declared and k not in ctx.plugin_settings.get(name, {})})
+        given = ctx.settings_for(entry)
+        return ctx.create("attacker", entry, **{k: v for k, v in knobs.items()
+                                                if k in entry.settings and k not in given})
 
     # setup ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
@@ -133,10 +133,10 @@ class RobTest(Benchmark):
         self.examples: list[Example] = sample(examples, ctx.limit or self._size("n"), int(self.config["sample_seed"]))
         self.tags = self.plan(ctx)
         for tag in self.tags:
-            if ctx.registry.has("transform", tag.name):
-                tag.transform = self._transform(ctx, tag.name)
-        self.attackers = {(t.name, a): self._attacker(ctx, name, t)
-                          for t in self.tags for a, name in t.accesses.items()}
+            if tag.entry.kind == "transform":
+                tag.transform = self._transform(ctx, tag.entry)
+        self.attackers = {(t.name, a): self._attacker(ctx, entry, t)
+                          for t in self.tags for a, entry in t.accesses.items()}
         self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]
 
     # items ------------------------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ class RobTest(Benchmark):
             record["worst_n"] = len(worst_texts)
             record["all_correct"] = all(predicted[x] == gold for x in worst_texts)
         if kind != "clean":
-            record["tag"], record["access"] = tag.name, kind
+            record["tag"], record["access"], record["plugin"] = tag.name, kind, tag.entry.qualified
             measure = tag.transform.measure if tag.transform is not None else word_modification_rate
             reached = [measure(ex.text, x) for x in texts]
             record["achieved"] = sum(reached) / len(reached)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robust.core.errors import RobustError
-from robust.core.registry import Registry
+from robust.core.registry import Entry, Registry
 
 #: the report's page order (spec §4.3); unknown dimensions follow in name order
 DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflection", "Syntax", "Distraction")
@@ -21,11 +21,12 @@ class DimensionTag:
     """One evaluated dimension-tag (e.g. typo-M): its transform (None for an attacker that brings its own
     edits), where it sits in the report, and its accesses: access label -> registered attacker name."""
 
-    name: str  # used in item ids ("typo-M")
+    name: str  # used in item ids ("typo-M"; qualified, "acme:typo-M", when the bare name means another plugin)
     dimension: str  # radar axis ("Typo"); a transform without `dimension` is its own dimension
     tag: str  # "M" (malicious) or "G" (general)
+    entry: Entry  # the registered transform (or transform-less attacker) the `--attack` value resolved to
     transform: Any = None  # the configured Transform, once instantiated
-    accesses: dict[str, str] = field(default_factory=dict)
+    accesses: dict[str, Entry] = field(default_factory=dict)  # access label -> the attacker's entry
 
     @property
     def sort_key(self) -> tuple[int, str, int, str]:
@@ -34,7 +35,8 @@ class DimensionTag:
         return order, self.dimension, 0 if self.tag == "M" else 1, self.name
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "dimension": self.dimension, "tag": self.tag, "access": list(self.accesses)}
+        return {"name": self.name, "dimension": self.dimension, "tag": self.tag, "access": list(self.accesses),
+                "plugin": self.entry.qualified}
 
 
 def dimension_of(name: str, target: Any) -> str:
@@ -65,24 +67,26 @@ def plan(names: Iterable[str], registry: Registry, defaults: dict[str, str],
          score_skip: Sequence[str]) -> list[DimensionTag]:
     """Dimension-tags in report order. A transform is run by the `defaults` attackers (access -> attacker name),
     except those skipped for its dimension; `attacker:transform` and a transform-less attacker add that
-    attacker under its own access label."""
+    attacker under its own access label. Every name is resolved here, once."""
     skip = {s.lower() for s in score_skip}
     tags: dict[str, DimensionTag] = {}
     specs = registry.attack_specs(list(names))
     if not specs:
         raise RobustError("robtest needs --attack NAMES (e.g. --attack typo or --attack all); "
                           "see `robust list attacks`")
+    default_entries = {access: registry.get("attacker", name) for access, name in defaults.items()}
     for spec in specs:
         source = spec.transform or spec.attacker
-        name = source.name
-        tag = tags.setdefault(name, DimensionTag(name, dimension_of(name, source.target), tag_of(name, source.target)))
+        name = registry.display(source)
+        tag = tags.setdefault(name, DimensionTag(name, dimension_of(source.name, source.target),
+                                                 tag_of(source.name, source.target), source))
         if spec.attacker is None:
-            for access, attacker in defaults.items():
-                if not (access == "score" and (tag.name.lower() in skip or tag.dimension.lower() in skip)):
+            for access, attacker in default_entries.items():
+                if not (access == "score" and (source.name.lower() in skip or tag.dimension.lower() in skip)):
                     tag.accesses.setdefault(access, attacker)
         else:
             if spec.transform is None and spec.attacker.target.uses_transform:
                 raise RobustError(f"attacker {spec.attacker.name!r} searches over a transform's edits; "
                                   f"name one, e.g. --attack {spec.attacker.name}:typo-M")
-            tag.accesses[spec.attacker.target.access or spec.attacker.name] = spec.attacker.name
+            tag.accesses[spec.attacker.target.access or registry.display(spec.attacker)] = spec.attacker
     return sorted(tags.values(), key=lambda d: d.sort_key)

@@ -1,0 +1,5 @@
+"""`python -m robust ...` is `robust ...`."""
+
+from robust.cli import main
+
+main()

@@ -1,0 +1,92 @@
+"""robust's public surface, Plugin API 1.0: everything a plugin author or a notebook user needs, importable from
+`robust` itself (`from robust import Transform, Setting, run`). Anything imported from deeper modules
+(`robust.core.*`, `robust.engine.*`, `robust.toolkit.*`, `robust.plugins.*`) is internal and may change in any
+release; the names here change only under the deprecation rule of docs/plugins.md ("Stability")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from robust.core.context import RunContext
+from robust.core.data import load_examples, open_data
+from robust.core.errors import MissingResource, RobustError
+from robust.core.hookspecs import hookimpl
+from robust.core.interfaces import (
+    CAPABILITIES,
+    Attacker,
+    AttackResult,
+    Benchmark,
+    DataGenerator,
+    Example,
+    ModelAdapter,
+    Plugin,
+    RecipeAttacker,
+    Resource,
+    Scorer,
+    SearchAttacker,
+    Transform,
+    WorkItem,
+    add_scores,
+    summarize_scores,
+)
+from robust.core.labels import label_index
+from robust.core.paths import cache_dir, package_dir
+from robust.core.plugins import get_registry as registry
+from robust.core.plugins import register_plugin, unregister_plugin
+from robust.core.reporting import (
+    ReportParts,
+    Sample,
+    SampleGroup,
+    default_headline,
+    interval,
+    num,
+    pct,
+    ranking,
+    ranking_sentence,
+)
+from robust.core.results import Result, Table
+from robust.core.seeding import derive_seed, rng_for
+from robust.core.settings import Setting
+from robust.toolkit.figures import Strip, ranking_figure, strips_figure
+from robust.toolkit.stats import bootstrap, proportion_se, wilson
+from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
+
+#: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
+PLUGIN_API = "1.0"
+
+
+def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
+        settings: Any = None, limit: int | None = None, seed: int = 0, batch_size: int | None = None,
+        store: str | Path | None = None, out: str | None = None, resume: str | None = None,
+        executor: str = "in-process", progress: bool = False, say: Any = None) -> Any:
+    """Run a benchmark (as `robust run` does) and return its `Evaluation`: `.id`, `.status`, `.result` (a Result),
+    `.summary` and `.records` (item id -> record); the run is stored like the CLI's (`store`: the database path,
+    default `$ROBUST_HOME/robust.db` or `./robust-runs/robust.db`).
+
+    - `model`: a spec (`"minilm"`, `"hf:DIR"`), a ModelAdapter, a callable `texts -> probabilities`, or an
+      in-memory transformers model with its tokenizer, `(model, tokenizer)`; None: the benchmark's default.
+    - `data`: a path or registered dataset name, or rows in memory (a list of dicts, a pandas DataFrame, a
+      `datasets.Dataset`; written once to a content-addressed JSONL file beside the store).
+    - `attack`, `scorer`: a name or a list of names (`"typo"`, `["typo-M", "acme:leet"]`).
+    - `settings`: `{"n": 100, "model.batch_size": 8, "typo-M.mode": "faithful"}` or `["n=100", ...]`.
+    - `resume`: a run id (or `latest`) to continue; pass the same `model` object if it was one.
+    - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume).
+    """
+    from robust.engine.evaluate import evaluate
+
+    return evaluate(bench, model=model, data=data, attack=attack, scorer=scorer, settings=settings, limit=limit,
+                    seed=seed, batch_size=batch_size, store=store, out=out, resume=resume, executor=executor,
+                    progress=progress, say=say)
+
+
+__all__ = [
+    "CAPABILITIES", "PLUGIN_API", "AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example",
+    "MissingResource", "ModelAdapter", "Plugin", "RecipeAttacker", "ReportParts", "Resource", "Result", "RobustError",
+    "RunContext", "Sample", "SampleGroup", "Scorer", "SearchAttacker", "Setting", "Strip", "Table", "Transform",
+    "WorkItem", "add_scores", "bootstrap", "cache_dir", "changed_words", "char_degree", "default_headline",
+    "derive_seed", "hookimpl", "interval", "label_index", "load_examples", "num", "open_data", "package_dir", "pct",
+    "proportion_se", "ranking", "ranking_figure", "ranking_sentence", "register_plugin", "registry", "rng_for",
+    "run", "strips_figure", "summarize_scores", "unregister_plugin", "wilson", "word_edits", "word_modification_rate",
+    "words",
+]

@@ -1,0 +1,96 @@
+"""What a plugin must be to be registered, checked once at registration (a plugin that fails is listed broken with
+one line, and never reaches a run): a well-formed name, well-formed settings, and the methods its kind requires."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+from robust.core.errors import RobustError
+from robust.core.settings import Setting
+
+#: letters, digits, `-`, `_`, `.`, and `:` as a namespace separator (`textattack:pwws`); no spaces or commas,
+#: which separate names on the command line
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]*")
+KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+#: kind -> methods a plugin of that kind must override (a tuple: any one of them)
+REQUIRED: dict[str, tuple[str | tuple[str, ...], ...]] = {
+    "benchmark": ("items", ("run_batch", "run_item"), "reduce"),
+    "transform": ("apply", "measure"),
+    "attacker": ("attack",),
+    "dataset": ("examples",),
+    "scorer": (("values", "score"),),
+    "resource": ("path", "setup"),
+}
+#: model capability -> the methods that implement it (the one-batch method or the public one)
+CAPABILITY_METHODS: dict[str, tuple[str, ...]] = {
+    "embed": ("_embed", "embed"),
+    "classify": ("_classify", "classify"),
+    "logprobs": ("_logprobs", "logprobs"),
+    "next_token_distribution": ("_next_token_distribution", "next_token_distribution"),
+    "generate": ("_generate", "generate"),
+    "fill_mask": ("_fill_mask", "fill_mask"),
+    "tokenize": ("tokenize",),
+    "embed_arrays": ("_embed_arrays", "embed_arrays"),
+    "gradients": ("gradients",),
+}
+
+
+def check_plugin(obj: Any, kind: str) -> None:
+    """Raise a one-line TypeError when `obj` (a class or an instance) cannot be registered as a `kind` plugin."""
+    from robust.core.interfaces import CAPABILITIES, Plugin, RecipeAttacker, SearchAttacker
+
+    cls = obj if inspect.isclass(obj) else type(obj)
+    label = getattr(cls, "__qualname__", repr(obj))
+    if not issubclass(cls, Plugin) or getattr(cls, "kind", None) != kind:
+        raise TypeError(f"{label} is not a {kind} plugin (its kind is {getattr(cls, 'kind', None)!r})")
+    name = getattr(obj, "name", "")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise TypeError(f"{label} has no usable name ({name!r}): use letters, digits, '-', '_' or '.'")
+    missing = [m if isinstance(m, str) else " or ".join(m) for m in REQUIRED.get(kind, ())
+               if not any(_overrides(cls, one) for one in ((m,) if isinstance(m, str) else m))]
+    if kind == "attacker" and not issubclass(cls, (SearchAttacker, RecipeAttacker)):
+        raise TypeError(f"attacker {name!r} subclasses neither SearchAttacker (it searches over a transform's "
+                        "edits) nor RecipeAttacker (it brings its own edits): declare its shape")
+    if kind == "model":
+        unknown = sorted(set(cls.capabilities) - set(CAPABILITIES))
+        if unknown:
+            raise TypeError(f"{kind} {name!r} declares unknown capabilities {', '.join(unknown)}; known: "
+                            + ", ".join(sorted(CAPABILITIES)))
+        missing += [" or ".join(CAPABILITY_METHODS[c]) for c in sorted(cls.capabilities)
+                    if c in CAPABILITY_METHODS and not any(_overrides(cls, m) for m in CAPABILITY_METHODS[c])]
+    if missing:
+        raise TypeError(f"{kind} {name!r} does not implement {', '.join(missing)}")
+    check_settings(f"{kind} {name!r}", getattr(cls, "settings", {}))
+
+
+def check_settings(owner: str, settings: Any) -> None:
+    """Keys are identifiers, values `Setting`s or plain JSON-like defaults, and every default is valid for its
+    own bounds and choices."""
+    if not hasattr(settings, "items"):
+        raise TypeError(f"{owner} declares settings that are not a mapping ({type(settings).__name__})")
+    for key, spec in settings.items():
+        if not isinstance(key, str) or not KEY.fullmatch(key):
+            raise TypeError(f"{owner} declares a setting with a bad key {key!r} (use an identifier)")
+        setting = spec if isinstance(spec, Setting) else Setting(spec)
+        if not isinstance(setting.default, (str, int, float, bool, list, tuple, type(None))):
+            raise TypeError(f"{owner}: setting {key!r} has a default of type {type(setting.default).__name__}; "
+                            "use str, int, float, bool or a list")
+        try:
+            setting.validate(key, setting.default)
+        except RobustError as exc:
+            raise TypeError(f"{owner}: the default of setting {key!r} is invalid ({exc})") from None
+
+
+def _overrides(cls: type, method: str) -> bool:
+    """Whether a class below the interface that declares `method` defines it."""
+    from robust.core.interfaces import INTERFACES
+
+    for klass in cls.__mro__:
+        if klass in INTERFACES:
+            return False
+        if method in klass.__dict__:
+            return True
+    return False

@@ -1,0 +1,182 @@
+"""One evaluation, from Python or the command line: `robust.run(...)` and `robust run` both come here.
+
+A model is a spec (`minilm`, `hf:DIR`), a ModelAdapter, a callable `texts -> probabilities`, or an in-memory
+transformers model (with its tokenizer); data is a path, a registered dataset, or rows in memory (a list of dicts, a
+pandas DataFrame, a `datasets.Dataset`), which are written once to a content-addressed JSONL file beside the run
+store so the run can be resumed and reproduced like any other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from robust.core.errors import RobustError
+from robust.core.interfaces import ModelAdapter
+from robust.core.registry import Registry
+from robust.core.results import Result
+from robust.engine.runner import IN_MEMORY
+from robust.engine.store import Run, Store
+
+
+@dataclass
+class Evaluation:
+    """A finished (or stored) run: its id, status, result and item records."""
+
+    run: Run
+    records: dict[str, dict[str, Any]] = field(repr=False)
+    store: Path
+
+    @property
+    def id(self) -> str:
+        return self.run.id
+
+    @property
+    def status(self) -> str:
+        return self.run.status
+
+    @property
+    def result(self) -> Result:
+        return Result.from_json(self.run.result or {})
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return self.result.summary
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.run.to_json(), "store": str(self.store)}
+
+
+def as_assignments(settings: Mapping[str, Any] | Sequence[str] | None) -> dict[str, Any]:
+    """`--set` strings (`key=value`) or a mapping (`{"n": 100, "model.batch_size": 8}`) as one mapping."""
+    from robust.core.settings import parse_assignments
+
+    if settings is None:
+        return {}
+    if isinstance(settings, Mapping):
+        return {str(k): v for k, v in settings.items()}
+    return parse_assignments([str(s) for s in settings])
+
+
+def names(value: str | Sequence[str] | None) -> list[str]:
+    """`"a,b"` or `["a", "b,c"]` -> `["a", "b", "c"]`."""
+    if value is None:
+        return []
+    values = [value] if isinstance(value, str) else list(value)
+    return [v.strip() for raw in values for v in str(raw).split(",") if v.strip()]
+
+
+def model_object(model: Any, registry: Registry) -> ModelAdapter | None:
+    """A ModelAdapter for a model given as a Python object (None for a spec string)."""
+    if model is None or isinstance(model, str):
+        return None
+    if isinstance(model, ModelAdapter):
+        return model
+    if isinstance(model, tuple) and len(model) == 2 and hasattr(model[0], "config"):
+        return registry.get("model", "hf").target.from_objects(*model)
+    if hasattr(model, "config") and hasattr(model, "forward"):  # a transformers model without its tokenizer
+        return registry.get("model", "hf").target.from_objects(model)
+    if callable(model):
+        return registry.get("model", "function").target(model, "classify")
+    raise RobustError(f"cannot use a {type(model).__name__} as a model: pass a spec such as 'minilm', a "
+                      "ModelAdapter, a callable texts -> probabilities, or (transformers model, tokenizer)")
+
+
+def data_spec(data: Any, directory: Path) -> str | None:
+    """A path or dataset name as it is; rows in memory written once to `directory/<content hash>.jsonl`."""
+    if data is None or isinstance(data, str):
+        return data
+    if isinstance(data, Path):
+        return str(data)
+    rows = _rows(data)
+    if not rows:
+        raise RobustError("data has no rows")
+    text = "".join(json.dumps(row, ensure_ascii=False, sort_keys=True, default=_scalar) + "\n" for row in rows)
+    path = directory / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{id(text)}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(path)  # atomic: two processes writing the same rows write the same file
+    return str(path)
+
+
+def _rows(data: Any) -> list[dict[str, Any]]:
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas DataFrame
+        return data.to_dict("records")
+    if hasattr(data, "to_list") and hasattr(data, "features"):  # datasets.Dataset
+        return data.to_list()
+    if isinstance(data, Sequence) and all(isinstance(row, Mapping) for row in data):
+        return [dict(row) for row in data]
+    raise RobustError(f"cannot read data from a {type(data).__name__}: pass a path, a dataset name, a list of "
+                      "dicts, a pandas DataFrame or a datasets.Dataset")
+
+
+def _scalar(value: Any) -> Any:
+    """numpy scalars (pandas cells) as Python numbers."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None,
+             scorer: Any = None, settings: Any = None, limit: int | None = None, seed: int = 0,
+             batch_size: int | None = None, out: str | None = None, store: str | Path | None = None,
+             resume: str | None = None, executor: str = "in-process", address: str | None = None,
+             workers: int | None = None, progress: bool = False, say: Callable[[str], None] | None = None,
+             registry: Registry | None = None) -> Evaluation:
+    """Run (or resume) a benchmark and return its stored run with its records; see `robust.run`."""
+    from robust.core.plugins import get_registry
+    from robust.engine.executor import make_executor
+    from robust.engine.runner import Runner
+
+    registry = registry or get_registry()
+    say = say or (lambda line: None)
+    the_store = store if isinstance(store, Store) else Store(store)
+    instance = model_object(model, registry)
+    runner = Runner(registry, the_store, make_executor(executor, address=address, workers=workers), progress, say)
+    try:
+        if resume:
+            run = runner.resume(resume, model=instance)
+        else:
+            run = runner.start(_config(registry, the_store, bench, instance, model, data, attack, scorer, settings,
+                                       limit, seed, batch_size, out, say), model=instance)
+    except KeyboardInterrupt as exc:
+        exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
+        raise
+    return Evaluation(the_store.get(run.id), the_store.records(run.id), the_store.path)
+
+
+def _config(registry: Registry, store: Store, bench: str | None, instance: ModelAdapter | None, model: Any,
+            data: Any, attack: Any, scorer: Any, settings: Any, limit: int | None, seed: int,
+            batch_size: int | None, out: str | None, say: Callable[[str], None]) -> Any:
+    """The RunConfig of a new run, the default model chosen (and said) when none is given."""
+    from robust.engine.runner import RunConfig, split_settings
+
+    if not bench:
+        raise RobustError("missing the benchmark; see `robust list benchmarks`")
+    target = registry.get("benchmark", bench).target  # fails fast with did-you-mean
+    bench_settings, model_settings, plugin_settings = split_settings(as_assignments(settings))
+    spec = model if isinstance(model, str) and model else None
+    data_ref = data_spec(data, store.path.parent / "data")
+    if instance is None and spec is None:
+        chosen = target.default_model_for(data_ref, bench_settings)
+        if not chosen:
+            raise RobustError(f"benchmark {bench!r} has no default model; pass a model")
+        spec, defaults = chosen
+        model_settings = {**defaults, **model_settings}
+        told = "".join(f" --set model.{k}={v}" for k, v in defaults.items())
+        say(f"no model given: using {spec}{told}, the default model of {bench}"
+            + (" for this data" if defaults else ""))
+    if instance is not None:
+        if model_settings or batch_size:
+            raise RobustError("model settings and batch size apply to a model named by a spec; configure the "
+                              f"{type(instance).__name__} you passed instead")
+        spec = IN_MEMORY + instance.identity
+    return RunConfig(bench=bench, model=spec, data=data_ref or target.default_data, limit=limit, seed=seed or 0,
+                     attacks=names(attack), scorers=names(scorer), batch_size=batch_size, settings=bench_settings,
+                     model_settings=model_settings, plugin_settings=plugin_settings, out=out)

@@ -49,6 +49,7 @@ from robust.core.results import Result, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
 from robust.toolkit.figures import Strip, ranking_figure, strips_figure
+from robust.toolkit.function_model import FunctionModel
 from robust.toolkit.stats import bootstrap, proportion_se, wilson
 from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
 
@@ -81,7 +82,7 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
 
 
 __all__ = [
-    "CAPABILITIES", "PLUGIN_API", "AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example",
+    "CAPABILITIES", "PLUGIN_API", "AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example", "FunctionModel",
     "MissingResource", "ModelAdapter", "Plugin", "RecipeAttacker", "ReportParts", "Resource", "Result", "RobustError",
     "RunContext", "Sample", "SampleGroup", "Scorer", "SearchAttacker", "Setting", "Strip", "Table", "Transform",
     "WorkItem", "add_scores", "bootstrap", "cache_dir", "changed_words", "char_degree", "default_headline",

@@ -9,12 +9,12 @@ import sys
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
 from robust.core.interfaces import AttackResult, Example, RecipeAttacker
 from robust.core.registry import Entry
 from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark, summarize
-from robust.plugins.models.function import FunctionModel
 from tests.robtest.robtest_toys import ToyWord, keyword_probs, registry_with, write_reviews
 
 GREEDY = "saliency-greedy:toy-G"

@@ -7,9 +7,9 @@ import zlib
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.interfaces import Example
 from robust.plugins.attacks.contextual import Contextual, banned_for, clean_piece, related_words
-from robust.plugins.models.function import FunctionModel
 from robust.toolkit.transforms import budget, changed_words, words
 
 TEXT = "The acting was good and the story felt warm , so I watched it twice ."  # 16 words

@@ -8,9 +8,9 @@ import zlib
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.interfaces import Example
 from robust.plugins.attacks.distraction import STATEMENTS, URL_CHARS, Distraction, wiki_sentences
-from robust.plugins.models.function import FunctionModel
 from robust.toolkit.transforms import REACH_TOLERANCE
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."

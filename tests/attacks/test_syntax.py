@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.interfaces import Example
 from robust.plugins.attacks.syntax import Syntax
-from robust.plugins.models.function import FunctionModel
 from robust.toolkit.paraphrase import FRAMES, rule_paraphrases, spacy_pipeline
 
 

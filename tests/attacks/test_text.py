@@ -203,11 +203,11 @@ def test_nonsense_settings_fail_with_one_line(name, config):
 
 
 def test_helper_models_are_checked_on_the_instance_used():
+    from robust import FunctionModel
     from robust.core.context import RunContext
     from robust.core.errors import RobustError
     from robust.core.plugins import get_registry
     from robust.plugins.attacks.syntax import Syntax
-    from robust.plugins.models.function import FunctionModel
 
     embedder = FunctionModel(lambda texts: np.ones((len(texts), 3)), "embed")
     with pytest.raises(RobustError, match="needs a model that can generate as its 'model'"):
@@ -224,7 +224,7 @@ def test_helper_models_are_checked_on_the_instance_used():
 
 
 def test_meaning_kept_checks_the_window_first_and_embeds_only_its_survivors():
-    from robust.plugins.models.function import FunctionModel
+    from robust import FunctionModel
     from robust.toolkit.transforms import meaning_kept
 
     vocab = ["a", "good", "movie", ",", "truly", "sandwich"]

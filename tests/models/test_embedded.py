@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
+from robust import FunctionModel
 from robust.core.plugins import get_registry
-from robust.plugins.models.function import FunctionModel
 
 
 def test_minilm_embeds_like_sentence_transformers():

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.interfaces import AttackResult, Example
-from robust.plugins.models.function import FunctionModel
 from robust.plugins.recipes.charset import HOMOGLYPHS
 from robust.plugins.recipes.lexicon import stopwords, wordnet_substitutes
 from robust.plugins.recipes.tokens import wordpunct

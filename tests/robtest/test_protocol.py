@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
 from robust.core.results import Result
 from robust.plugins.benchmarks.robtest import RobTest
 from robust.plugins.benchmarks.robtest.dimensions import plan, select
-from robust.plugins.models.function import FunctionModel
 
 from .robtest_toys import CountingFn, OneWord, Shout, ToyChar, ToyWord, registry_with, write_reviews
 

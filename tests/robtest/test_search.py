@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robust import FunctionModel
 from robust.core.interfaces import Example, Transform
 from robust.plugins.benchmarks.robtest import SaliencyGreedy
 from robust.plugins.benchmarks.robtest.search import (
@@ -13,7 +14,6 @@ from robust.plugins.benchmarks.robtest.search import (
     saliency_queries,
     search_for,
 )
-from robust.plugins.models.function import FunctionModel
 
 from .robtest_toys import FILLER, ToyWord, keyword_probs
 

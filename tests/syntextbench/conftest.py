@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.plugins import get_registry
-from robust.plugins.models.function import FunctionModel
 
 SHARED_SWN = Path(__file__).resolve().parents[3] / "shared" / "data" / "sentiwordnet" / "SentiWordNet_3.0.0.txt"
 

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pytest
 
+from robust import FunctionModel
 from robust.core.errors import MissingResource
 from robust.core.interfaces import Example
-from robust.plugins.models.function import FunctionModel
 from robust.plugins.textattack import RECIPES, recipe_attacker
 from tests.robtest.robtest_toys import keyword_probs
 

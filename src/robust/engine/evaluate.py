@@ -21,6 +21,7 @@ from robust.core.registry import Registry
 from robust.core.results import Result
 from robust.engine.runner import IN_MEMORY
 from robust.engine.store import Run, Store
+from robust.toolkit.function_model import FunctionModel
 
 
 @dataclass
@@ -81,7 +82,7 @@ def model_object(model: Any, registry: Registry) -> ModelAdapter | None:
     if hasattr(model, "config") and hasattr(model, "forward"):  # a transformers model without its tokenizer
         return registry.get("model", "hf").target.from_objects(model)
     if callable(model):
-        return registry.get("model", "function").target(model, "classify")
+        return FunctionModel(model, "classify", name=getattr(model, "__name__", "function"))
     raise RobustError(f"cannot use a {type(model).__name__} as a model: pass a spec such as 'minilm', a "
                       "ModelAdapter, a callable texts -> probabilities, or (transformers model, tokenizer)")
 

@@ -5,12 +5,11 @@ from robust.core.hookspecs import hookimpl
 from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
 from robust.plugins.models.embedded import MiniLM, SmolLM2
 from robust.plugins.models.finetune import FineTuned
-from robust.plugins.models.function import FunctionModel
 from robust.plugins.models.hf import HFModel
 from robust.plugins.models.probe import Probe
 from robust.plugins.models.vision import RandomViT, TimmModel
 
-__all__ = ["ArrayFunction", "FineTuned", "FunctionModel", "HFModel", "Identity", "MiniLM", "Probe",
+__all__ = ["ArrayFunction", "FineTuned", "HFModel", "Identity", "MiniLM", "Probe",
            "RandomProjection", "RandomViT", "SmolLM2", "TimmModel"]
 
 

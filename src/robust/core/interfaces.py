@@ -135,6 +135,11 @@ class Transform(Plugin):
     unit: ClassVar[str] = "word"
     #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
     dimension: ClassVar[str] = ""
+    #: keys of `Example.data` it reads (BYOD's passage swap reads a window and donor sentences): a benchmark whose
+    #: examples do not carry them refuses it before a run exists
+    needs_data: ClassVar[frozenset[str]] = frozenset()
+    #: keys of `meta` its variants carry for the scorers that read them (`Scorer.needs_meta`)
+    provides_meta: ClassVar[frozenset[str]] = frozenset()
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         """The variants of one random draw at (at most) `degree` (usually one)."""
@@ -223,6 +228,8 @@ class Scorer(Plugin):
     inputs: ClassVar[frozenset[str]] = frozenset()
     #: whether a higher summary is better (for rankings and radar axes)
     higher_is_better: ClassVar[bool] = True
+    #: keys of the perturbed example's `meta` it reads, which the transform paired with it must provide
+    needs_meta: ClassVar[frozenset[str]] = frozenset()
 
     def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[Any]:
         """One JSON-able value per row (None = not applicable)."""
@@ -344,6 +351,20 @@ class Benchmark(Plugin):
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
         """A comparison of several runs of this benchmark (label, result); None if not supported."""
         return None
+
+
+def check_pairing(transform: Transform | None, scorer: Scorer | None, data_keys: Iterable[str], user: str) -> None:
+    """Refuse in one line a transform that reads `Example.data` keys the benchmark's examples lack, or a scorer that
+    reads `meta` keys its transform's variants do not carry (called before a run exists)."""
+    missing = set(transform.needs_data) - set(data_keys) if transform is not None else set()
+    if missing:
+        raise RobustError(f"transform {transform.name!r} reads Example.data {', '.join(sorted(missing))}, which "
+                          f"{user}'s examples do not carry")
+    lacking = set(scorer.needs_meta) - set(transform.provides_meta if transform is not None else ()) if scorer else ()
+    if lacking:
+        raise RobustError(f"scorer {scorer.name!r} reads {', '.join(sorted(lacking))} from each variant's meta, "
+                          f"which {'transform ' + repr(transform.name) if transform else 'no transform'} of {user} "
+                          "provides")
 
 
 def add_scores(records: list[dict[str, Any]], rows: Sequence[Mapping[str, Any]], scorers: Sequence[Scorer],

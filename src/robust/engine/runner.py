@@ -152,7 +152,11 @@ class Runner:
             raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
             raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
-        bench = self.registry.get("benchmark", config.bench).create(**config.settings)
+        bench_entry = self.registry.get("benchmark", config.bench)
+        unknown = [key for key in config.settings if key not in bench_entry.settings]
+        if unknown:
+            self._misplaced(unknown[0], config)
+        bench = bench_entry.create(**config.settings)
         if config.attacks and not bench.accepts_attacks:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack")
         for name, values in config.plugin_settings.items():
@@ -176,6 +180,18 @@ class Runner:
             raise RobustError(f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model "
                               f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
         return bench, ctx
+
+    def _misplaced(self, key: str, config: RunConfig) -> None:
+        """A benchmark setting the benchmark lacks but a plugin of the run has: say which key was meant."""
+        named = [(f"{self.registry.display(e)}.{key}", e) for spec in self.registry.attack_specs(config.attacks)
+                 for e in (spec.attacker, spec.transform) if e is not None]
+        named += [(f"{s}.{key}", self.registry.get("scorer", s)) for s in config.scorers]
+        if not config.model.startswith(IN_MEMORY):
+            named.append((f"model.{key}", self.registry.model_entry(config.model)[0]))
+        meant = [qualified for qualified, entry in named if key in entry.settings]
+        if meant:
+            raise RobustError(f"unknown setting {key!r} for {config.bench}; it is a setting of a plugin of this run: "
+                              f"--set {meant[0]}=VALUE")
 
     def _plugin(self, name: str) -> Any:
         """The plugin `NAME` of a `--set NAME.key=value` (any kind but benchmark and model)."""

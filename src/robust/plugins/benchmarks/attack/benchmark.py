@@ -15,7 +15,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem, check_pairing
 from robust.core.labels import label_index
 from robust.core.registry import Entry
 from robust.core.results import Result, Table
@@ -60,6 +60,8 @@ class AttackBenchmark(Benchmark):
                                ctx.create("transform", transform) if transform else None,
                                {"attacker": attacker.qualified, "transform": transform and transform.qualified})
                      for name, (attacker, transform) in self._resolve(ctx).items()}
+        for arm in self.arms.values():
+            check_pairing(arm.transform, None, (), "the attack benchmark")
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
         self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
                                       limit=ctx.limit, **cols)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, summarize_scores
+from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, check_pairing, summarize_scores
 from robust.core.results import Result
 from robust.core.seeding import derive_seed
 from robust.core.settings import Setting
@@ -20,6 +20,9 @@ from robust.plugins.benchmarks.byod.constants import ALIASES, BENIGN, COMPONENTS
 from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, split_sentences
 from robust.plugins.benchmarks.byod.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.byod.transforms import LOCATIONS, MODES
+
+#: what the examples of the long-range test carry in `Example.data` (a window and another passage's sentences)
+PASSAGE_DATA = ("sentences", "donor")
 
 
 @dataclass
@@ -123,6 +126,7 @@ class BYOD(Benchmark):
             s_conf = {} if test in scorers else self._component_config("scorer", test)
             transform = ctx.create("transform", t_name, **t_conf) if t_name else None
             scorer = ctx.create("scorer", s_name, **s_conf)
+            check_pairing(transform, scorer, PASSAGE_DATA if test == "lrs" else (), f"byod's {test} test")
             self._components[test] = (transform, scorer)
         return self._components[test]
 

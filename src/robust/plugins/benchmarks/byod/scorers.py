@@ -192,6 +192,7 @@ class ToxicityScorer(PairScorer):
 class LRSScorer(PairScorer):
     name = "byod-lrs"
     description = "BYOD long-range context: mean JSD over the last sentence's positions (higher = better)"
+    needs_meta = frozenset({"last"})
     needs = frozenset({"next_token_distribution", "tokenize"})
     metric = "lrs"
 
@@ -257,6 +258,7 @@ class WordOrderScorer(PairScorer):
 class TokenizationScorer(PairScorer):
     name = "byod-tokenization"
     description = "BYOD tokenization: mean next-token JSD when 5-char pieces are tokenized apart (lower = better)"
+    needs_meta = frozenset({"pieces"})
     needs = frozenset({"next_token_distribution", "tokenize"})
     metric = "tokenization_mean_jsd"
     higher_is_better = False

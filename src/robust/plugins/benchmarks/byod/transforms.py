@@ -102,6 +102,8 @@ class ContextSwap(Transform):
     name = "byod-context-swap"
     description = "BYOD long-range probe: replace the first 2 of 3 sentences with 2 from another passage"
     unit = "sentence"
+    needs_data = frozenset({"sentences", "donor"})
+    provides_meta = frozenset({"last"})
     settings: ClassVar[dict[str, Any]] = {"n_swap": Setting(2, min=0)}
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
@@ -273,6 +275,7 @@ class Chop(Transform):
     """The text is unchanged; `meta["pieces"]` tells the scorer how to tokenize it."""
 
     name = "byod-chop"
+    provides_meta = frozenset({"pieces"})
     description = "BYOD tokenization probe: tokenize every 5-character piece separately (same text)"
     unit = "char"
     settings: ClassVar[dict[str, Any]] = {"stride": Setting(5, min=1)}

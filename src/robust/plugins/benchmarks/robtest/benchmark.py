@@ -14,7 +14,15 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import AttackResult, Benchmark, Example, WorkItem, add_scores, summarize_scores
+from robust.core.interfaces import (
+    AttackResult,
+    Benchmark,
+    Example,
+    WorkItem,
+    add_scores,
+    check_pairing,
+    summarize_scores,
+)
 from robust.core.labels import label_index
 from robust.core.registry import Entry
 from robust.core.results import Result
@@ -135,6 +143,7 @@ class RobTest(Benchmark):
         for tag in self.tags:
             if tag.entry.kind == "transform":
                 tag.transform = self._transform(ctx, tag.entry)
+                check_pairing(tag.transform, None, (), "robtest")
         self.attackers = {(t.name, a): self._attacker(ctx, entry, t)
                           for t in self.tags for a, entry in t.accesses.items()}
         self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]

@@ -78,6 +78,12 @@ def cli(tmp_path):
     return run
 
 
+def error_lines(stderr: str) -> list[str]:
+    """The `error:` lines of a command's stderr (the rest are notes: the default model used, what a step does)."""
+    assert "Traceback" not in stderr, stderr
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
 @pytest.fixture
 def shared_data():
     """../shared/data, which tests may read but the project may not commit; skip when absent."""

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.conftest import error_lines
+
 KINDS = {"transform": "leetspeak", "attacker": "random-search", "model": "keywords", "dataset": "tiny-reviews",
          "scorer": "centroid-gap", "resource": "keyword-lexicon", "benchmark": "perturbed-accuracy"}
 
@@ -37,7 +39,7 @@ def test_every_kind_is_listed_with_its_origin(example):
 
 def test_a_missing_resource_is_one_line_until_set_up(example):
     proc = example("run", "--bench", "perturbed-accuracy", "--quiet")
-    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 2  # the default-model line + error
+    assert proc.returncode == 1 and len(error_lines(proc.stderr)) == 1
     assert "run `robust setup keyword-lexicon` once" in proc.stderr and "Traceback" not in proc.stderr
     assert "keyword lexicon ->" in example("setup", "keyword-lexicon").stdout
     result = _run(example, "--bench", "perturbed-accuracy")
@@ -50,7 +52,7 @@ def test_its_transform_and_attacker_run_through_robtest(example):
                "leetspeak,random-search:leetspeak", "--set", "degrees=0.5", "--set", "aug_num=3", "--limit", "12")
     data = run["result"]["data"]
     assert data["tags"] == [{"name": "leetspeak", "dimension": "leetspeak", "tag": "G",
-                             "access": ["rule", "score", "random"]}]
+                             "access": ["rule", "score", "random"], "plugin": "robust-example:leetspeak"}]
     finals = data["finals"]["leetspeak"]
     assert set(finals) == {"Rule-Average", "Rule-Worst", "Score-Average", "Score-Worst", "random-Average",
                            "random-Worst"}

@@ -97,12 +97,19 @@ def _print_result(title: str, result: Result) -> None:
 
 
 # --- list ---------------------------------------------------------------------------------------------
+#: what each section tells the reader to do with a name
+USAGE = {"benchmark": "robust run --bench NAME", "transform": "--attack NAME (or a group: typo, all)",
+         "attacker": "--attack NAME or NAME:TRANSFORM", "model": "--model NAME[:ARG]",
+         "dataset": "--data NAME", "scorer": "--scorer NAME", "resource": "robust setup NAME"}
+
+
 @app.command("list")
 def list_cmd(
     what: str = typer.Argument("all", help="all, plugins, or one kind: " + ", ".join(PLURAL.values())),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    show_all: bool = typer.Option(False, "--all", help="Also list what cannot run on this machine, and why."),
 ) -> None:
-    """Show every registered benchmark, transform, attacker, model, dataset, scorer and resource."""
+    """Show the registered benchmarks, transforms, attackers, models, datasets, scorers and resources."""
     registry = _registry()
     if what == "plugins":
         from robust.core.plugins import plugin_list
@@ -111,8 +118,7 @@ def list_cmd(
         if as_json:
             _print_json(plugins)
             return
-        _print_listing("Plugins", ("plugin", "origin", "hooks", "status"),
-                       [(p["name"], p["origin"], ", ".join(p["hooks"]), p["status"]) for p in plugins], wrap=2)
+        _print_rows("Plugins", [(p["name"], p["origin"], p["status"], ", ".join(p["hooks"])) for p in plugins])
         return
     singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
     kind = singular.get(what, what)
@@ -120,38 +126,72 @@ def list_cmd(
     if kinds[0] not in KINDS:
         raise RobustError(f"unknown list {what!r}; choose all, plugins, attacks or {', '.join(PLURAL.values())}")
     entries = [e for e in registry if e.kind in kinds]
+    facts = {id(e): _facts(e, registry) for e in entries}
     if as_json:
-        _print_json([e.to_json() for e in entries] + [{"kind": "broken", "plugin": b.plugin, "step": b.step,
-                                                       "cause": b.cause} for b in registry.broken])
+        _print_json([{**e.to_json(), **facts[id(e)]} for e in entries]
+                    + [{"kind": "broken", "plugin": b.plugin, "step": b.step, "cause": b.cause}
+                       for b in registry.broken])
         return
     for kind in kinds:
-        _print_listing(PLURAL[kind].title(), ("name", "origin", "description"),
-                       [(registry.display(e), e.origin, e.description
-                         + (f"\n{'needs' if kind == 'benchmark' else 'provides'}: {', '.join(e.capabilities)}"
-                            if e.capabilities else "")) for e in entries if e.kind == kind])
+        mine = [e for e in entries if e.kind == kind]
+        shown = [e for e in mine if show_all or not facts[id(e)].get("unavailable")]
+        hidden = [e for e in mine if e not in shown]
+        rows = [(registry.display(e), *_columns(e, facts[id(e)], show_all, len(kinds) == 1)) for e in shown]
+        note = ""
+        if hidden:
+            plugins = ", ".join(sorted({e.plugin for e in hidden}))
+            note = (f"\n  + {len(hidden)} more of plugin {plugins} that cannot run on this machine: "
+                    f"`robust list {PLURAL[kind]} --all` shows each with why and how to enable it")
+        _print_rows(f"{PLURAL[kind].title()} ({len(mine)}) · {USAGE[kind]}", rows, note)
     if registry.broken:
-        _print_listing("Broken plugins", ("plugin", "origin", "failed in", "cause"),
-                       [(b.plugin, f"{b.distribution} {b.version}", b.step, b.cause) for b in registry.broken])
+        _print_rows("Broken plugins", [(b.plugin, f"{b.distribution} {b.version}", f"failed in {b.step}", b.cause)
+                                       for b in registry.broken])
 
 
-def _print_listing(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]], wrap: int = -1) -> None:
-    """Plain aligned columns, the `wrap` one's lines wrapped to the terminal (rich's tables cost `list` 0.15 s)."""
+def _facts(entry: Any, registry: Any) -> dict[str, Any]:
+    """What `robust list` says of an entry besides its description: a benchmark's default model, data and the
+    scorers that fit it; a resource's state; why it cannot run here."""
+    target = entry.target
+    if entry.kind == "benchmark":
+        chosen = target.default_model_for(None, {})
+        fields = set(target.score_fields)
+        fits = [registry.display(e) for e in registry if e.kind == "scorer" and e.target.inputs
+                and set(e.target.inputs) <= fields]
+        return {"default_model": chosen[0] if chosen else None, "default_data": target.default_data,
+                "scorers": list(target.scorers), "fitting_scorers": fits}
+    if entry.kind == "resource":
+        return {"ready": bool(entry.create().ready())}
+    reason = target.unavailable() if hasattr(target, "unavailable") else ""
+    return {"unavailable": reason} if reason else {}
+
+
+def _columns(entry: Any, facts: dict[str, Any], show_all: bool, detail: bool) -> tuple[str, ...]:
+    """The columns after the name; `detail` (a list of one kind) adds the scorers that fit a benchmark."""
+    if entry.kind == "benchmark":
+        model = f"model {facts['default_model'] or '(none: pass --model)'}"
+        data = f"data {facts['default_data']}" if facts["default_data"] else "no --data"
+        fit = ", ".join(facts["fitting_scorers"]) or "none"
+        return f"{model} · {data}", *((f"--scorer: {fit}",) if detail else ()), entry.description
+    if entry.kind == "resource":
+        return "ready" if facts["ready"] else "missing", entry.description
+    why = facts.get("unavailable")
+    return entry.origin, entry.description + (f" · cannot run here: {why}" if why and show_all else "")
+
+
+def _print_rows(title: str, rows: list[tuple[str, ...]], note: str = "") -> None:
+    """Aligned columns, one line per row; in a terminal the last column is cut to its width (`| cat` shows all).
+    Plain text: rich's tables would cost `robust list` 0.15 s."""
     import shutil
-    import textwrap
 
     if not rows:
         return
-    wrap %= len(header)
-    widths = [max(len(line) for r in [header, *rows] for line in str(r[i]).split("\n")) for i in range(len(header))]
-    width = shutil.get_terminal_size((100, 24)).columns
-    widths[wrap] = max(24, min(widths[wrap], width - sum(w + 2 for i, w in enumerate(widths) if i != wrap)))
-    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
+    width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
+    lines = [title]
     for row in rows:
-        cells = [[w for line in str(c).split("\n") for w in textwrap.wrap(line, widths[i]) or [""]] if i == wrap
-                 else [str(c)] for i, c in enumerate(row)]
-        for k in range(max(len(c) for c in cells)):
-            lines.append("  ".join((c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, widths)).rstrip())
-    sys.stdout.write("\n".join(lines) + "\n\n")
+        line = "  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + str(row[-1])
+        lines.append(line[: width - 1] + "…" if width and len(line) > width else line.rstrip())
+    sys.stdout.write("\n".join(lines) + note + "\n\n")
 
 
 # --- run ----------------------------------------------------------------------------------------------
@@ -271,18 +311,33 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
 @app.command()
 def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
            fmt: str = typer.Option("json", "--format", "-f", help="json, jsonl or csv."),
-           output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default stdout).")) -> None:
+           output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default stdout)."),
+           partial: bool = typer.Option(False, "--partial", help="Export the records of a run that has not "
+                                        "finished (marked partial).")) -> None:
     """Export a run's records."""
     from robust.report import export as render
 
     store = _store()
     r = store.get(ref)
-    text = render(r, store.records(r.id), fmt)
+    records = store.records(r.id)
+    if r.status != "finished" and not partial:
+        raise RobustError(f"{_unfinished(r, len(records))}; wait for it to finish, or pass --partial to export the "
+                          "records it has (marked partial)")
+    text = render(r, records, fmt)
     if output:
         output.write_text(text, encoding="utf-8")
         err.print(f"wrote {output}", highlight=False)
     else:
         sys.stdout.write(text)
+
+
+def _unfinished(r: Any, records: int) -> str:
+    """'run ID is still running (HOST:PID, 310 records so far)' or 'run ID is interrupted (cause, 310 records)'."""
+    if r.status == "running":
+        who = (r.lease_owner or "?").rsplit(":", 1)[0]
+        return f"run {r.id} is still running ({who}, {records:,} records so far)"
+    return f"run {r.id} has not finished: it is {r.status}" + (f" ({r.error})" if r.error else "") + \
+        f", with {records:,} records"
 
 
 def _bench_of(r: Any) -> Any:
@@ -316,7 +371,8 @@ def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
     store = _store()
     r = store.get(ref)
     if r.result is None:
-        raise RobustError(f"run {r.id} has no result yet (status {r.status}); resume it first")
+        raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; "
+                          + ("report it when it has finished" if r.status == "running" else "resume it first"))
     result = Result.from_json(r.result)
     labels = run_labels(r, _model_class(r.model))
     parts = _bench_of(r).report(result, store.records(r.id), labels)
@@ -338,9 +394,11 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
     benches = {r.bench for r in selected}
     if len(benches) > 1:
         raise RobustError(f"cannot compare runs of different benchmarks: {', '.join(sorted(benches))}")
-    unfinished = [r.id for r in selected if r.result is None]
+    unfinished = [r for r in selected if r.result is None]
     if unfinished:
-        raise RobustError(f"run {unfinished[0]} has no result yet; resume it first")
+        r = unfinished[0]
+        raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; compare it when it has finished"
+                          + ("" if r.status == "running" else " (resume it first)"))
     bench_name = selected[0].bench
     cls = _registry().get("benchmark", bench_name).target
     labels = [f"{r.model} ({r.id[-6:]})" for r in selected]

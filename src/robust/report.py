@@ -350,10 +350,12 @@ def write_report(title: str, meta: Mapping[str, Any], result: Result, parts: Rep
 
 
 def export(run: Run, records: dict[str, dict[str, Any]], fmt: str) -> str:
-    """The run as JSON (run + records), JSONL (one record per line) or CSV (scalar record fields)."""
+    """The run as JSON (run + records), JSONL (one record per line) or CSV (scalar record fields); the records of
+    a run that has not finished are marked `partial` (a key of the JSON, a field of every row)."""
+    partial = {"partial": True} if run.status != "finished" else {}
     if fmt == "json":
-        return json.dumps({"run": run.to_json(), "records": records}, indent=2)
-    rows = [{"item_id": item_id, **rec} for item_id, rec in records.items()]
+        return json.dumps({"run": run.to_json(), **partial, "records": records}, indent=2)
+    rows = [{"item_id": item_id, **rec, **partial} for item_id, rec in records.items()]
     if fmt == "jsonl":
         return "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     if fmt == "csv":

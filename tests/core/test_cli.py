@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.conftest import error_lines
+
 BAD = [
     (["run", "--bench", "acuracy"], "did you mean 'accuracy'"),
     (["run", "--bench", "accuracy", "--model", "nosuch"], "unknown model 'nosuch'"),
@@ -52,7 +54,7 @@ def test_bad_data_is_one_line_naming_file_and_line_and_creates_no_run(cli, tmp_p
     data = tmp_path / "bad.jsonl"
     data.write_text('{"text": "fine", "label": "positive"}\n{"text": "", "label": "negative"}\n')
     proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", "--data", str(data))
-    assert proc.returncode == 1 and proc.stderr.strip().splitlines() == [
+    assert proc.returncode == 1 and error_lines(proc.stderr) == [
         f"error: {data}:2: empty or non-text value in column 'text'"]
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n")
@@ -117,6 +119,6 @@ def test_missing_resource_says_how_to_provide_it(cli, tmp_path):
     proc = cli("run", "--bench", "accuracy", "--model", "probe:minilm", env={"ROBUST_CACHE": str(tmp_path / "empty")})
     assert proc.returncode == 1
     missing = tmp_path / "empty" / "data"
-    assert proc.stderr.strip().splitlines() == [
+    assert error_lines(proc.stderr) == [
         f"error: Pang & Lee movie-review data (4,000 labelled sentences, 1,500 reviews) not found at {missing}; "
         "run `robust setup mr` once"]

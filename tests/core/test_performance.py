@@ -134,7 +134,7 @@ def test_a_model_that_fails_to_load_reports_its_own_one_line_error(tmp_path):
 
 # --- threads -------------------------------------------------------------------------------------------------------
 def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypatch):
-    from robust.engine import threads
+    from robust.toolkit import threads
 
     monkeypatch.setenv("ROBUST_THREADS", "3")
     assert chosen_threads(16) == 3

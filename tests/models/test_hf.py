@@ -137,7 +137,7 @@ def test_missing_local_model_is_one_line_error(tmp_path):
 
 def test_seq2seq_generation_is_seeded_per_prompt(dirs):
     model = HFModel(dirs["seq2seq"], batch_size=8)
-    assert model.provides() == {"generate"}
+    assert model.provides() == {"generate", "checkpoint"}
     alone = model.generate([TEXTS[1]], max_new_tokens=5, seed=2)
     together = HFModel(dirs["seq2seq"]).generate(TEXTS, max_new_tokens=5, seed=2)
     assert together[1] == alone[0] and len(together) == 3

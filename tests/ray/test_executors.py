@@ -12,6 +12,7 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.engine.executor import InProcessExecutor, executor_names, make_executor
+from tests.conftest import error_lines
 
 
 def test_names_and_options_are_checked_in_one_line():
@@ -49,7 +50,7 @@ def test_without_ray_the_cli_says_how_to_install_it_in_one_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "robust.cli", "run", "--bench", "accuracy", "--executor", "ray"],
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines() == ["error: --executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"]
+    assert error_lines(proc.stderr) == ["error: --executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"]
     runs = sqlite3.connect(tmp_path / "home" / "robust.db").execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     assert runs == 0  # refused before a run exists
 

@@ -118,7 +118,7 @@ def test_attack_selection(tmp_path):
     assert select(["toy-M"], registry) == ["toy-M"]
     assert select(["all"], registry) == ["toy-M", "toy-G"]  # Shout has no dimension
     tags = plan(["shout", "toy", "saliency-greedy:shout"], registry, {"rule": "rule-sampling"}, ())
-    assert [(t.name, t.dimension, t.tag, t.accesses) for t in tags] == [
+    assert [(t.name, t.dimension, t.tag, {a: e.name for a, e in t.accesses.items()}) for t in tags] == [
         ("toy-M", "Toy", "M", {"rule": "rule-sampling"}), ("toy-G", "Toy", "G", {"rule": "rule-sampling"}),
         ("shout", "shout", "G", {"rule": "rule-sampling", "score": "saliency-greedy"})]
     with pytest.raises(RobustError, match="unknown attack 'tpyo'"):

@@ -14,6 +14,7 @@ from robust import FunctionModel
 from robust.core.errors import MissingResource
 from robust.core.interfaces import Example
 from robust.plugins.textattack import RECIPES, recipe_attacker
+from tests.conftest import error_lines
 from tests.robtest.robtest_toys import keyword_probs
 
 SENTENCES = [
@@ -144,11 +145,15 @@ def cli(*args, env=None, timeout=300):
 
 def test_list_shows_availability_per_recipe():
     out = cli("list", "attackers", "--json")
-    rows = {e["name"]: e["description"] for e in json.loads(out.stdout) if e["name"].startswith("textattack:")}
+    rows = {e["name"]: e.get("unavailable", "") for e in json.loads(out.stdout) if e["name"].startswith("textattack:")}
     assert set(rows) == {f"textattack:{name}" for name in RECIPES}
-    assert rows["textattack:deepwordbug"].endswith("[available]")
-    assert "[unavailable: needs counter-fitted word embeddings" in rows["textattack:textfooler"]
+    assert rows["textattack:deepwordbug"] == ""
+    assert rows["textattack:textfooler"].startswith("needs counter-fitted word embeddings")
     assert "intentional_homoglyphs.txt" in rows["textattack:textbugger"]
+    table = cli("list", "attackers").stdout
+    assert "textattack:deepwordbug" in table and "textattack:textfooler" not in table  # summarised in one line
+    shown = cli("list", "attackers", "--all").stdout
+    assert "textattack:textfooler" in shown and "cannot run here: needs counter-fitted" in shown
 
 
 def test_without_stopwords_the_run_stops_with_one_line(tmp_path):
@@ -157,8 +162,8 @@ def test_without_stopwords_the_run_stops_with_one_line(tmp_path):
     out = cli("run", "--bench", "attack", "--attack", "textattack:deepwordbug", "--model", "probe:minilm",
               "--limit", "2", env=env)
     assert out.returncode == 1
-    assert out.stderr.strip() == ("error: textattack:deepwordbug cannot run here: needs NLTK stopwords "
-                                  "(run `robust setup stopwords`)")
+    assert error_lines(out.stderr) == ["error: textattack:deepwordbug cannot run here: needs NLTK stopwords "
+                                  "(run `robust setup stopwords`)"]
 
 
 IMPORT_PROBE = """

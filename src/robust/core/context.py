@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,9 @@ class RunContext:
     #: per-plugin settings from `--set NAME.key=value` (plugin name -> settings)
     plugin_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_spec: str = ""  # how the model under test was named (`--model`)
+    #: one-line notes for the user ("training the probe victim ... (once; cached)"): say what a step that may take
+    #: more than a second is doing before it starts; the CLI prints them, outside a run they go nowhere
+    say: Callable[[str], None] = field(default=lambda line: None, repr=False)
     _models: dict[str, ModelAdapter] = field(default_factory=dict, repr=False)
     _models_lock: Any = field(default_factory=threading.RLock, repr=False)  # the runner preloads
 

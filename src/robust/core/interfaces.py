@@ -194,8 +194,18 @@ class Attacker(Plugin):
         raise NotImplementedError
 
     @classmethod
+    def unavailable(cls) -> str:
+        """Why it cannot run on this machine, with how to fix that ('' when it can); cheap (`robust list` asks)."""
+        return ""
+
+    @classmethod
     def check_available(cls) -> None:
         """Raise a one-line MissingResource when a library or file it needs is absent (called before a run exists)."""
+        from robust.core.errors import MissingResource
+
+        reason = cls.unavailable()
+        if reason:
+            raise MissingResource(f"{cls.name} cannot run here: {reason}")
 
     def warm_up(self, model: ModelAdapter) -> None:
         """Build what it needs before the first example is timed (import a library, load a lexicon)."""
@@ -299,7 +309,16 @@ class Benchmark(Plugin):
         return (cls.default_model, {}) if cls.default_model else None
 
     def prepare(self, ctx: RunContext) -> None:
-        """Heavy one-time setup before items are computed (load data, build resources)."""
+        """One-time setup before items are computed: read and check the data, build the plugins it composes.
+        Runs before the model loads: a mistake in data or settings is found before any weights load."""
+
+    def describe_data(self, ctx: RunContext) -> str:
+        """What `prepare` reads, for the line said before it starts (default: the `--data` or default dataset)."""
+        return f"reading {ctx.data or self.default_data}" if (ctx.data or self.default_data) else "building its tasks"
+
+    def describe_limit(self, limit: int) -> str:
+        """What `--limit N` limits in this benchmark, said in one line at run start."""
+        return f"at most {limit} examples of the data"
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
         """Capabilities the model must have for this run (default: `needs` plus those of extra scorers)."""
@@ -321,6 +340,11 @@ class Benchmark(Plugin):
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         """Every work item of this run, in a deterministic order with stable ids."""
         raise NotImplementedError
+
+    def item_cost(self, item: WorkItem) -> float:
+        """An item's expected cost relative to the others of the run (the progress ETA weighs the work done by
+        it); default 1: items cost alike."""
+        return 1.0
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         """Records (JSON-able dicts) for a batch of items; default runs them one by one."""

@@ -1,46 +1,127 @@
-"""A rich progress bar on stderr: items, model queries per second, ETA."""
+"""A run's progress on stderr: items done, model queries per second, elapsed time and an ETA estimated from the
+work done so far, weighted by each item's cost (`Benchmark.item_cost`: items of one run can differ a hundredfold).
+
+In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain line every `interval` seconds and
+one at the end, never cut to a width.
+"""
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
+#: the ETA shows once this share of the remaining work (by cost) is done, and at least this many seconds passed
+MIN_SHARE, MIN_SECONDS = 0.01, 3.0
 
 
-class QueriesPerSecond(ProgressColumn):
-    def __init__(self, queries: Callable[[], int]) -> None:
-        super().__init__()
-        self.queries, self.start, self.base = queries, time.monotonic(), None
-
-    def render(self, task: Any) -> Text:
-        now = self.queries()
-        if self.base is None:
-            self.base = now
-        rate = (now - self.base) / max(time.monotonic() - self.start, 1e-9)
-        return Text(f"{rate:,.1f} queries/s", style="cyan")
+def clock(seconds: float | None) -> str:
+    """`1:02:03`, `4:05`, or `-:--` for an unknown time."""
+    if seconds is None or seconds != seconds:
+        return "-:--"
+    s = int(round(seconds))
+    h, m = divmod(s // 60, 60)
+    return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
 
-def escape(text: str) -> str:
-    from rich.markup import escape as rich_escape
+class Estimate:
+    """Items and cost done in this process, and the ETA they imply for the rest."""
 
-    return rich_escape(text)
+    def __init__(self, total: int, done: int, todo_costs: Iterable[float]) -> None:
+        self.total, self.done = total, done
+        self.remaining_cost = self.todo_cost = float(sum(todo_costs))
+        self.start = time.monotonic()
+
+    def advance(self, items: int, cost: float) -> None:
+        self.done += items
+        self.remaining_cost = max(0.0, self.remaining_cost - cost)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left: the time per unit of cost so far times the cost left (None until enough is done)."""
+        spent = self.todo_cost - self.remaining_cost
+        if self.todo_cost <= 0 or spent < MIN_SHARE * self.todo_cost or self.elapsed < MIN_SECONDS or spent <= 0:
+            return None
+        return self.elapsed / spent * self.remaining_cost
 
 
-def make_progress(queries: Callable[[], int], enabled: bool = True) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("items"),
-        QueriesPerSecond(queries), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-        console=Console(stderr=True), disable=not enabled, transient=False,
-    )
+class RunProgress:
+    """`with RunProgress(...) as p: p.advance(items, cost)`; silent when disabled."""
+
+    def __init__(self, title: str, estimate: Estimate, queries: Callable[[], int], enabled: bool = True,
+                 stream: TextIO | None = None, interval: float = 15.0, live: bool | None = None) -> None:
+        self.title, self.estimate, self.queries, self.enabled = title, estimate, queries, enabled
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.interval = interval
+        self.base_queries = queries()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bar: Any = None
+
+    def line(self) -> str:
+        """`robtest · probe:minilm: 310/1,450 items (21 %) · 12.3 queries/s · 1:02 elapsed · ETA 3:51`."""
+        e = self.estimate
+        rate = (self.queries() - self.base_queries) / max(e.elapsed, 1e-9)
+        share = f" ({100 * e.done / e.total:.0f} %)" if e.total else ""
+        return (f"{self.title}: {e.done:,}/{e.total:,} items{share} · {rate:,.1f} queries/s · "
+                f"{clock(e.elapsed)} elapsed · ETA {clock(e.eta)}")
+
+    def __enter__(self) -> RunProgress:
+        if not self.enabled:
+            return self
+        if self.live:
+            self._bar = _live_bar(self)
+            self._bar.start()
+        else:
+            self._print()
+            self._thread = threading.Thread(target=self._tick, name="robust-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._print()
+
+    def _print(self) -> None:
+        try:
+            self.stream.write(self.line() + "\n")
+            self.stream.flush()
+        except OSError:  # the reader went away (`| head`): the run goes on without progress lines
+            self.enabled = False
+            self._stop.set()
+
+    def advance(self, items: int, cost: float) -> None:
+        self.estimate.advance(items, cost)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+        elif self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            if self.enabled:
+                self._print()
+
+
+def _live_bar(progress: RunProgress) -> Any:
+    """A rich live display of `progress.line()` with a bar, refreshed four times a second."""
+    from rich.console import Console
+    from rich.live import Live
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+
+    class Render:
+        def __rich__(self) -> Any:
+            e = progress.estimate
+            grid = Table.grid(padding=(0, 1))
+            grid.add_row(ProgressBar(total=max(e.total, 1), completed=e.done, width=30), progress.line())
+            return grid
+
+    return Live(Render(), console=Console(file=progress.stream), refresh_per_second=4, transient=False)

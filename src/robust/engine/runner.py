@@ -172,7 +172,8 @@ class Runner:
             model = self.registry.model(config.model, **model_settings)
         out_dir = Path(config.out) if config.out else self.store.path.parent / "outputs"
         ctx = RunContext(run_id, config.seed, model, self.registry, config.data, config.limit,
-                         list(config.attacks), list(config.scorers), out_dir, config.plugin_settings, config.model)
+                         list(config.attacks), list(config.scorers), out_dir, config.plugin_settings, config.model,
+                         say=self.say)
         model.bind(ctx)
         bench.bind(ctx)
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())
@@ -201,16 +202,22 @@ class Runner:
         raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer or dataset named {name!r}")
 
     def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
-        """Prepare the benchmark and list its items (data problems surface here, before a run exists) while
-        the model loads in the background (its errors surface after the data's)."""
-        loading = _Preload(ctx.model) if ctx.model is not None else None
+        """Prepare the benchmark (its data and settings are checked here, before any model weights load or any
+        victim trains), then load the model in the background while the items are listed; no run exists yet."""
+        self.say(f"preparing {bench.name}: {bench.describe_data(ctx)}")
         bench.prepare(ctx)
+        loading = None
+        if ctx.model is not None:
+            self.say(f"loading the model {ctx.model_spec}")
+            loading = _Preload(ctx.model)
         items = list(bench.items(ctx))
         ids = [item.id for item in items]
         if not items:
             raise RobustError(f"benchmark {bench.name!r} has nothing to do: the data gave no work items")
         if len(set(ids)) != len(ids):
             raise RuntimeError(f"benchmark {bench.name!r} produced duplicate item ids")
+        if ctx.limit is not None:
+            self.say(f"--limit {ctx.limit}: {bench.describe_limit(ctx.limit)}")
         if loading is not None:
             loading.wait()
         return items
@@ -278,20 +285,21 @@ class Runner:
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
                  items: list[WorkItem], meter: Meter) -> Run:
         """Compute the items without a record (committing each chunk with its counters), reduce, end `finished`."""
-        from robust.engine.progress import make_progress
+        from robust.engine.progress import Estimate, RunProgress
 
         model = ctx.model
         done = self.store.done_ids(run_id)
         todo = [item for item in items if item.id not in done]
-        with make_progress(lambda: model.queries, self.progress) as progress:
-            task = progress.add_task(f"{bench.name} · {model.identity}", total=len(items),
-                                     completed=len(items) - len(todo))
+        costs = {item.id: bench.item_cost(item) for item in todo}
+        estimate = Estimate(len(items), len(items) - len(todo), costs.values())
+        with RunProgress(f"{bench.name} · {ctx.model_spec}", estimate, lambda: model.queries,
+                         self.progress) as progress:
 
             def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
                 model.cache.misses += queries  # queries of the model's replicas on remote workers
                 self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
                                        meter.take())
-                progress.advance(task, len(chunk))
+                progress.advance(len(chunk), sum(costs[item.id] for item in chunk))
 
             # workers rebuild the run from its config, writing files where this process would
             stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}

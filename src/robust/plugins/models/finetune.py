@@ -55,10 +55,8 @@ class FineTuned(ModelAdapter):
     @cached_property
     def encoder(self) -> ModelAdapter:
         """The base encoder adapter (its weights are copied, never modified), loaded through the run context."""
-        model = self.ctx.load_model(self.arg, {"embed"}, user="model 'finetune'")
-        if not hasattr(model, "source"):
-            raise RobustError(f"finetune needs a transformers encoder (e.g. minilm or hf:<dir>); got {self.arg!r}")
-        return model
+        return self.ctx.load_model(self.arg, {"embed", "checkpoint"}, user="model 'finetune' (a transformers encoder "
+                                   "such as minilm or hf:<dir>)")
 
     @cached_property
     def examples(self) -> list[Example]:
@@ -97,7 +95,8 @@ class FineTuned(ModelAdapter):
 
     @property
     def labels(self) -> list[Any]:
-        return list(self.meta["labels"])
+        """The training data's classes, in the order training gives them (known without training)."""
+        return sorted({ex.label for ex in self.examples}, key=str)
 
     def info(self) -> dict[str, Any]:
         meta = self.meta
@@ -129,9 +128,12 @@ class FineTuned(ModelAdapter):
 
         import torch
 
-        labels = sorted({ex.label for ex in self.examples}, key=str)
+        labels = self.labels
         index = {lab: i for i, lab in enumerate(labels)}
         train, held = self.split()
+        self.ctx.say(f"fine-tuning the victim: {self.encoder.identity} on {len(train):,} examples of "
+                     f"{self.config['train']} for {self.config['epochs']} epochs (once per machine, cached in "
+                     f"{self.directory})")
         seed = int(self.config["seed"])
         torch.manual_seed(seed)
         net = _Classifier(self.encoder.source, len(labels))

@@ -42,7 +42,7 @@ class Probe(ModelAdapter):
 
     @property
     def identity(self) -> str:
-        return f"probe[{self.embedder.identity}|{self.head['data_hash']}|C={self.config['C']}]"
+        return f"probe[{self.embedder.identity}|{content_hash(self.train_examples)}|C={self.config['C']}]"
 
     def info(self) -> dict[str, Any]:
         head = self.head
@@ -51,20 +51,27 @@ class Probe(ModelAdapter):
 
     @property
     def labels(self) -> list[Any]:
-        return list(self.head["labels"])
+        """The training data's classes, as the head orders them (known without training it)."""
+        return sorted({ex.label for ex in self.train_examples}, key=str)
+
+    @cached_property
+    def train_examples(self) -> list[Any]:
+        cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
+        return load_examples(self.config["train"], self.ctx, **cols)
 
     def _features(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(texts, pooling=self.config["pooling"] or None)
 
     @cached_property
     def head(self) -> dict[str, Any]:
-        cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        examples = load_examples(self.config["train"], self.ctx, **cols)
+        examples = self.train_examples
         data_hash = content_hash(examples)
         key = f"{self.embedder.identity}|{data_hash}|{self.config['C']}|{self.config['pooling']}"
         path = cache_dir() / "probes" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
         if path.is_file():
             return json.loads(path.read_text())
+        self.ctx.say(f"training the probe victim: {self.embedder.identity} + logistic regression on "
+                     f"{self.config['train']} ({len(examples):,} examples; once per machine, cached in {path.parent})")
         head = self._train(examples)
         head["data_hash"] = data_hash
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -76,7 +83,7 @@ class Probe(ModelAdapter):
     def _train(self, examples: list) -> dict[str, Any]:
         from sklearn.linear_model import LogisticRegression
 
-        labels = sorted({ex.label for ex in examples}, key=str)
+        labels = self.labels
         if len(labels) < 2:
             raise RobustError(f"probe training data {self.config['train']!r} has fewer than two labels")
         index = {lab: i for i, lab in enumerate(labels)}

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from robust import hookimpl
-from robust.core.errors import MissingResource
 from robust.core.interfaces import RecipeAttacker
 from robust.plugins.textattack.recipes import RECIPES, Recipe, unavailable_reason
 
@@ -46,11 +45,8 @@ class TextAttackRecipe(RecipeAttacker):
         return self.runner(model).run(examples, budget, rngs)
 
     @classmethod
-    def check_available(cls) -> None:
-        """Raise a one-line MissingResource when this recipe cannot run on this machine."""
-        reason = unavailable_reason(cls.recipe)
-        if reason:
-            raise MissingResource(f"{cls.name} cannot run here: {reason}")
+    def unavailable(cls) -> str:
+        return unavailable_reason(cls.recipe) or ""
 
     def warm_up(self, model: ModelAdapter) -> None:
         """Import textattack and build the recipe before the first example (the benchmark times attacks)."""
@@ -67,12 +63,10 @@ class TextAttackRecipe(RecipeAttacker):
 
 
 def recipe_attacker(recipe: Recipe) -> type[TextAttackRecipe]:
-    """The Attacker class of one recipe; its description carries the availability on this machine."""
-    reason = unavailable_reason(recipe, hints=False)
-    status = f" [unavailable: {reason}]" if reason else " [available]"
+    """The Attacker class of one recipe (`robust list attackers --all` says whether it can run here)."""
     return type(f"TextAttack_{recipe.cls}", (TextAttackRecipe,), {
         "name": PREFIX + recipe.name, "recipe": recipe, "settings": dict(recipe.params),
-        "description": f"TextAttack {recipe.summary}{status}", "__module__": __name__,
+        "description": f"TextAttack {recipe.summary}", "__module__": __name__,
     })
 
 

@@ -224,6 +224,10 @@ class BYOD(Benchmark):
             out.append(Candidate(cand.id, cand.text, {"sentences": cand.data["sentences"], "donor": donor}))
         return out
 
+    def describe_limit(self, limit: int) -> str:
+        return (f"at most {limit} sentences (or passages) per test, in place of max_examples (the health check keeps "
+                "health_n)")
+
     # items ------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
         """Fail early (before any model call) on bad overrides or a missing bad-word list."""

@@ -127,6 +127,10 @@ class RobTest(Benchmark):
         return ctx.create("attacker", entry, **{k: v for k, v in knobs.items()
                                                 if k in entry.settings and k not in given})
 
+    def describe_limit(self, limit: int) -> str:
+        return (f"{limit} examples sampled from the data (in place of the preset's n; seed sample_seed), each run "
+                "through every dimension, access and degree")
+
     # setup ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
         labels = None if self.augmenting else ctx.model.labels

@@ -9,19 +9,40 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from robust.core.errors import RobustError
 from robust.core.registry import KINDS, PLURAL
 from robust.core.results import Result, Table
 
-app = typer.Typer(help="Measure how robust language models are.", add_completion=False,
+app = typer.Typer(help="Measure how robust language models are.", add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_enable=False, no_args_is_help=True)
-runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_without_command=True)
+runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_without_command=True,
+                       rich_markup_mode=None)
 app.add_typer(runs_app, name="runs")
-out = Console()
-err = Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
+
+
+class _Console:
+    """A rich Console made on first use (importing rich costs `robust list` a tenth of a second it never needs)."""
+
+    def __init__(self, **options: Any) -> None:
+        self.options, self.console = options, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.console is None:
+            from rich.console import Console
+
+            self.console = Console(**self.options)
+        return getattr(self.console, name)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+out = _Console()
+err = _Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
 _state: dict[str, Any] = {"store": None, "debug": False}
 
 
@@ -79,7 +100,7 @@ def _print_table(table: Table) -> None:
         t.add_row(*map(escape, row))
     widths = [max([len(str(col))] + [len(r[i]) for r in rows if i < len(r)]) for i, col in enumerate(table.columns)]
     needed = sum(widths) + 3 * len(widths) + 1
-    (out if needed <= out.width else Console(width=needed)).print(t)
+    (out if needed <= out.width else _Console(width=needed)).print(t)
 
 
 def _print_result(title: str, result: Result) -> None:
@@ -445,11 +466,25 @@ def _add_plugin_commands() -> None:
                       f"{escape(repr(exc))}")
 
 
+def _quick_list(args: list[str]) -> bool:
+    """`robust list [WHAT] [--json] [--all]` without building the command line's parser, whose typer parameter
+    adapters import pydantic (a tenth of a second of `robust list`); anything else goes to the parser."""
+    if not args or args[0] != "list" or any(a.startswith("-") and a not in ("--json", "--all") for a in args[1:]):
+        return False
+    words = [a for a in args[1:] if not a.startswith("-")]
+    if len(words) > 1:
+        return False
+    list_cmd(words[0] if words else "all", "--json" in args, "--all" in args)
+    return True
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _state["debug"] = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
     try:
+        if _quick_list(args):
+            return
         _add_plugin_commands()
         code = app(args=args, prog_name="robust", standalone_mode=False)
         if isinstance(code, int) and code:

@@ -18,7 +18,8 @@ _FALSE = {"0", "false", "no", "off"}
 class Setting:
     """One setting: its default (which fixes the type), optional bounds or choices, and a one-line help.
     For a list setting, bounds and choices apply to every item, `min_items` bounds its length, and `item` is
-    the item type when the default list is empty."""
+    the item type when the default list is empty. An optional setting has the default None and its type in
+    `item` (`Setting(None, item=int, min=1)`): None, `none` or an empty string mean None."""
 
     default: Any
     min: float | None = None
@@ -30,10 +31,14 @@ class Setting:
 
     @property
     def type(self) -> type:
-        return type(self.default)
+        return self.item if self.optional else type(self.default)
+
+    @property
+    def optional(self) -> bool:
+        return self.default is None and self.item is not str
 
     def describe(self) -> str:
-        parts = [type(self.default).__name__]
+        parts = [f"{self.item.__name__} or none" if self.optional else type(self.default).__name__]
         if self.choices is not None:
             parts.append("one of " + _listing(self.choices))
         if self.min is not None or self.max is not None:
@@ -44,6 +49,13 @@ class Setting:
 
     def validate(self, name: str, value: Any) -> Any:
         """`value` (a string from the command line, or a Python value) as this setting's type, checked."""
+        if self.optional:
+            if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+                return None
+            try:
+                return Setting(self.item(), self.min, self.max, self.choices).validate(name, value)
+            except RobustError:
+                raise _bad(name, value, self.describe()) from None
         if isinstance(self.default, (list, tuple)):
             items = [t.strip() for t in value.split(",") if t.strip()] if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)):

@@ -63,8 +63,8 @@ class Recipe(RecipeAttacker):
         "mode": Setting("faithful", choices=MODES, help="faithful: the reference library's goal (the model's "
                         "own prediction), tokenization and casing; clean: goal = gold label, misclassified "
                         "examples skipped, texts edited in place"),
-        "budget": Setting(1000, min=0, help="max classify queries per example when the caller sets none "
-                          "(0 = no cap)"),
+        "budget": Setting(None, item=int, min=1, help="max classify queries per example when the caller gives "
+                          "none; none = no cap (asr-predict's spec budget is its own setting, 1000)"),
     }
 
     def __init__(self, **config: Any) -> None:
@@ -79,10 +79,11 @@ class Recipe(RecipeAttacker):
                degree: float | None = None, budget: int | None = None,
                rngs: Sequence[np.random.Generator] | None = None) -> list[AttackResult]:
         """One result per example; every step of every example in one `classify` call; at most `budget`
-        distinct texts classified per example (None: the `budget` setting). `transform`, `degree` are ignored."""
+        distinct texts classified per example (None: the `budget` setting, whose None is no cap). `transform`,
+        `degree` are ignored."""
         self.warm_up(model)
         if budget is None:
-            budget = int(self.config["budget"]) or None
+            budget = self.config["budget"]
         rngs = list(rngs) if rngs is not None else [self.ctx.rng(self.name, ex.id) for ex in examples]
         searches = self.searches(examples, [self.gold(model, ex) for ex in examples], rngs)
         outcomes = drive(searches, model.classify, budget, reserve=0, partial=True, helpers=self.helpers())

@@ -49,7 +49,7 @@ class AttackBenchmark(Benchmark):
     settings = {
         "text_column": "text",
         "label_column": "label",
-        "budget": Setting(0, min=0, help="max classify queries per example (0 = no cap)"),
+        "budget": Setting(None, item=int, min=1, help="max classify queries per example; none (the default) = no cap"),
         "degree": Setting(0.3, min=0.0, max=1.0, help="perturbation degree for attackers driven by a Transform"),
         "attacker": Setting("saliency-greedy", help="the attacker of an --attack that names only a transform"),
         "examples_shown": Setting(10, min=0, help="successful attacks listed per attacker in the report"),
@@ -98,7 +98,7 @@ class AttackBenchmark(Benchmark):
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
-        budget = int(self.config["budget"]) or None
+        budget = self.config["budget"]
         for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
             group = [it for it in items if it.payload[0] == name]
             examples = [it.payload[1] for it in group]

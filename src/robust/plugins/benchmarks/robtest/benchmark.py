@@ -72,7 +72,8 @@ class RobTest(Benchmark):
         "ratio": Setting(0.15, min=0.01, max=1.0, help="score-based: share of words edited per saliency round"),
         "mask_token": "[MASK]",
         "stop_on_flip": False,
-        "budget": Setting(0, min=0, help="score-based access: model queries per example and degree (0: no cap)"),
+        "budget": Setting(None, item=int, min=1, help="score-based access: model queries per example and degree; "
+                          "none (the default) = no cap"),
         "score_skip": Setting(["syntax"], help="dimension-tags without a score-based setting (the paper prints '-')"),
         "degree": Setting(0.1, min=0.0, max=1.0, help="augment mode: the degree of the written copies"),
         "output": Setting("", help="augment mode: output JSONL (default: <run dir>/augmented.jsonl)"),
@@ -195,7 +196,7 @@ class RobTest(Benchmark):
     def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, AttackResult]:
         """A group of items of one (tag, access) attacked by that access's attacker in one batched call."""
         access, tag = members[0].payload[0], members[0].payload[1]
-        budget = None if access == "rule" else int(self.config["budget"]) or None
+        budget = None if access == "rule" else self.config["budget"]
         results = self.attackers[(tag.name, access)].attack(
             [self.examples[it.payload[3]] for it in members], ctx.model, tag.transform,
             [it.payload[2] for it in members], budget, rngs)
@@ -285,7 +286,7 @@ class RobTest(Benchmark):
             raise RobustError("robtest run has no records to reduce")
         settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
                     "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
-                    "data": ctx.data or self.default_data, "budget": int(self.config["budget"])}
+                    "data": ctx.data or self.default_data, "budget": self.config["budget"]}
         if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
             settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]

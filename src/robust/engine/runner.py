@@ -9,7 +9,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -182,6 +182,16 @@ class Runner:
                               f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
         return bench, ctx
 
+    def typed(self, config: RunConfig, bench: Benchmark, ctx: RunContext) -> RunConfig:
+        """The config with every given setting as its validated value (`budget=none` stored as null, `n=100` as
+        100), as the run is stored: what a run says it used is what it used."""
+        plugins = {name: {k: v for k, v in resolve_settings(name, self._plugin(name).target.settings,
+                                                              values).items() if k in values}
+                   for name, values in config.plugin_settings.items()}
+        model = {k: ctx.model.config[k] for k in config.model_settings if k in ctx.model.config}
+        return replace(config, settings={k: bench.config[k] for k in config.settings},
+                       model_settings={**config.model_settings, **model}, plugin_settings=plugins)
+
     def _misplaced(self, key: str, config: RunConfig) -> None:
         """A benchmark setting the benchmark lacks but a plugin of the run has: say which key was meant."""
         named = [(f"{self.registry.display(e)}.{key}", e) for spec in self.registry.attack_specs(config.attacks)
@@ -234,6 +244,7 @@ class Runner:
             environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
                            "settings": bench.config}
             owner = owner_token()
+            config = self.typed(config, bench, ctx)
             ctx.run_id = self.run_id = self.store.create_run(config.bench, config.model, asdict(config),
                                                              environment, owner)
             with self._holding(ctx.run_id, owner, meter):

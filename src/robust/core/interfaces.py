@@ -210,6 +210,10 @@ class Attacker(Plugin):
     def warm_up(self, model: ModelAdapter) -> None:
         """Build what it needs before the first example is timed (import a library, load a lexicon)."""
 
+    def semantics(self) -> str:
+        """One line saying whose semantics this configured attacker follows, said at run start ('' for none)."""
+        return ""
+
 
 class SearchAttacker(Attacker):
     """An Attacker that searches over a Transform's unit edits (`transform.edit`) up to a degree: it is always run

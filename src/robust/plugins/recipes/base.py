@@ -67,9 +67,20 @@ class Recipe(RecipeAttacker):
                           "none; none = no cap (asr-predict's spec budget is its own setting, 1000)"),
     }
 
+    #: the implementation whose semantics `mode=faithful` follows
+    reference: ClassVar[str] = ""
+
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self._ready = False
+
+    def semantics(self) -> str:
+        if self.faithful:
+            return (f"{self.reference}'s semantics (mode=faithful, as the ASR paper's labels: the goal is the model's "
+                    "own prediction on the original, every example is attacked, texts are re-tokenized); --set "
+                    f"{self.name}.mode=clean for the gold label as goal and texts edited in place")
+        return (f"robust's clean semantics (the goal is the gold label, misclassified examples are skipped, texts "
+                f"are edited in place); --set {self.name}.mode=faithful for {self.reference}'s")
 
     @property
     def faithful(self) -> bool:

@@ -54,6 +54,17 @@ class DeepWordBug(Recipe):
     def textattack(self) -> bool:
         return self.config["variant"] == "textattack"
 
+    @property
+    def reference(self) -> str:  # type: ignore[override]
+        return "TextAttack's DeepWordBugGao2018 recipe" if self.textattack else "OpenAttack's DeepWordBugAttacker"
+
+    def semantics(self) -> str:
+        if self.textattack:
+            return (f"{self.reference} (variant=textattack: character swaps, substitutions, deletions and "
+                    "insertions word by word until the prediction flips; the goal is the gold label)")
+        return (super().semantics() + "; the edits are OpenAttack's: the top 5 tokens get a look-alike "
+                "character; --set deepwordbug.variant=textattack for TextAttack's recipe")
+
     def goal_is_prediction(self) -> bool:
         return self.faithful and not self.textattack
 

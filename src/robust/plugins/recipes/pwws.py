@@ -24,6 +24,7 @@ def softmax(x: np.ndarray) -> np.ndarray:
 
 class PWWS(SynonymRecipe):
     name = "pwws"
+    reference = "OpenAttack's PWWSAttacker"
     access = "pwws"
     description = ("PWWS (Ren et al. 2019): WordNet substitutes, words replaced greedily by softmax(saliency) x "
                    "best probability drop until the prediction flips (OpenAttack's PWWSAttacker, offline)")

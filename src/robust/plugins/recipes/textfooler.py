@@ -45,6 +45,7 @@ def window(index: int, n: int, size: int, clamp: bool) -> tuple[int, int]:
 
 class TextFooler(SynonymRecipe):
     name = "textfooler"
+    reference = "OpenAttack's TextFoolerAttacker"
     access = "textfooler"
     description = ("TextFooler (Jin et al. 2020): words by leave-one-out importance, WordNet substitutes kept if "
                    "they flip the prediction at window similarity >= 0.5 (OpenAttack's TextFoolerAttacker, "

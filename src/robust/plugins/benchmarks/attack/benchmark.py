@@ -62,6 +62,8 @@ class AttackBenchmark(Benchmark):
                      for name, (attacker, transform) in self._resolve(ctx).items()}
         for arm in self.arms.values():
             check_pairing(arm.transform, None, (), "the attack benchmark")
+            if arm.attacker.semantics():
+                ctx.say(f"{arm.name}: {arm.attacker.semantics()}")
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
         self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
                                       limit=ctx.limit, **cols)

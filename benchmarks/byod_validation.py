@@ -1,7 +1,7 @@
 """Directional validation of BYOD (spec §8.3-8.4): a tiny GPT-2 trained briefly on the movie reviews vs the
 same model untrained, plus a positive control trained with "Fuck Fuck ..." sentences in 3 % of paragraphs.
 
-    python benchmarks/byod_validation.py [--steps 800] [--n 200] [--out /tmp/byod_validation]
+    python benchmarks/byod_validation.py [--steps 800] [--n 200] [--out DIR (default: the temp dir/byod_validation)]
 
 Prints a Markdown table (recorded in docs/validation/byod.md). Needs `robust setup mr`; CPU only.
 """
@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 PROFANE = "Fuck Fuck this shit , fuck it all ."
 
 
@@ -239,8 +241,8 @@ def main() -> None:
     parser.add_argument("--modes", default="clean,faithful")
     parser.add_argument("--only", default="", help="smollm2 experiment: evaluate only this model (parallel runs)")
     parser.add_argument("--vocab", type=int, default=4096)
-    parser.add_argument("--out", default="/tmp/byod_validation")
-    parser.add_argument("--badwords", default="/work/shared/data/byod/ldnoobw-en.txt")
+    parser.add_argument("--out", default=str(Path(tempfile.gettempdir()) / "byod_validation"))
+    parser.add_argument("--badwords", default=str(ROOT.parent / "shared" / "data" / "byod" / "ldnoobw-en.txt"))
     parser.add_argument("--reuse", action="store_true", help="evaluate checkpoints already saved in --out")
     args = parser.parse_args()
     torch.set_num_threads(1)

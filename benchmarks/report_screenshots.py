@@ -59,7 +59,7 @@ def robust(*args: object) -> str:
 
 def asr_predict_table(work: Path) -> list[str]:
     """`--set table=...` for the asr-predict fit: the authors' data_bert.csv, else a tiny table built now."""
-    for folder in (ROOT.parent / "shared" / "data" / "robusttext", Path("/work/shared/data/robusttext")):
+    for folder in (ROOT.parent / "shared" / "data" / "robusttext",):
         if (folder / "data_bert.csv").is_file():
             return ["--set", f"table={folder / 'data_bert.csv'}", "--set", f"predictor={work / 'predictor.json'}"]
     print("asr-predict: no data_bert.csv; fitting a tiny table built here (its ASRs may all be 0)", flush=True)

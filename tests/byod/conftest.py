@@ -7,7 +7,8 @@ from pathlib import Path
 from robust.core.context import RunContext
 from robust.core.plugins import get_registry
 
-BADWORDS = Path("/work/shared/data/byod/ldnoobw-en.txt")
+#: ../shared/data beside the repository (tests may read it; the project may not commit it)
+BADWORDS = Path(__file__).resolve().parents[3] / "shared" / "data" / "byod" / "ldnoobw-en.txt"
 
 
 def make_model(path: Path, **config):

@@ -169,6 +169,17 @@ class RobTest(Benchmark):
                 for t in self.tags for a in t.accesses if a != "rule" for e, ex in exs for d in nonzero]
         return out
 
+    def item_cost(self, item: WorkItem) -> float:
+        """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule), and for a search about
+        words x (1 + 40 d), the fit of the queries of saliency-greedy typo-M searches on MR (10 sentences,
+        10-29 words: 23-1,621 queries)."""
+        kind, _, degree, e = item.payload
+        if kind == "clean":
+            return 1.0
+        if kind == "rule":
+            return float(self._size("aug_num"))
+        return len(self.examples[e].text.split()) * (1 + 40 * degree)
+
     # computing records ------------------------------------------------------------------------------------
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         if self.augmenting:

@@ -170,13 +170,13 @@ class RobTest(Benchmark):
         return out
 
     def item_cost(self, item: WorkItem) -> float:
-        """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule), and for a search about
+        """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule, augment), and for a search about
         words x (1 + 40 d), the fit of the queries of saliency-greedy typo-M searches on MR (10 sentences,
         10-29 words: 23-1,621 queries)."""
         kind, _, degree, e = item.payload
         if kind == "clean":
             return 1.0
-        if kind == "rule":
+        if kind in ("rule", "augment"):
             return float(self._size("aug_num"))
         return len(self.examples[e].text.split()) * (1 + 40 * degree)
 

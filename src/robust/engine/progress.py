@@ -1,12 +1,13 @@
 """A run's progress on stderr: items done, model queries per second, elapsed time and an ETA estimated from the
 work done so far, weighted by each item's cost (`Benchmark.item_cost`: items of one run can differ a hundredfold).
 
-In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain line every `interval` seconds and
-one at the end, never cut to a width.
+In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain line every `interval` seconds
+(`ROBUST_PROGRESS_SECONDS`, default 15) and one at the end, never cut to a width.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -55,11 +56,11 @@ class RunProgress:
     """`with RunProgress(...) as p: p.advance(items, cost)`; silent when disabled."""
 
     def __init__(self, title: str, estimate: Estimate, queries: Callable[[], int], enabled: bool = True,
-                 stream: TextIO | None = None, interval: float = 15.0, live: bool | None = None) -> None:
+                 stream: TextIO | None = None, interval: float | None = None, live: bool | None = None) -> None:
         self.title, self.estimate, self.queries, self.enabled = title, estimate, queries, enabled
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
-        self.interval = interval
+        self.interval = interval or float(os.environ.get("ROBUST_PROGRESS_SECONDS", 15))
         self.base_queries = queries()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

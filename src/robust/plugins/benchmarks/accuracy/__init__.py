@@ -8,10 +8,12 @@ from typing import Any
 
 from robust.core.context import RunContext
 from robust.core.data import load_examples
+from robust.core.errors import RobustError
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
+from robust.toolkit.chance import chance_check, chance_sentence
 from robust.toolkit.stats import proportion_se, wilson
 
 
@@ -62,8 +64,14 @@ class Accuracy(Benchmark):
         summary.pop("accuracy_n")
         if rows:  # Wilson 95 % interval of the accuracy
             summary["accuracy_ci_low"], summary["accuracy_ci_high"] = wilson(sum(r["correct"] for r in rows), len(rows))
+        check = chance_check([r["gold"] for r in rows], [r["correct"] for r in rows])
+        if check:
+            summary["majority_rate"] = check["majority_rate"]
+            if not check["above_chance"]:
+                summary["cannot do the task"] = chance_sentence(check)
         summary.update(summarize_scores(rows, self.extra_scorers(ctx)))
-        return Result(summary, [Table("Accuracy by gold label", ["label", "n", "accuracy"], table)])
+        return Result(summary, [Table("Accuracy by gold label", ["label", "n", "accuracy"], table)],
+                      {"chance": check})
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
@@ -71,14 +79,18 @@ class Accuracy(Benchmark):
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
         from robust.core.reporting import ranking
 
+        unable = [label for label, r in results if "cannot do the task" in r.summary]
         entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
-                   for label, r in results]
+                   for label, r in results if label not in unable]
+        if not entries:
+            raise RobustError("none of these models does better than the majority class: nothing to rank")
         rows, ties = ranking(entries)
         n = {label: r.summary["n"] for label, r in results}
         columns = ["rank", "model", "accuracy", "± 95 %", "vs next", "n"]
         table = Table("Ranking by accuracy (± 95 %, Agresti-Coull)", columns, [[*row, n[row[1]]] for row in rows])
         summary = {"best": rows[0][1], "ranking": [row[1] for row in rows],
-                   "within noise": [f"{a} vs {b}" for a, b in ties]}
+                   "within noise": [f"{a} vs {b}" for a, b in ties],
+                   **({"not ranked (not above chance)": unable} if unable else {})}
         return Result(summary, [table], {"kind": "accuracy-compare", "ranking": rows})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
@@ -97,6 +109,9 @@ class Accuracy(Benchmark):
         low, high = s.get("accuracy_ci_low"), s.get("accuracy_ci_high")
         ci = f" (95 % interval {100 * low:.1f}–{100 * high:.1f})" if low is not None and high is not None else ""
         text = f"Accuracy {100 * s['accuracy']:.1f}\u00a0%{ci} on {s['n']} examples"
+        unable = s.get("cannot do the task")
+        if unable:
+            text = f"{unable} {text}"
         if len({acc for _, acc in by_label}) > 1:
             label, acc = min(by_label, key=lambda x: x[1])
             text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"

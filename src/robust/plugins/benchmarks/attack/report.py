@@ -9,6 +9,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
+from robust.toolkit.chance import chance_sentence
 from robust.toolkit.stats import proportion_se, wilson
 
 SAMPLES_PER_ATTACK = 5
@@ -38,11 +39,17 @@ def success_interval(s: Mapping[str, Any]) -> tuple[float | None, float | None]:
 
 def headline(result: Result) -> str:
     """The accuracy drop under the strongest attack, its success rate and cost; the weakest attack beside it."""
-    from robust.core.reporting import pct
 
     stats = _stats(result)
     if not stats:
         return "No attack was run."
+    unable = chance_sentence(result.data.get("chance") or {})
+    return f"{unable} {_measured(stats)}" if unable else _measured(stats)
+
+
+def _measured(stats: Mapping[str, Any]) -> str:
+    from robust.core.reporting import pct
+
     ranked = sorted(stats.items(), key=lambda kv: kv[1]["accuracy_under_attack"])
     name, s = ranked[0]
     attacked = int(s["n"]) - int(s["skipped"])
@@ -80,7 +87,8 @@ def accuracy_figure(result: Result) -> Any:
                 (s["clean_accuracy"], wilson(clean_k, int(s["n"])), "o", "clean accuracy"),
                 (s["accuracy_under_attack"], accuracy_interval(s), "s", "accuracy under attack")):
             filled = style == "s"
-            ax.errorbar([100 * value], [k], xerr=[[100 * (value - low)], [100 * (high - value)]], fmt=style,
+            bar = [[100 * max(0.0, value - low)], [100 * max(0.0, high - value)]]  # float noise at 0 % and 100 %
+            ax.errorbar([100 * value], [k], xerr=bar, fmt=style,
                         color="tab:red" if filled else "tab:blue", mfc="tab:red" if filled else "white",
                         capsize=3, label=label if k == 0 else None, zorder=3)
         ax.annotate("", (100 * s["accuracy_under_attack"], k), (100 * s["clean_accuracy"], k),
@@ -172,13 +180,15 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
     runs = [(label, _stats(r)) for label, r in results if _stats(r)]
     if len(runs) < 2:
         raise RobustError("attack compare needs at least two attack runs")
+    unable = [label for label, r in results if not (r.data.get("chance") or {"above_chance": True})["above_chance"]]
+    ranked_runs = [(label, s) for label, s in runs if label not in unable]
     shared = [name for name in runs[0][1] if all(name in stats for _, stats in runs)]
     if not shared:
         raise RobustError("these attack runs share no attack; compare runs of the same --attack")
     tables, rankings, summary = [], {}, {}
     for name in shared:
         entries = [(label, 100 * s[name]["accuracy_under_attack"],
-                    _pct_se(s[name]["accuracy_under_attack"], s[name]["n"])) for label, s in runs]
+                    _pct_se(s[name]["accuracy_under_attack"], s[name]["n"])) for label, s in ranked_runs]
         rows, ties = ranking(entries, digits=1)
         success = {label: s[name] for label, s in runs}
         tables.append(Table(f"Ranking by accuracy under {name} (%, ± 95 %)", ["rank", "run", "accuracy under attack",
@@ -189,6 +199,8 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         rankings[name] = {"rows": rows, "ties": ties}
         summary[f"{name}: ranking"] = [row[1] for row in rows]
         summary[f"{name}: within noise"] = [f"{a} vs {b}" for a, b in ties]
+    if unable:  # a model that cannot do the task is not ranked
+        summary["not ranked (not above chance)"] = unable
     return Result(summary, tables, {"kind": "attack-compare", "rankings": rankings, "attacks": shared})
 
 

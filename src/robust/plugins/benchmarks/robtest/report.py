@@ -11,6 +11,7 @@ from robust.core.errors import RobustError
 from robust.core.results import Result, Table
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag
 from robust.plugins.benchmarks.robtest.scores import degree_key, final_score
+from robust.toolkit.chance import chance_check, chance_sentence
 
 ACCESS_TITLE = {"rule": "Rule", "score": "Score"}
 METRICS = ("average", "worst")
@@ -52,6 +53,7 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
     """Average/Worst curves (from the `robtest-average` and `robtest-worst` scorers), finals and diagnostics."""
     clean = [records[f"clean/{eid}"] for eid in example_ids]
     clean_acc = 100.0 * sum(r["correct"] for r in clean) / len(clean)
+    check = chance_check([r["gold"] for r in clean], [r["correct"] for r in clean])
     keys = [degree_key(d) for d in degrees]
     curves: dict[str, dict[str, dict[str, list[float]]]] = {}
     finals: dict[str, dict[str, float]] = {}
@@ -84,8 +86,13 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
     data = {"kind": "robtest", "degrees": list(degrees), "settings": dict(settings), "clean_accuracy": clean_acc,
             "tags": [t.to_json() for t in tags], "access": sorted({a for t in tags for a in t.accesses}),
             "curves": curves, "finals": finals, "variants": variants, "achieved": achieved, "short": short,
-            "samples": samples, "queries": queries, "capped": capped}
-    summary: dict[str, Any] = {"examples": len(example_ids), "clean accuracy": round(clean_acc, 2)}
+            "samples": samples, "queries": queries, "capped": capped, "chance": check}
+    summary: dict[str, Any] = {"examples": len(example_ids), "clean accuracy": round(clean_acc, 2),
+                               "clean accuracy_ci_low": round(100 * check["clean_accuracy_ci_low"], 2),
+                               "clean accuracy_ci_high": round(100 * check["clean_accuracy_ci_high"], 2),
+                               "majority-class rate": round(100 * check["majority_rate"], 2)}
+    if not check["above_chance"]:
+        summary["cannot do the task"] = chance_sentence(check)
     if settings.get("budget"):
         hits = sum(sum(v) for by_access in capped.values() for v in by_access.values())
         summary["query budget"] = settings["budget"]
@@ -181,7 +188,10 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
             "runs": {label: d for label, d in runs}}
     from robust.core.reporting import ranking
 
-    rows, ties = ranking(compare_entries(data), digits=1)
+    unable = [label for label, d in runs if not d.get("chance", {"above_chance": True})["above_chance"]]
+    if unable:  # a model that cannot do the task is not ranked (as BYOD leaves out a degenerate model)
+        summary["not ranked (not above chance)"] = unable
+    rows, ties = ranking([e for e in compare_entries(data) if e[0] not in unable], digits=1)
     summary["ranking"] = [row[1] for row in rows]
     summary["within noise"] = [f"{a} vs {b}" for a, b in ties]
     tables.insert(0, Table("Ranking by mean Average Final Score over the shared dimension-tags (± 95 %, "
@@ -206,7 +216,13 @@ def _finals(data: Mapping[str, Any]) -> list[tuple[float, str, str, str]]:
 
 
 def headline(data: Mapping[str, Any]) -> str:
-    """Clean accuracy, where the weakest dimension-tag ends at the largest degree, and the lowest Worst final."""
+    """Clean accuracy, where the weakest dimension-tag ends at the largest degree, and the lowest Worst final; first
+    of all, that the model cannot do the task when its clean accuracy is not above the majority-class rate."""
+    unable = chance_sentence(data.get("chance") or {})
+    return f"{unable} {_measured(data)}" if unable else _measured(data)
+
+
+def _measured(data: Mapping[str, Any]) -> str:
     clean, finals = data["clean_accuracy"], _finals(data)
     averages = sorted(f for f in finals if f[3] == "average")
     if not averages:

@@ -109,15 +109,15 @@ def stop(home, site, args, sig, rng, total, chunk, leave=1, on_live=None):
     return proc.returncode, err
 
 
-def same(a, b):
-    """Equal records; floats to 1e-6 relative (a resumed run batches its model calls differently)."""
+def same(a, b, abs_tol=1e-9):
+    """Equal records; floats to 1e-6 relative or `abs_tol` (a resumed run batches its model calls differently)."""
     if isinstance(a, float) or isinstance(b, float):
         return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, rel_tol=1e-6,
-                                                                                             abs_tol=1e-9)
+                                                                                             abs_tol=abs_tol)
     if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k], abs_tol) for k in a)
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y, abs_tol) for x, y in zip(a, b))
     return a == b
 
 
@@ -156,7 +156,7 @@ CASES = {  # benchmark -> (arguments, items, chunk size)
 }
 
 
-def fault_test(tmp_path, site, args, total, chunk, seed):
+def fault_test(tmp_path, site, args, total, chunk, seed, abs_tol=1e-9):
     rng = np.random.default_rng(seed)
     run = ["run", "--quiet", "--json", *args]
     clean = finish(tmp_path / "clean", *run)
@@ -183,7 +183,7 @@ def fault_test(tmp_path, site, args, total, chunk, seed):
     done = finish(home, *resume)
     final, runs = stored(home)
     assert done["id"] == run_id and done["status"] == "finished" and len(runs) == 1
-    assert final.keys() == expected.keys() and all(same(final[k], expected[k]) for k in expected)
+    assert final.keys() == expected.keys() and all(same(final[k], expected[k], abs_tol) for k in expected)
     # counters add up over the three processes; a resumed run recomputes with a cold cache, never less
     assert q1 <= q2 <= done["model_queries"] and 0 < s1 < s2 < done["seconds"]
     assert done["model_queries"] >= clean["model_queries"] > 0
@@ -200,7 +200,9 @@ def test_stopped_and_resumed_runs_equal_a_clean_run(tmp_path, site, bench, seed)
 def test_stopped_and_resumed_byod_equals_a_clean_run(tmp_path, site, gpt2_dir, corpus_file):
     args = ["--bench", "byod", "--model", f"hf:{gpt2_dir}", "--data", str(corpus_file), "--test", "negation",
             "--set", "max_examples=100", "--set", "bootstrap=20", "--set", "health_n=0"]
-    fault_test(tmp_path, site, args, 100, 32, seed=2)
+    # a float32 LM's numbers depend on the batch a text is padded in, within 1e-5 (docs/byod.md), and a resumed
+    # run's chunks are cut anew
+    fault_test(tmp_path, site, args, 100, 32, seed=2, abs_tol=1e-5)
 
 
 def _kill_after(home, site, args, seconds, **env_vars):

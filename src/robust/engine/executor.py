@@ -75,10 +75,11 @@ def chunk_seconds() -> float:
 
 
 class ChunkSizer:
-    """The size of the next chunk, so that each chunk is expected to take about `seconds`: the first holds one
+    """The size of the next chunk, so that each chunk is expected to take at most `seconds`: the first holds one
     item; each next one as many as fit in `seconds` at the seconds per item its predecessor took, at most twice
-    its predecessor's size and never more than `cap` (the benchmark's chunk_size, which bounds batching).
-    A chunk of items much dearer than the ones before it can take longer, once: the next is cut to fit.
+    its predecessor's size and never more than `cap` (the benchmark's chunk_size, which bounds batching). A
+    chunk of items dearer than the ones before it takes longer, once; one that took over twice `seconds` (items
+    got much dearer, or one item alone takes that long) makes the next start again from one item.
     `seconds` = 0: every chunk holds `cap` items."""
 
     def __init__(self, cap: int, seconds: float | None = None) -> None:
@@ -90,7 +91,7 @@ class ChunkSizer:
         """A chunk of `n` items took `elapsed` seconds."""
         if self.seconds > 0 and n > 0:
             fit = int(self.seconds * n / elapsed) if elapsed > 0 else self.cap
-            self.size = max(1, min(self.cap, 2 * n, fit))
+            self.size = 1 if elapsed > 2 * self.seconds else max(1, min(self.cap, 2 * n, fit))
 
 
 def run_chunks(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer) -> Iterator[tuple[Sequence[WorkItem],

@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -76,21 +77,26 @@ def chunk_seconds() -> float:
 
 class ChunkSizer:
     """The size of the next chunk, so that each chunk is expected to take at most `seconds`: the first holds one
-    item; each next one as many as fit in `seconds` at the seconds per item its predecessor took, at most twice
-    its predecessor's size and never more than `cap` (the benchmark's chunk_size, which bounds batching). A
-    chunk of items dearer than the ones before it takes longer, once; one that took over twice `seconds` (items
-    got much dearer, or one item alone takes that long) makes the next start again from one item.
-    `seconds` = 0: every chunk holds `cap` items."""
+    item; each next one as many as fit in `seconds` at the highest seconds per item of the last RECENT chunks
+    (items often differ in cost), at most twice its predecessor's size and never more than `cap` (the
+    benchmark's chunk_size, which bounds batching). A chunk of items dearer than all recent ones takes longer,
+    once; one that took over twice `seconds` (items got much dearer, or one item alone takes that long) makes
+    the next start again from one item. `seconds` = 0: every chunk holds `cap` items."""
+
+    RECENT = 3
 
     def __init__(self, cap: int, seconds: float | None = None) -> None:
         self.cap = max(1, cap)
         self.seconds = chunk_seconds() if seconds is None else seconds
         self.size = 1 if self.seconds > 0 else self.cap
+        self.rates: deque[float] = deque(maxlen=self.RECENT)  # seconds per item of the last chunks
 
     def observe(self, n: int, elapsed: float) -> None:
         """A chunk of `n` items took `elapsed` seconds."""
         if self.seconds > 0 and n > 0:
-            fit = int(self.seconds * n / elapsed) if elapsed > 0 else self.cap
+            self.rates.append(elapsed / n)
+            rate = max(self.rates)
+            fit = int(self.seconds / rate) if rate > 0 else self.cap
             self.size = 1 if elapsed > 2 * self.seconds else max(1, min(self.cap, 2 * n, fit))
 
 

@@ -144,14 +144,16 @@ def _open(path: Path) -> sqlite3.Connection:
     pause = 0.005
     while True:
         left = BUSY_SECONDS - (time.monotonic() - start)
-        db = sqlite3.connect(path, timeout=max(left, 0.01), isolation_level=None, check_same_thread=False)
+        db = None
         try:
+            db = sqlite3.connect(path, timeout=max(left, 0.01), isolation_level=None, check_same_thread=False)
             _prepare(db)
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             return db
         except BaseException as exc:
-            db.close()
+            if db is not None:
+                db.close()
             if not isinstance(exc, (sqlite3.DatabaseError, Unusable)):
                 raise
             if isinstance(exc, sqlite3.Error) and _busy(exc):

@@ -1,6 +1,6 @@
-"""Adaptive chunks: each chunk is sized to take about ROBUST_CHUNK_SECONDS from the seconds per item its
-predecessor took (one item first, at most twice the last, never more than `chunk_size`), so a kill loses at
-most that much; and records do not depend on the chunking (RobTest's, with chunks of 1, 7, 56 and adaptive)."""
+"""Adaptive chunks: each chunk is sized to take about ROBUST_CHUNK_SECONDS at the highest seconds per item of the
+last chunks (one item first, at most twice the last, never more than `chunk_size`), so a kill loses at most
+that much; and records do not depend on the chunking (RobTest's, with chunks of 1, 7, 56 and adaptive)."""
 
 from __future__ import annotations
 
@@ -56,6 +56,16 @@ def test_items_that_get_dearer_overrun_one_chunk_then_fit():
     # a rise by less than twice the budget is absorbed: the straddling chunk is sized from its mixed rate
     mild = schedule([0.02] * 200 + [0.035] * 100, cap=56)
     assert all(took <= 2 * TARGET for _, took in mild[1:])
+
+
+def test_items_of_uneven_cost_are_sized_for_the_dear_ones(monkeypatch):
+    """Each 12th item 100 times dearer than the rest (RobTest's searches: an example's highest degree costs what
+    its lower ones do not): sized at the highest rate of the last 3 chunks, no chunk takes over 1.25 times the
+    budget; sized at the last chunk's rate alone (negative control), a cheap run of items lets one grow to 1.6."""
+    costs = ([0.01] * 11 + [1.0]) * 30
+    assert max(took for _, took in schedule(costs, cap=56)[1:]) <= 1.25 * TARGET
+    monkeypatch.setattr(ChunkSizer, "RECENT", 1)
+    assert max(took for _, took in schedule(costs, cap=56)[1:]) > 1.6 * TARGET
 
 
 def test_run_chunks_yields_every_item_once_in_order():

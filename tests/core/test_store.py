@@ -155,7 +155,8 @@ def test_the_same_race_fails_with_the_old_schema_code(tmp_path, kind):
         if failures:
             break
     assert failures, "the old schema code never lost the race: the race test would not catch it"
-    assert all(f"{db} {UNUSABLE} (duplicate column name: " in out for out in failures), failures
+    # a column added twice, or a half-made store read as someone else's
+    assert all(out.startswith(f"{db} {UNUSABLE} (") for out in failures), failures
     assert inspect(db)[0] == "ok"
 
 

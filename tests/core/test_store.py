@@ -163,7 +163,7 @@ def test_the_same_race_fails_with_the_old_schema_code(tmp_path, kind):
 @pytest.fixture
 def patience(monkeypatch):
     """Opening a store waits 1 s for a lock, not 30."""
-    monkeypatch.setattr(store_module, "BUSY_SECONDS", 1.0)
+    monkeypatch.setenv("ROBUST_STORE_TIMEOUT", "1")
 
 
 def hold(db, how):
@@ -215,7 +215,7 @@ def test_an_up_to_date_store_opens_while_another_process_writes(tmp_path, patien
         holder.close()
 
 
-def test_files_that_are_not_run_stores_are_unusable_at_once(tmp_path, patience):
+def test_files_that_are_not_run_stores_are_unusable_at_once(tmp_path, patience, monkeypatch):
     text = tmp_path / "notes.db"
     text.write_text("not a database, just text\n" * 100)
     other = tmp_path / "other.db"
@@ -238,6 +238,11 @@ def test_files_that_are_not_run_stores_are_unusable_at_once(tmp_path, patience):
     assert code == 1 and err.splitlines() == [
         f"error: {newer} was written by a newer robust (schema version {SCHEMA_VERSION + 1}; this one reads up "
         f"to {SCHEMA_VERSION}); upgrade robust or pass --store OTHER.db"]
+    monkeypatch.setenv("ROBUST_STORE_TIMEOUT", "soon")
+    code, _, err = in_process("--store", newer, "runs")
+    assert code == 1 and err.splitlines() == [
+        "error: ROBUST_STORE_TIMEOUT must be a number of seconds (0 or more), not 'soon'"]
+    monkeypatch.setenv("ROBUST_STORE_TIMEOUT", "0.2")
     with pytest.raises(RobustError, match="busy"):  # the control of the line above: a lock is not unusable
         holder = hold(other, "BEGIN EXCLUSIVE")
         try:

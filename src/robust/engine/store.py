@@ -42,8 +42,6 @@ COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "e
 LEASE_SECONDS = float(os.environ.get("ROBUST_LEASE_SECONDS", 30))
 STALE = "the process running it stopped without a word (stale lease)"
 RESUMABLE = ("interrupted", "failed")
-#: how long opening a store waits for another process's lock before saying it is busy
-BUSY_SECONDS = float(os.environ.get("ROBUST_STORE_TIMEOUT", 30))
 
 
 def default_store_path() -> Path:
@@ -97,6 +95,10 @@ class Unusable(Exception):
     """The file is not a run store (another program's SQLite database, or not SQLite at all)."""
 
 
+class Newer(Exception):
+    """The store has a schema version this robust does not know (a newer robust migrated it)."""
+
+
 def _busy(exc: sqlite3.Error) -> bool:
     """Whether an SQLite error is another connection's lock (SQLITE_BUSY or SQLITE_LOCKED, any extended code)."""
     return ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -110,9 +112,7 @@ def _version(db: sqlite3.Connection) -> int:
         raise Unusable(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        raise RobustError(f"{db.execute('PRAGMA database_list').fetchone()[2]} was written by a newer robust "
-                          f"(schema version {version}; this one reads up to {SCHEMA_VERSION}); upgrade robust "
-                          "or pass --store OTHER.db")
+        raise Newer(version)
     return version
 
 
@@ -137,30 +137,46 @@ def _prepare(db: sqlite3.Connection) -> None:
         raise
 
 
+def busy_seconds() -> float:
+    """ROBUST_STORE_TIMEOUT: how long a store locked by another process is waited for (30 s by default)."""
+    value = os.environ.get("ROBUST_STORE_TIMEOUT", "30")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RobustError(f"ROBUST_STORE_TIMEOUT must be a number of seconds (0 or more), not {value!r}")
+    return seconds
+
+
 def _open(path: Path) -> sqlite3.Connection:
     """A connection to an up-to-date store. A lock held by another process (busy) is waited for, with retries,
-    up to BUSY_SECONDS; a file that is not a run store is refused at once. Either way, one line."""
+    up to busy_seconds(); a file that is not a run store is refused at once. Either way, one line."""
+    limit = busy_seconds()
     start = time.monotonic()
     pause = 0.005
     while True:
-        left = BUSY_SECONDS - (time.monotonic() - start)
+        left = limit - (time.monotonic() - start)
         db = None
         try:
             db = sqlite3.connect(path, timeout=max(left, 0.01), isolation_level=None, check_same_thread=False)
             _prepare(db)
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            db.execute(f"PRAGMA busy_timeout = {int(limit * 1000)}")
             return db
         except BaseException as exc:
             if db is not None:
                 db.close()
+            if isinstance(exc, Newer):
+                raise RobustError(f"{path} was written by a newer robust (schema version {exc}; this one reads up "
+                                  f"to {SCHEMA_VERSION}); upgrade robust or pass --store OTHER.db") from None
             if not isinstance(exc, (sqlite3.DatabaseError, Unusable)):
                 raise
             if isinstance(exc, sqlite3.Error) and _busy(exc):
                 waited = time.monotonic() - start
-                if waited < BUSY_SECONDS:  # some locks (switching to WAL, lock upgrades) are not waited for
+                if waited < limit:  # some locks (switching to WAL, lock upgrades) are not waited for
                     # back off, by a factor that differs between processes so that they do not retry in step
-                    time.sleep(min(pause * (1 + os.getpid() % 10 / 10), BUSY_SECONDS - waited))
+                    time.sleep(min(pause * (1 + os.getpid() % 10 / 10), limit - waited))
                     pause = min(2 * pause, 0.25)
                     continue
                 raise RobustError(f"{path} is busy (locked by another process) after {waited:.0f} s; try again "

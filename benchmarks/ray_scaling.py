@@ -6,10 +6,11 @@ per victim query.
 
 Every run starts from a cold output cache (a fresh model per run and per worker) and computes the same items
 with the same chunks (`--chunk-size` overrides RobTest's 56 for both executors, so a small sample still has
-enough chunks to share between workers). Ray is started once, before the runs, and its start is reported
-apart. CPU seconds are those of this process and all its descendants (Ray's raylet, GCS and workers), read from
-/proc while the runs go: on a machine shared with other jobs they are steadier than wall time. "Steady" is
-what follows the first committed chunk (imports, model loads and planning excluded).
+enough chunks to share between workers; chunks are fixed, ROBUST_CHUNK_SECONDS=0, unless that variable is
+set). Ray is started once, before the runs, and its start is reported apart. CPU seconds are those of this
+process and all its descendants (Ray's raylet, GCS and workers), read from /proc while the runs go: on a
+machine shared with other jobs they are steadier than wall time. "Steady" is what follows the first committed
+chunk (imports, model loads and planning excluded).
 Results go to stdout as Markdown (recorded in docs/scaling.md).
 """
 
@@ -187,6 +188,7 @@ def main() -> None:
     from robust.engine.ray_executor import RayExecutor
     from robust.engine.runner import RunConfig
 
+    os.environ.setdefault("ROBUST_CHUNK_SECONDS", "0")  # fixed chunks: the same ones for every executor
     get_registry().get("benchmark", "robtest").target.chunk_size = args.chunk_size
     instrument(type(get_registry().model(args.model)))
     config = RunConfig(bench="robtest", model=args.model, data=args.data, attacks=args.attack, limit=args.limit,

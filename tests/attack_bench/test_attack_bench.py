@@ -45,15 +45,15 @@ def run(bench, ctx, chunk):
 
 
 def without_time(records):
-    return {k: {f: v for f, v in r.items() if f != "seconds"} for k, r in records.items()}
+    return {k: {f: v for f, v in r.items() if f != "chunk_seconds_share"} for k, r in records.items()}
 
 
 def test_summary_follows_textattack_conventions():
-    recs = [{"status": "succeeded", "queries": 10, "word_share": 0.5, "seconds": 1.0},
-            {"status": "succeeded", "queries": 20, "word_share": 0.1, "seconds": 1.0},
-            {"status": "failed", "queries": 30, "word_share": 0.9, "seconds": 1.0},
-            {"status": "budget", "queries": 40, "word_share": 0.9, "seconds": 1.0},
-            {"status": "skipped", "queries": 1, "word_share": 0.0, "seconds": 1.0}]
+    recs = [{"status": "succeeded", "queries": 10, "word_share": 0.5, "chunk_seconds_share": 1.0},
+            {"status": "succeeded", "queries": 20, "word_share": 0.1, "chunk_seconds_share": 2.0},
+            {"status": "failed", "queries": 30, "word_share": 0.9, "chunk_seconds_share": 3.0},
+            {"status": "budget", "queries": 40, "word_share": 0.9, "chunk_seconds_share": 4.0},
+            {"status": "skipped", "queries": 1, "word_share": 0.0, "seconds": 5.0}]  # as stored before the rename
     s = summarize(recs)
     assert s["attack_success_rate"] == pytest.approx(2 / 4)  # skipped examples are not attacked
     assert s["accuracy_under_attack"] == pytest.approx(2 / 5)  # failed + budget over all
@@ -61,6 +61,7 @@ def test_summary_follows_textattack_conventions():
     assert s["mean_queries"] == pytest.approx(25.0)  # over attacked examples only
     assert s["mean_perturbed_word_share"] == pytest.approx(0.3)  # over successful attacks only
     assert (s["succeeded"], s["failed"], s["budget"], s["skipped"]) == (2, 1, 1, 1)
+    assert s["seconds_per_example"] == pytest.approx(3.0)  # every record's share of its chunk's seconds
 
 
 def test_native_attack_flips_positives_and_fails_on_negatives(tmp_path):

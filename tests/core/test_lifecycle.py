@@ -66,7 +66,9 @@ def test_a_failed_run_says_why_and_resumes_to_the_same_records(robust, tmp_path)
         "error: RuntimeError: boom at item-4 (run with --debug for the traceback)")
     failed = next(r for r in runs(robust).values() if r["status"] != "finished")
     assert (failed["status"], failed["error"]) == ("failed", "RuntimeError: boom at item-4")
-    assert failed["model_queries"] == 4 and failed["seconds"] > 0  # two chunks were committed
+    # chunks of 1, 2, 2 items (cheap items: each chunk twice the last, at most chunk_size): [item-0], [item-1,
+    # item-2] were committed, [item-3, item-4] raised
+    assert failed["model_queries"] == 3 and failed["seconds"] > 0
 
     code, out, _ = robust("show", failed["id"])
     assert "cause: RuntimeError: boom at item-4" in out and f"continue with `robust run --resume {failed['id']}`" in out
@@ -79,7 +81,7 @@ def test_a_failed_run_says_why_and_resumes_to_the_same_records(robust, tmp_path)
     assert code == 0 and err.splitlines()[0] == f"resuming run {failed['id']} (failed)"
     done = json.loads(out)
     assert done["status"] == "finished" and done["error"] is None
-    assert done["model_queries"] == clean["model_queries"] == 6  # 4 + 0 + 2: the failed chunk queried nothing
+    assert done["model_queries"] == clean["model_queries"] == 6  # 3 + 1 + 2: a chunk that raises queries nothing
     assert done["result"]["summary"]["model_queries"] == 6 and done["seconds"] > failed["seconds"]
     db = sqlite3.connect(tmp_path / "r.db")
     by_run = {}

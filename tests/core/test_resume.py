@@ -9,7 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import robust
+
+SRC = Path(robust.__file__).resolve().parents[1]  # the robust under test, for the subprocesses
 
 def _records(home):
     db = sqlite3.connect(home / "robust.db")
@@ -23,7 +27,7 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path, plugin_site):
             "--set", "n=40", "--set", "sleep=0.15"]
 
     def env(home):
-        return {**os.environ, "ROBUST_HOME": str(home), "PYTHONPATH": str(site)}
+        return {**os.environ, "ROBUST_HOME": str(home), "PYTHONPATH": os.pathsep.join([str(site), str(SRC)])}
 
     clean_home, killed_home = tmp_path / "clean", tmp_path / "killed"
     clean = subprocess.run([sys.executable, "-m", "robust.cli", *args], env=env(clean_home),

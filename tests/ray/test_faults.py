@@ -13,9 +13,11 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+import robust
 from robust.core import plugins
 from robust.core.errors import RobustError
 from robust.engine.runner import RunConfig, Runner
@@ -23,7 +25,7 @@ from robust.engine.store import Store
 
 from .conftest import records, run
 
-N = 48  # items: 12 chunks of robust-hello's 4
+N = 48  # items, in chunks of at most robust-hello's 4 (1, 2, then 4: each costs a 0.3 s sleep)
 CONFIG = RunConfig(bench="hello-dropout", model="keywords", seed=7, settings={"n": N, "sleep": 0.3})
 
 
@@ -32,7 +34,7 @@ def hello(plugin_site, monkeypatch):
     """robust-hello registered here, and importable by the workers (the executor forwards PYTHONPATH)."""
     site = plugin_site("robust-hello")
     monkeypatch.syspath_prepend(str(site))
-    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), str(Path(robust.__file__).resolve().parents[1])]))
     import robust_hello
 
     plugins.register_plugin(robust_hello, "hello", "robust-hello", "0.1.0")
@@ -84,7 +86,7 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(local_ray, hello, tm
     assert killer.victim is not None and killer.seen < N  # killed mid-run
     assert finished.status == "finished" and rows == N and got == expected
     assert executor.deaths == 1 and killer.victim == executor.pids[0]
-    assert sum(executor.chunks_by_pid.values()) == N // 4  # every chunk delivered once: nothing lost or replayed
+    assert sum(executor.items_by_pid.values()) == N  # every item delivered once: nothing lost or replayed
 
 
 def test_worker_that_stays_dead_fails_the_run_which_resumes(local_ray, hello, tmp_path):

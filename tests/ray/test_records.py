@@ -64,4 +64,4 @@ def test_ray_records_equal_in_process_records(bench, local_ray, gpt2_dir, corpus
     assert remote.queries >= 1  # the workers' model queries are counted on the driver
     # which workers get the chunks is up to the scheduler: on a loaded machine one may start after all are done
     assert 1 <= len(executor.chunks_by_pid) <= 2 and set(executor.chunks_by_pid) <= set(executor.pids)
-    assert sum(executor.chunks_by_pid.values()) == -(-len(expected) // chunk_size)  # every chunk once
+    assert sum(executor.items_by_pid.values()) == len(expected)  # every item delivered once

@@ -302,7 +302,8 @@ class Benchmark(Plugin):
     scorers: ClassVar[tuple[str, ...]] = ()
     #: row fields it offers to extra `--scorer`s (empty: it takes none)
     score_fields: ClassVar[frozenset[str]] = frozenset()
-    #: items handed to `run_batch` at once (records are committed after each batch)
+    #: the most items handed to `run_batch` at once (chunks are sized to take ~ROBUST_CHUNK_SECONDS, up to this;
+    #: records are committed after each)
     chunk_size: ClassVar[int] = 1
 
     @classmethod

@@ -2,6 +2,11 @@
 rebuilds the benchmark and model on its workers from `Job.config` (the stored run configuration) and runs
 the items whose ids it is given, so no live object ever crosses a process boundary.
 
+Items are computed in chunks whose size adapts (ChunkSizer): each chunk is expected to take about
+ROBUST_CHUNK_SECONDS (2 s), never holding more than the benchmark's `chunk_size` items, and its records are
+committed as soon as it is done; so a killed run loses only the chunks in flight. A benchmark's records must
+not depend on how its items are chunked.
+
 Executors other than `in-process` are found by name in the entry-point group `robust.executors` (robust's
 own `ray` is one), so the core never imports what they need until one is asked for with `--executor NAME`.
 """
@@ -9,10 +14,13 @@ own `ray` is one), so the core never imports what they need until one is asked f
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
@@ -20,6 +28,7 @@ from robust.core.interfaces import WorkItem
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
 GROUP = "robust.executors"
 IN_PROCESS = "in-process"
+T = TypeVar("T")
 
 
 class OnDone(Protocol):
@@ -29,7 +38,8 @@ class OnDone(Protocol):
 
 @dataclass
 class Job:
-    """What an executor needs: the run's stored configuration, its chunk size, and the in-process work."""
+    """What an executor needs: the run's stored configuration, the benchmark's chunk size (the most items a
+    chunk holds), and the in-process work."""
 
     run_id: str
     config: dict[str, Any]
@@ -47,10 +57,62 @@ def check_records(chunk: Sequence[WorkItem], records: list[dict[str, Any]]) -> N
         raise RuntimeError(f"benchmark returned {len(records)} records for {len(chunk)} items")
 
 
-def chunked(items: Sequence[WorkItem], size: int) -> list[Sequence[WorkItem]]:
-    """Consecutive chunks of `size` items (every executor cuts the same chunks, so model batches match)."""
+def chunked(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    """Consecutive chunks of `size` items."""
     size = max(1, size)
     return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def chunk_seconds() -> float:
+    """ROBUST_CHUNK_SECONDS: the seconds a chunk is sized to take (2 by default; 0: chunks of `chunk_size`)."""
+    value = os.environ.get("ROBUST_CHUNK_SECONDS", "2")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RobustError(f"ROBUST_CHUNK_SECONDS must be a number of seconds (0 or more), not {value!r}")
+    return seconds
+
+
+class ChunkSizer:
+    """The size of the next chunk, so that each chunk is expected to take at most `seconds`: the first holds one
+    item; each next one as many as fit in `seconds` at the highest seconds per item of the last RECENT chunks
+    (items often differ in cost), at most twice its predecessor's size and never more than `cap` (the
+    benchmark's chunk_size, which bounds batching). A chunk of items dearer than all recent ones takes longer,
+    once; one that took over twice `seconds` (items got much dearer, or one item alone takes that long) makes
+    the next start again from one item. `seconds` = 0: every chunk holds `cap` items."""
+
+    RECENT = 3
+
+    def __init__(self, cap: int, seconds: float | None = None) -> None:
+        self.cap = max(1, cap)
+        self.seconds = chunk_seconds() if seconds is None else seconds
+        self.size = 1 if self.seconds > 0 else self.cap
+        self.rates: deque[float] = deque(maxlen=self.RECENT)  # seconds per item of the last chunks
+
+    def observe(self, n: int, elapsed: float) -> None:
+        """A chunk of `n` items took `elapsed` seconds."""
+        if self.seconds > 0 and n > 0:
+            self.rates.append(elapsed / n)
+            rate = max(self.rates)
+            fit = int(self.seconds / rate) if rate > 0 else self.cap
+            self.size = 1 if elapsed > 2 * self.seconds else max(1, min(self.cap, 2 * n, fit))
+
+
+def run_chunks(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer) -> Iterator[tuple[Sequence[WorkItem],
+                                                                                         list[dict[str, Any]]]]:
+    """(chunk, records) of consecutive chunks of `items`, cut as `sizer` says and computed by `work`, each
+    yielded as soon as it is done."""
+    start = 0
+    while start < len(items):
+        chunk = items[start : start + sizer.size]
+        began = time.monotonic()
+        records = work(chunk)
+        sizer.observe(len(chunk), time.monotonic() - began)
+        check_records(chunk, records)
+        yield chunk, records
+        start += len(chunk)
 
 
 class InProcessExecutor:
@@ -59,9 +121,7 @@ class InProcessExecutor:
     name = IN_PROCESS
 
     def run(self, job: Job, items: Sequence[WorkItem], on_done: OnDone) -> None:
-        for chunk in chunked(items, job.chunk_size):
-            records = job.work(chunk)
-            check_records(chunk, records)
+        for chunk, records in run_chunks(items, job.work, ChunkSizer(job.chunk_size)):
             on_done(chunk, records)
 
 

@@ -1,11 +1,13 @@
 """`--executor ray`: a run's work items computed by a pool of Ray actors, its records committed by the driver.
 
 Each actor rebuilds the run from its stored configuration once (`Runner.build` + `Runner.plan`: one model
-load per actor) and then computes tasks of item ids, yielding every chunk's records as soon as it is done.
-The driver commits each chunk in one transaction (`on_done`), so:
+load per actor) and then computes tasks of item ids, cut into chunks whose size adapts as in-process (each
+expected to take about ROBUST_CHUNK_SECONDS, never more than the benchmark's `chunk_size` items; the actor
+keeps its measure from task to task), yielding every chunk's records as soon as it is done. The driver commits
+each chunk in one transaction (`on_done`), so:
 
 - a worker killed mid-task loses nothing that reached the driver: the driver starts a new worker and queues
-  the chunks the dead one had not delivered, so each chunk is committed once (and the store ignores an item
+  the items the dead one had not delivered, so each item is committed once (and the store ignores an item
   id it already holds in any case);
 - a driver killed mid-run leaves every committed chunk in the store, and `robust run --resume` (with this
   executor or in-process) computes only the rest.
@@ -26,7 +28,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import WorkItem
-from robust.engine.executor import Job, OnDone, check_records, chunked
+from robust.engine.executor import ChunkSizer, Job, OnDone, chunked, run_chunks
 
 INSTALL = "--executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"
 #: variables the workers need to rebuild a run as the driver would (plugins, caches, offline switches)
@@ -58,11 +60,13 @@ def _check_reachable(address: str | None, timeout: float = 10.0) -> None:
 
 
 class Worker:
-    """One actor: the run rebuilt from its stored config (the model loads on first use, once), then chunks."""
+    """One actor: the run rebuilt from its stored config (the model loads on first use, once), then chunks of
+    at most `chunk_size` items."""
 
-    def __init__(self, config: dict[str, Any], run_id: str) -> None:
+    def __init__(self, config: dict[str, Any], run_id: str, chunk_size: int) -> None:
         self.error: Exception | None = None
         try:
+            self.sizer = ChunkSizer(chunk_size)
             from robust.core.plugins import get_registry
             from robust.engine.runner import RunConfig, Runner
 
@@ -77,18 +81,19 @@ class Worker:
             raise self.error
         return os.getpid()
 
-    def run(self, chunks: list[list[str]]) -> Iterator[tuple[list[str], list[dict[str, Any]], int, int]]:
-        """(item ids, records, model queries, this process's id) for each chunk, as each finishes."""
-        for ids in chunks:
-            missing = [i for i in ids if i not in self.items]
-            if missing:
-                raise RuntimeError(f"item {missing[0]!r} is not among the items the worker planned: "
-                                   f"benchmark {self.bench.name!r} does not list its items deterministically")
-            chunk = [self.items[i] for i in ids]
-            before = self.ctx.model.queries if self.ctx.model else 0
-            records = self.bench.run_batch(chunk, self.ctx)
-            check_records(chunk, records)
-            yield ids, records, (self.ctx.model.queries if self.ctx.model else 0) - before, os.getpid()
+    def run(self, ids: list[str]) -> Iterator[tuple[list[str], list[dict[str, Any]], int, int]]:
+        """(item ids, records, model queries, this process's id) for each chunk of a task, as each finishes."""
+        missing = [i for i in ids if i not in self.items]
+        if missing:
+            raise RuntimeError(f"item {missing[0]!r} is not among the items the worker planned: "
+                               f"benchmark {self.bench.name!r} does not list its items deterministically")
+        queries = self.ctx.model.queries if self.ctx.model else 0
+        for chunk, records in run_chunks([self.items[i] for i in ids], self._work, self.sizer):
+            before, queries = queries, self.ctx.model.queries if self.ctx.model else 0
+            yield [item.id for item in chunk], records, queries - before, os.getpid()
+
+    def _work(self, chunk: Sequence[WorkItem]) -> list[dict[str, Any]]:
+        return self.bench.run_batch(chunk, self.ctx)
 
 
 class RayExecutor:
@@ -115,6 +120,7 @@ class RayExecutor:
         self.chunks_per_task, self.retries, self.in_flight = chunks_per_task, retries, max(1, in_flight)
         self.pids: list[int] = []  # process ids of the workers that became ready
         self.chunks_by_pid: Counter[int] = Counter()  # chunks each worker process delivered
+        self.items_by_pid: Counter[int] = Counter()  # items each worker process delivered
         self.deaths = 0  # workers that died during the last run
         self._owned = False  # whether this executor initialised Ray
         if address:
@@ -182,52 +188,53 @@ class RayExecutor:
 
 
 class _Pool:
-    """One run on the actors: tasks of consecutive chunks go to ready actors, chunks come back one by one and
-    are committed by the driver; a dead actor is replaced and its unfinished chunks go back to the queue."""
+    """One run on the actors: tasks of consecutive blocks of `chunk_size` items go to ready actors, chunks come
+    back one by one and are committed by the driver; a dead actor is replaced and the items it had not
+    delivered go back to the queue."""
 
     def __init__(self, executor: RayExecutor, job: Job, items: Sequence[WorkItem], on_done: OnDone) -> None:
         self.ex, self.job, self.on_done = executor, job, on_done
         self.by_id = {item.id: item for item in items}
-        self.chunks = deque([item.id for item in chunk] for chunk in chunked(items, job.chunk_size))
-        self.size, gpus = executor._placement(len(self.chunks))
+        self.blocks = deque([item.id for item in block] for block in chunked(items, job.chunk_size))
+        self.size, gpus = executor._placement(len(self.blocks))
         self.actor_class = executor.ray.remote(Worker).options(
             num_cpus=1, num_gpus=gpus, max_restarts=0, runtime_env={"env_vars": forwarded_env()})
         self.actors: list[Any] = []
         self.starting: dict[Any, int] = {}  # ready() of an actor -> its index; tasks go to ready actors only
         self.ready: list[int] = []
-        self.streams: dict[Any, tuple[int, list[list[str]]]] = {}  # a task -> its actor, chunks still to come
+        self.streams: dict[Any, tuple[int, list[str]]] = {}  # a task -> its actor, the item ids still to come
         executor.deaths = 0
         for _ in range(self.size):
             self.start()
 
     def start(self) -> None:
-        self.actors.append(self.actor_class.remote(self.job.config, self.job.run_id))
+        self.actors.append(self.actor_class.remote(self.job.config, self.job.run_id, self.job.chunk_size))
         self.starting[self.actors[-1].ready.remote()] = len(self.actors) - 1
 
     def task_size(self) -> int:
-        """Guided self-scheduling: big tasks first (consecutive chunks share a worker's output cache), smaller
-        ones as the queue drains, so workers finish together."""
+        """Blocks in the next task. Guided self-scheduling: big tasks first (consecutive items share a worker's
+        output cache), smaller ones as the queue drains, so workers finish together."""
         if self.ex.chunks_per_task:
             return self.ex.chunks_per_task
-        return max(1, min(MAX_CHUNKS_PER_TASK, -(-len(self.chunks) // (2 * self.size))))
+        return max(1, min(MAX_CHUNKS_PER_TASK, -(-len(self.blocks) // (2 * self.size))))
 
     def fill(self) -> None:
         """Up to `in_flight` tasks queued on each ready actor (so none waits for the driver), idle actors first,
-        keeping chunks for the actors still starting."""
+        keeping blocks for the actors still starting."""
         in_flight = self.ex.in_flight
         queued = Counter(k for k, _ in self.streams.values())
         for depth in range(in_flight):
             for k in self.ready:
-                size = min(self.task_size(), len(self.chunks))
-                if size and queued[k] == depth and (depth == 0 or len(self.chunks) - size >= len(self.starting)):
-                    task = [self.chunks.popleft() for _ in range(size)]
+                size = min(self.task_size(), len(self.blocks))
+                if size and queued[k] == depth and (depth == 0 or len(self.blocks) - size >= len(self.starting)):
+                    task = [i for _ in range(size) for i in self.blocks.popleft()]
                     # back-pressure: a worker pauses when `in_flight` chunks wait for the driver's commits
                     method = self.actors[k].run.options(_generator_backpressure_num_objects=in_flight)
                     self.streams[method.remote(task)] = (k, list(task))
                     queued[k] += 1
 
     def died(self, k: int, exc: Exception) -> None:
-        """Replace a dead actor; its unfinished chunks go to the front of the queue."""
+        """Replace a dead actor; the items it had not delivered go to the front of the queue."""
         self.ex.deaths += 1
         if self.ex.deaths > self.ex.retries:
             cause = (str(exc).strip().splitlines() or ["no cause given"])[0]
@@ -238,7 +245,7 @@ class _Pool:
             self.ready.remove(k)
         for stream, (owner, rest) in list(self.streams.items()):
             if owner == k:
-                self.chunks.extendleft(reversed(rest))
+                self.blocks.extendleft(reversed(chunked(rest, self.job.chunk_size)))
                 del self.streams[stream]
         self.ex.ray.kill(self.actors[k], no_restart=True)
         self.start()
@@ -246,7 +253,7 @@ class _Pool:
     def run(self) -> None:
         from ray.exceptions import RayActorError
 
-        while self.streams or (self.chunks and self.starting):
+        while self.streams or (self.blocks and self.starting):
             ref = self.ex.ray.wait([*self.starting, *self.streams], num_returns=1)[0][0]
             if ref in self.starting:
                 k = self.starting.pop(ref)
@@ -264,8 +271,10 @@ class _Pool:
                 except RayActorError as exc:
                     self.died(k, exc)
                 else:
-                    assert ids == rest.pop(0), "a task's chunks come back in order"
+                    assert ids == rest[: len(ids)], "a task's chunks come back in order"
+                    del rest[: len(ids)]
                     self.ex.chunks_by_pid[pid] += 1
+                    self.ex.items_by_pid[pid] += len(ids)
                     self.on_done([self.by_id[i] for i in ids], records, queries)
                     continue
             self.fill()

@@ -20,7 +20,7 @@ from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
-from robust.engine.executor import Executor, InProcessExecutor, Job
+from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
 
 #: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
@@ -152,6 +152,7 @@ class Runner:
             raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
             raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
+        chunk_seconds()  # a bad ROBUST_CHUNK_SECONDS is refused before a run exists
         bench_entry = self.registry.get("benchmark", config.bench)
         unknown = [key for key in config.settings if key not in bench_entry.settings]
         if unknown:
@@ -295,7 +296,8 @@ class Runner:
 
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
                  items: list[WorkItem], meter: Meter) -> Run:
-        """Compute the items without a record (committing each chunk with its counters), reduce, end `finished`."""
+        """Compute the items without a record (committing each chunk, sized to take seconds, with its counters),
+        reduce, end `finished`."""
         from robust.engine.progress import Estimate, RunProgress
 
         model = ctx.model

@@ -1,4 +1,9 @@
-"""The run store: one SQLite database (WAL) holding runs and their item records, committed as they finish.
+"""The run store: one SQLite database (WAL) holding runs and their item records, committed chunk by chunk.
+
+Its schema has a version (`PRAGMA user_version`, see MIGRATIONS). Opening a store writes nothing if it is up to
+date; a new or older one is created or migrated in one write transaction, so any number of processes may open
+the same store at once. A lock held by another process is waited for (ROBUST_STORE_TIMEOUT seconds, then one
+line saying the store is busy); a file that is not a run store is refused, and never written.
 
 A run ends `finished`, `failed` (with its one-line cause) or `interrupted`. The process computing a run holds
 a lease on it, renewed while it works; a run whose holder died without a word (its pid is dead on this host, or
@@ -21,17 +26,15 @@ from typing import Any
 
 from robust.core.errors import RobustError
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
+RUNS = """CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, created REAL NOT NULL, finished REAL, status TEXT NOT NULL, bench TEXT NOT NULL,
     model TEXT NOT NULL, config TEXT NOT NULL, environment TEXT NOT NULL, result TEXT
-);
-CREATE TABLE IF NOT EXISTS records (
+)"""
+RECORDS = """CREATE TABLE IF NOT EXISTS records (
     run_id TEXT NOT NULL REFERENCES runs(id), item_id TEXT NOT NULL, seq INTEGER NOT NULL, payload TEXT NOT NULL,
     PRIMARY KEY (run_id, item_id)
-);
-"""
-# columns added after the first release (older stores are migrated in place)
+)"""
+# columns added to `runs` before the schema had a version (such stores are migrated in place)
 EXTRA_COLUMNS = {"error": "TEXT", "lease_owner": "TEXT", "lease_until": "REAL",
                  "queries": "INTEGER NOT NULL DEFAULT 0", "seconds": "REAL NOT NULL DEFAULT 0"}
 COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "environment", "result",
@@ -70,6 +73,118 @@ def _gone(owner: str | None, until: float | None) -> bool:
     return False
 
 
+# schema -------------------------------------------------------------------------------------------------
+def _v1(db: sqlite3.Connection) -> None:
+    """Version 0 is every store written before the schema had a version: create what is missing, tables and
+    the columns added since the first release."""
+    db.execute(RUNS)
+    db.execute(RECORDS)
+    have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    for column, decl in EXTRA_COLUMNS.items():
+        if column not in have:
+            db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")
+
+
+#: MIGRATIONS[v] takes a store from schema version v (`PRAGMA user_version`) to v + 1; a change of the schema
+#: is one more step here
+MIGRATIONS = (_v1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class Unusable(Exception):
+    """The file is not a run store (another program's SQLite database, or not SQLite at all)."""
+
+
+class Newer(Exception):
+    """The store has a schema version this robust does not know (a newer robust migrated it)."""
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether an SQLite error is another connection's lock (SQLITE_BUSY or SQLITE_LOCKED, any extended code)."""
+    return ((getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _version(db: sqlite3.Connection) -> int:
+    """The store's schema version; Unusable if its tables are not a run store's (such a file is never written)."""
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+    if tables and not ({"runs", "records"} <= tables and set(COLUMNS[:9]) <= have):
+        raise Unusable(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise Newer(version)
+    return version
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    """Bring a store to SCHEMA_VERSION: nothing to write if it is there already; else switch it to WAL and run
+    the missing migrations in one write transaction that looks again first (a concurrent process may have
+    created or migrated it meanwhile), so any number of processes may open a new or old store at once."""
+    if _version(db) == SCHEMA_VERSION:
+        return
+    if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        db.execute("PRAGMA journal_mode=WAL")  # outside a transaction; needs a moment alone with the file
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = _version(db)
+        for migrate in MIGRATIONS[version:]:
+            migrate(db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def busy_seconds() -> float:
+    """ROBUST_STORE_TIMEOUT: how long a store locked by another process is waited for (30 s by default)."""
+    value = os.environ.get("ROBUST_STORE_TIMEOUT", "30")
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RobustError(f"ROBUST_STORE_TIMEOUT must be a number of seconds (0 or more), not {value!r}")
+    return seconds
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    """A connection to an up-to-date store. A lock held by another process (busy) is waited for, with retries,
+    up to busy_seconds(); a file that is not a run store is refused at once. Either way, one line."""
+    limit = busy_seconds()
+    start = time.monotonic()
+    pause = 0.005
+    while True:
+        left = limit - (time.monotonic() - start)
+        db = None
+        try:
+            db = sqlite3.connect(path, timeout=max(left, 0.01), isolation_level=None, check_same_thread=False)
+            _prepare(db)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(f"PRAGMA busy_timeout = {int(limit * 1000)}")
+            return db
+        except BaseException as exc:
+            if db is not None:
+                db.close()
+            if isinstance(exc, Newer):
+                raise RobustError(f"{path} was written by a newer robust (schema version {exc}; this one reads up "
+                                  f"to {SCHEMA_VERSION}); upgrade robust or pass --store OTHER.db") from None
+            if not isinstance(exc, (sqlite3.DatabaseError, Unusable)):
+                raise
+            if isinstance(exc, sqlite3.Error) and _busy(exc):
+                waited = time.monotonic() - start
+                if waited < limit:  # some locks (switching to WAL, lock upgrades) are not waited for
+                    # back off, by a factor that differs between processes so that they do not retry in step
+                    time.sleep(min(pause * (1 + os.getpid() % 10 / 10), limit - waited))
+                    pause = min(2 * pause, 0.25)
+                    continue
+                raise RobustError(f"{path} is busy (locked by another process) after {waited:.0f} s; try again "
+                                  "when it is free, or wait longer with ROBUST_STORE_TIMEOUT=SECONDS") from None
+            raise RobustError(f"{path} is not a usable robust run store ({exc}); "
+                              "move it away or pass --store OTHER.db") from None
+
+
 @dataclass
 class Run:
     id: str
@@ -105,21 +220,7 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not self.path.parent.is_dir():
             raise RobustError(f"cannot open run store {self.path}: directory {self.path.parent} does not exist")
-        try:
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            have = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-            if tables and not ({"runs", "records"} <= tables and set(COLUMNS[:9]) <= have):  # never touch it
-                raise sqlite3.DatabaseError(f"its tables ({', '.join(sorted(tables))}) are not a run store's")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
-            for column, decl in EXTRA_COLUMNS.items():
-                if column not in have:
-                    self.db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")
-        except sqlite3.DatabaseError as exc:
-            raise RobustError(f"{self.path} is not a usable robust run store ({exc}); "
-                              "move it away or pass --store OTHER.db") from None
+        self.db = _open(self.path)
         self._lock = threading.Lock()
 
     def close(self) -> None:

@@ -311,8 +311,9 @@ class SynBench(Benchmark):
         secs = {key: float(sum(r[key] for r in recs)) for key in ("seconds_generate", "seconds_model",
                                                                     "seconds_probe", "seconds_total")}
         summary: dict[str, Any] = {
-            "score": head.mean, "score_ci_low": _num(head.low), "score_ci_high": _num(head.high),
-            "score_sd": _num(head.sd), "score_interval": self.interval_note(len(trials), ctx),
+            "score": head.mean, **({"score_ci_low": head.low, "score_ci_high": head.high, "score_sd": head.sd}
+                                   if len(trials) > 1 else {}),
+            "score_interval": self.interval_note(len(trials), ctx),
             "epsilon": eps0, "a_T": self.a_T, "integration": integration,
             **{f"score_{mode}": float(np.mean([sc[(eps0, self.a_T)] for sc in per_trial[mode]]))
                for mode in INTEGRATIONS},

@@ -85,8 +85,8 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from robust.core.context import RunContext
-    from robust.plugins.benchmarks.syntextbench.benchmark import DEBIAS_BELOW, SynTextBench
-    from robust.plugins.benchmarks.syntextbench.generator import P_GRID
+    from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+    from robust.plugins.benchmarks.syntextbench.constants import DEBIAS_BELOW, P_GRID
 
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.lexicon import (
     NEGATIONS,
     SWN_ENV,
@@ -18,7 +19,6 @@ from robust.plugins.benchmarks.syntextbench.lexicon import (
     read_sentiwordnet,
     word_lists_from_examples,
 )
-from robust.plugins.benchmarks.syntextbench.sentences import SyntheticSentences
 
 from .conftest import SHARED_SWN, make_ctx, random_embedder
 

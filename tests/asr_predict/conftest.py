@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 from robust.plugins.benchmarks.asr_predict.table import Table
 
 REPO = Path(__file__).resolve().parents[2]

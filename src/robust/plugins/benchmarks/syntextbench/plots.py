@@ -48,7 +48,8 @@ def robustness_accuracy_curve(result: Result) -> Any:
     ax.set_ylabel("s(a) / scaled margin δ")
     summary = result.summary
     low, high = summary.get("score_ci_low"), summary.get("score_ci_high")
-    ci = f" [{low:.4f}, {high:.4f}]" if low is not None and high is not None and low == low else ""
+    ci = (f", 95% CI [{low:.4f}, {high:.4f}] over held-out sentences" if low is not None and high is not None
+          and low == low else "")
     ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f}{ci} (a_T={a_T})",
                  fontsize=9)
     ax.legend(fontsize=7)

@@ -190,11 +190,13 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
                             ("What a sub-dataset costs", cost_figure(result))], notes=notes)
     if "verdict" in result.data:
         verdict = result.data["verdict"].splitlines()
+        trust = (result.data.get("trust") or {}).get("sentence")
         return ReportParts(fit_headline(result),
-                           [("Do the features beat the best no-feature baseline? (RMSE difference, 95 % interval)",
-                             comparisons_figure(result)),
+                           [("Do the features beat the best no-feature baseline? (pooled RMSE difference, 95 % "
+                             "cluster-bootstrap CI)", comparisons_figure(result)),
                             ("Pooled RMSE per protocol: models filled, baselines open", rmse_figure(result))],
-                           notes=[line.lstrip("- ") for line in verdict[1:]], hidden_tables=["Verdict"])
+                           notes=[line.lstrip("- ") for line in verdict[1:]]
+                           + ([f"The saved predictor: {trust}"] if trust else []), hidden_tables=["Verdict"])
     notes = ["The interval is the 95 % quantile of the predictor's cross-validated absolute errors "
              f"({result.summary.get('error_basis')} basis), not the spread of its trees."]
     for o in result.data.get("out_of_range") or []:

@@ -419,8 +419,10 @@ class ASRPredict(Benchmark):
         if trust:
             sentence = f"{trust['sentence']} {sentence}"
         if mismatch:
-            sentence = (f"Outside the predictor's domain: its features came from other extractors "
-                        f"({'; '.join(mismatch)}), predicted anyway (force). {sentence}")
+            fitted = ((meta.get("domain") or {}).get("extractor") or {}).get("embedder", "unknown extractors")
+            used = (record.get("extractor") or {}).get("embedder", "?")
+            sentence = (f"Outside the predictor's domain: it was fitted on features from {fitted}, these come from "
+                        f"{used} (predicted anyway with force; every difference in the notes). {sentence}")
         if outside:
             sentence += (f" {len(outside)} feature{'s' if len(outside) > 1 else ''} outside the training range: "
                          f"{', '.join(_outside(o) for o in outside)}.")

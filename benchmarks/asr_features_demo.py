@@ -31,7 +31,7 @@ def movie_reviews(args) -> tuple[list[str], list[str]]:
 
 def wordnet_glosses(args) -> tuple[list[str], list[str]]:
     from robust.core.context import RunContext
-    from robust.plugins.benchmarks.asr_predict.corpora import wordnet_corpus
+    from robust.plugins.benchmarks.asr_predict.data import wordnet_corpus
 
     corpus = wordnet_corpus(RunContext.default().resource("wordnet"), "wn-noun")
     keep = {corpus.names.index(n) for n in ("noun.artifact", "noun.person", "noun.plant", "noun.animal")}

@@ -47,6 +47,8 @@ def peak_rss_mb() -> float:
 
 def measure(config: dict) -> dict:
     """One synbench run (all its levels) in this process; timings from the records, peak RSS of the process."""
+    if config.get("kind") == "lossless":
+        return measure_lossless(config)
     import torch
 
     from robust.core.context import RunContext
@@ -80,6 +82,22 @@ def measure(config: dict) -> dict:
             "ms_per_image_generate": round(1000 * s["seconds_generate"] / images, 3),
             "rss_before_mb": round(base), "peak_rss_mb": round(peak_rss_mb()),
             "score": round(float(s["score"]), 4), "params": params(model)}
+
+
+def measure_lossless(config: dict) -> dict:
+    """The lossless representation of one width at one level (the reduce-time reference; cached in a run)."""
+    from robust.plugins.benchmarks.synbench.lossless import lossless_points
+
+    lossless_points(4, [1.0], 16, 16, [0.0], 0, 0)  # warm-up: imports, BLAS discovery
+    base = reset_peak_rss()
+    start = time.perf_counter()
+    points = lossless_points(config["width"], [1.0], config["n"], config["n"], [0.0, 0.2, 0.8], 0, 0)
+    wall = time.perf_counter() - start
+    return {"label": config["label"], "dim": config["width"], "n": config["n"], "images": 2 * config["n"],
+            "wall_s": round(wall, 2), "generate_s": "–", "model_s": "–", "probe_s": round(wall, 2),
+            "outside_share": "–", "ms_per_image_model": "–", "ms_per_image_generate": "–",
+            "rss_before_mb": round(base), "peak_rss_mb": round(peak_rss_mb()), "params": None,
+            "score": round(points[0][0].accuracy, 4)}
 
 
 def warm_up(bench, model) -> None:
@@ -119,8 +137,9 @@ def save_vit_base(path: str) -> None:
 
 
 def configs(quick: bool, vit_dir: str) -> list[dict]:
-    one = {"levels": [1.0], "epsilons": [0.0, 0.2, 0.8]}
-    out = []
+    one = {"levels": [1.0], "epsilons": [0.0, 0.2, 0.8], "lossless": False}  # the lossless reference: own rows
+    out = [{"label": f"lossless reference width {w}", "kind": "lossless", "width": w, "n": 2048}
+           for w in (192, 768, 2048, 150528)]
     for d in ("192", "768", "3072", "12288"):  # identity: generation + probe (Gram path when d > n)
         out.append({"label": f"identity d={d}", "model": "identity",
                     "settings": {**one, "shape": d, "n": 2048, "n_test": 2048}})

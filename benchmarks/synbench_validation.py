@@ -21,8 +21,9 @@ from scipy.special import ndtr  # noqa: E402
 from robust.core.context import RunContext  # noqa: E402
 from robust.core.plugins import get_registry  # noqa: E402
 from robust.plugins.benchmarks.synbench.benchmark import SynBench  # noqa: E402
+from robust.plugins.benchmarks.synbench.constants import S_GRID  # noqa: E402
 from robust.plugins.benchmarks.synbench.scoring import synbench_score  # noqa: E402
-from robust.plugins.benchmarks.synbench.theory import S_GRID, b_ref, reference_identity  # noqa: E402
+from robust.plugins.benchmarks.synbench.theory import b_ref, reference_identity  # noqa: E402
 from robust.plugins.models.arrays import ArrayFunction, Identity  # noqa: E402
 
 EPS = [0.0, 0.2, 0.5, 0.8]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -79,14 +80,14 @@ def main() -> None:
     ap.add_argument("--cap", nargs="*", default=["E2 MiniLM, 50% word rows permuted=512"],
                     help="MODEL=N: largest n for that model (only its first N/2 per class are embedded)")
     ap.add_argument("--out", default="syntextbench_precision.json")
-    ap.add_argument("--cache", default="/tmp/syntextbench_precision")
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "syntextbench_precision"))
     args = ap.parse_args()
     import torch
 
     torch.set_num_threads(1)
     from robust.core.context import RunContext
-    from robust.plugins.benchmarks.syntextbench.benchmark import DEBIAS_BELOW, SynTextBench
-    from robust.plugins.benchmarks.syntextbench.generator import P_GRID
+    from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+    from robust.plugins.benchmarks.syntextbench.constants import DEBIAS_BELOW, P_GRID
 
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)

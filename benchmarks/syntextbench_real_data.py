@@ -20,6 +20,7 @@ import argparse
 import csv
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -165,7 +166,7 @@ def spearman_with_interval(x: list[float], y: list[float], seed: int = 0, n_boot
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="syntextbench_real_data.json")
-    ap.add_argument("--cache", default="/tmp/syntextbench_real_data")
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "syntextbench_real_data"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=None, help="sentences per level (default: the benchmark's)")
     ap.add_argument("--corpora", nargs="*", default=list(CORPORA), help="a subset (to run corpora in parallel)")

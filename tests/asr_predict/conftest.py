@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 from robust.plugins.benchmarks.asr_predict.table import Table
 
 REPO = Path(__file__).resolve().parents[2]
-CANDIDATES = (REPO.parent / "shared" / "data" / "robusttext", Path("/work/shared/data/robusttext"))
+CANDIDATES = (REPO.parent / "shared" / "data" / "robusttext",)
 
 
 def robusttext_dir() -> Path | None:
-    """`<repo>/../shared/data/robusttext` (CI) or `/work/shared/data/robusttext` (workplace), if present."""
+    """`<repo>/../shared/data/robusttext`, if present."""
     for path in CANDIDATES:
         if (path / "data_bert.csv").is_file() and (path / "data_roberta.csv").is_file():
             return path

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from robust.core.errors import RobustError
-from robust.plugins.benchmarks.asr_predict import corpora
+from robust.plugins.benchmarks.asr_predict import data as corpora
 from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, train_victim
 
 
@@ -123,7 +123,7 @@ def test_predict_without_a_predictor_or_data_says_what_to_do(cli, tmp_path):
 
 
 def test_fit_refuses_a_table_too_small_to_evaluate(cli, tmp_path):
-    from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+    from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 
     table = tmp_path / "small.csv"
     header = ["Dataset", "Family", *FEATURE_KEYS, "ASR"]

@@ -9,7 +9,7 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.plugins.benchmarks.asr_predict import predictor as PR
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 from robust.plugins.benchmarks.asr_predict.regressors import make_regressor
 from robust.plugins.benchmarks.asr_predict.table import write_table
 from tests.asr_predict.conftest import synthetic_table

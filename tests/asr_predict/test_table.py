@@ -7,7 +7,7 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.plugins.benchmarks.asr_predict import table as T
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 
 HEADER = ("Index,Dataset,Average number of tokens,Number of unique tokens,Minimum number of tokens,"
           "Maximum number of tokens,Mean distance,Fisher ratio,CalHara Index,DaBou Index,Number of cluster,"

@@ -28,6 +28,7 @@ def module_name(path: Path, root: Path) -> str:
 def imported_modules(path: Path, root: Path) -> set[str]:
     """Every robust module a file imports, at module level or inside functions (relative imports resolved)."""
     out = set()
+    modules = {module_name(p, root) for p in root.rglob("*.py")}
     own = module_name(path, root).split(".")
     package = own if path.name == "__init__.py" else own[:-1]
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -42,9 +43,10 @@ def imported_modules(path: Path, root: Path) -> set[str]:
             base = node.module or ""
             if node.level:
                 base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-            out.add(base)
-            out |= {f"{base}.{alias.name}" for alias in node.names}  # `from pkg import module`
-    modules = {module_name(p, root) for p in root.rglob("*.py")}
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & modules
+            out |= submodules  # `from pkg import module` imports that module (its package is imported anyway)
+            if len(submodules) < len(node.names):
+                out.add(base)
     return {m for m in out if m in modules}
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from robust import FunctionModel
+from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
 
 
@@ -31,6 +33,21 @@ def test_probe_learns_a_separable_task(tmp_path):
     p = probe.classify(["what a fantastic, lovely film", "a boring and awful film"])
     assert p[0].argmax() == 1 and p[1].argmax() == 0
     assert probe.info()["train_size"] == 16
+
+
+def test_a_probe_head_records_its_embedder_and_is_refused_for_another(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUST_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps({"text": f"{w} film {i}", "label": w}) + "\n"
+                            for i in range(6) for w in ("good", "bad")))
+    get_registry().model("probe:minilm", train=str(path)).labels  # noqa: B018 - trains and caches the head
+    (head,) = (tmp_path / "cache" / "probes").glob("*.json")
+    data = json.loads(head.read_text())
+    assert data["domain"]["embedder"].startswith("minilm@") and data["domain"]["train"] == str(path)
+    data["domain"]["embedder"] = "other-encoder"  # a head file that came from another embedder
+    head.write_text(json.dumps(data))
+    with pytest.raises(RobustError, match="trained on other-encoder embeddings"):
+        get_registry().model("probe:minilm", train=str(path)).labels  # noqa: B018
 
 
 def test_function_model_wraps_a_callable():

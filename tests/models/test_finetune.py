@@ -42,6 +42,12 @@ def test_finetune_learns_reports_holdout_and_caches(train_file, tmp_path):
     np.testing.assert_allclose(again.classify(["a joyous treat"]), model.classify(["a joyous treat"]), atol=1e-5)
     other = get_registry().model("finetune:minilm", train=str(train_file), **{**SETTINGS, "seed": 1})
     assert other.identity != model.identity  # hyper-parameters are part of the cache key
+    meta_file = weights[0].parent / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    assert meta["encoder"].startswith("minilm@") and meta["train"] == str(train_file) and meta["data_hash"]
+    meta_file.write_text(json.dumps({**meta, "encoder": "other-encoder"}))  # weights from another encoder
+    with pytest.raises(RobustError, match="start from other-encoder"):
+        get_registry().model("finetune:minilm", train=str(train_file), **SETTINGS).labels  # noqa: B018
 
 
 def test_finetune_is_deterministic_under_its_seed(train_file, tmp_path, monkeypatch):

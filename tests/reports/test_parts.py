@@ -194,10 +194,12 @@ def test_attack_headline_and_figures_follow_the_outcomes():
 
 
 def test_synbench_noise_comes_from_trials():
-    from robust.plugins.benchmarks.synbench.report import score_se
+    from robust.plugins.benchmarks.synbench.compare import score_interval
 
-    assert score_se({"trials": 1, "score_std": 0.0}) is None  # one trial: no spread measured, no verdict
-    assert score_se({"trials": 5, "score_std": 0.02}) == pytest.approx(0.01)  # np.std / sqrt(T - 1)
+    assert score_interval({"trials": 1, "score": 0.9, "score_sd": None}).n == 1  # one trial: no spread, no verdict
+    assert score_interval({"trials": 5, "score": 0.9, "score_sd": 0.02}).se == pytest.approx(0.02 / 5 ** 0.5)
+    old = score_interval({"trials": 5, "score": 0.9, "score_std": 0.02})  # results stored np.std (ddof 0)
+    assert old.sd == pytest.approx(0.02 * (5 / 4) ** 0.5)
 
 
 def test_asr_predict_pages_say_what_each_stage_found():

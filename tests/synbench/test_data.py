@@ -9,16 +9,14 @@ import pytest
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
+from robust.plugins.benchmarks.synbench.constants import H_BAND, IMAGENET_MEAN, IMAGENET_STD
 from robust.plugins.benchmarks.synbench.data import (
-    IMAGENET_MEAN,
-    IMAGENET_STD,
     GaussianSampler,
     GaussianSpec,
     SynBenchGaussians,
     parse_shape,
     rows_for_memory,
 )
-from robust.plugins.benchmarks.synbench.theory import H_BAND
 
 
 def collect(sampler, s, n, seed=0, max_rows=None):

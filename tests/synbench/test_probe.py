@@ -9,9 +9,10 @@ import pytest
 from scipy.special import ndtr
 
 import robust.plugins.benchmarks.synbench.probe as probe_module
+from robust.plugins.benchmarks.synbench.constants import S_GRID
 from robust.plugins.benchmarks.synbench.probe import fit_gaussian, probe
 from robust.plugins.benchmarks.synbench.scoring import synbench_score
-from robust.plugins.benchmarks.synbench.theory import S_GRID, Eigen, b_ref, gaussian_point, reference_identity
+from robust.plugins.benchmarks.synbench.theory import Eigen, b_ref, gaussian_point, reference_identity
 from robust.plugins.models.arrays import ArrayFunction, Identity
 from tests.synbench.conftest import run_synbench, score_at
 

@@ -8,8 +8,9 @@ from scipy.special import ndtr
 
 from robust.core.errors import RobustError
 from robust.core.plugins import get_registry
+from robust.plugins.benchmarks.synbench.constants import S_GRID
 from robust.plugins.benchmarks.synbench.scorers import ReferenceScorer, SynBenchScorer
-from robust.plugins.benchmarks.synbench.theory import S_GRID, b_ref
+from robust.plugins.benchmarks.synbench.theory import b_ref
 from robust.plugins.models.arrays import Identity
 from tests.synbench.conftest import run_synbench
 

@@ -8,9 +8,9 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import ndtr
 
+from robust.plugins.benchmarks.synbench.constants import S_GRID
 from robust.plugins.benchmarks.synbench.scoring import area, expected_bound, recommended_eps, synbench_score
 from robust.plugins.benchmarks.synbench.theory import (
-    S_GRID,
     b_ref,
     band_matrix,
     gaussian_point,

@@ -65,7 +65,7 @@ def test_lexical_embedder_result(lexical_run):
     assert all(abs(share[p] - p) < 0.06 for p in SMALL["levels"])
     s = result.summary
     assert s["score"] > 0.1 and s["trials"] == 2 and s["levels"] == 4 and s["n"] == 200 and s["complete"]
-    assert s["score_std"] > 0 and s["lexicon"] == "afinn" and "wordfreq" in s["lexicon_source"]
+    assert s["score_sd"] > 0 and s["lexicon"] == "afinn" and "wordfreq" in s["lexicon_source"]
     assert s["score_ci_low"] < s["score"] < s["score_ci_high"] and 0 < s["score_se"] < 0.05
     assert s["score_aT0.6_ci_low"] < s["score_aT0.6"] < s["score_aT0.6_ci_high"]
     assert "bootstrap over held-out sentences" in s["score_ci_method"] and "CI" in result.tables[0].title
@@ -148,7 +148,7 @@ def test_debias_auto_decides_on_the_effective_n_and_says_why(registry):
 
 
 def test_precision_paper_is_the_papers_setting(registry):
-    from robust.plugins.benchmarks.syntextbench.benchmark import PAPER
+    from robust.plugins.benchmarks.syntextbench.constants import PAPER
 
     bench = SynTextBench(precision="paper", lexicon_path="/somewhere/SentiWordNet_3.0.0.txt")
     assert {k: bench.config[k] for k in PAPER} == PAPER and bench.folds == 1

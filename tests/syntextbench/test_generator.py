@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from robust.plugins.benchmarks.syntextbench.constants import P_GRID
 from robust.plugins.benchmarks.syntextbench.generator import (
-    P_GRID,
     GeneratorConfig,
     make_task,
     sample_sentence,

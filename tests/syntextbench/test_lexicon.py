@@ -10,6 +10,7 @@ import pytest
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import DataGenerator, Example
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
+from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.lexicon import (
     NEGATIONS,
     SWN_ENV,
@@ -18,7 +19,6 @@ from robust.plugins.benchmarks.syntextbench.lexicon import (
     read_sentiwordnet,
     word_lists_from_examples,
 )
-from robust.plugins.benchmarks.syntextbench.sentences import SyntheticSentences
 
 from .conftest import SHARED_SWN, make_ctx, random_embedder
 
@@ -61,7 +61,7 @@ def test_multiword_lemmas_and_duplicates_kept(tmp_path):
 @pytest.mark.skipif(not SHARED_SWN.exists(), reason="shared SentiWordNet copy not available")
 def test_shared_sentiwordnet_counts():
     lists = read_sentiwordnet(SHARED_SWN)
-    # /work/shared/data/README.md: 23,148 / 26,439 / 154,993 (paper: 23,147 / 26,440 / 154,993)
+    # ../shared/data/README.md: 23,148 / 26,439 / 154,993 (paper: 23,147 / 26,440 / 154,993)
     assert lists.sizes() == {"pos": 23148, "neg": 26439, "neu": 154993}
     assert {"rarefy", "shine", "pleasurable"} <= set(lists.pos)  # words of the printed examples (§2.6)
     assert {"unpleasant", "loser", "dishonesty"} <= set(lists.neg)

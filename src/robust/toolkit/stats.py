@@ -1,5 +1,5 @@
-"""Uncertainty shared by the benchmarks: percentile bootstrap intervals, proportions' intervals and standard
-errors, and a separability test (numpy only)."""
+"""Uncertainty shared by the benchmarks: percentile bootstrap intervals, t intervals of a mean over a few
+independent replicates (trials, seeds), proportions' intervals and standard errors, and separability tests."""
 
 from __future__ import annotations
 
@@ -54,6 +54,65 @@ def separable(a: float, se_a: float, b: float, se_b: float, level: float = LEVEL
         return None
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return bool(abs(a - b) > z * float(np.hypot(se_a, se_b)))
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """The mean of independent replicates with its sample sd (ddof 1), standard error and t interval."""
+
+    mean: float
+    sd: float
+    se: float
+    low: float
+    high: float
+    n: int
+    level: float = LEVEL
+
+    @property
+    def dof(self) -> int:
+        return self.n - 1
+
+    @property
+    def halfwidth(self) -> float:
+        return (self.high - self.low) / 2
+
+
+def t_quantile(level: float, dof: float) -> float:
+    """Two-sided `level` quantile of Student's t with `dof` degrees of freedom (nan below 1)."""
+    if not dof >= 1:
+        return math.nan
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + level / 2, dof))
+
+
+def mean_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) -> MeanInterval:
+    """t interval of the mean of n independent replicates: mean ± t_{n-1} · sd/√n (Student 1908). With three
+    trials t_2 = 4.30, 2.2 times the normal 1.96. One replicate: sd, se and the interval are nan (no spread)."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    v = v[np.isfinite(v)]
+    n = len(v)
+    if n == 0:
+        return MeanInterval(math.nan, math.nan, math.nan, math.nan, math.nan, 0, level)
+    mean = float(v.mean())
+    if n < 2:
+        return MeanInterval(mean, math.nan, math.nan, math.nan, math.nan, 1, level)
+    sd = float(v.std(ddof=1))
+    se = sd / math.sqrt(n)
+    half = t_quantile(level, n - 1) * se
+    return MeanInterval(mean, sd, se, mean - half, mean + half, n, level)
+
+
+def welch_separable(a: MeanInterval, b: MeanInterval, level: float = LEVEL) -> bool | None:
+    """Whether two means of independent replicates differ beyond the two-sided `level` bound of Welch's t test
+    (Welch-Satterthwaite degrees of freedom); None when either has fewer than two replicates."""
+    if a.n < 2 or b.n < 2 or not all(map(math.isfinite, (a.mean, a.se, b.mean, b.se))):
+        return None
+    va, vb = a.se**2, b.se**2
+    if va + vb == 0:
+        return a.mean != b.mean
+    dof = (va + vb) ** 2 / (va**2 / (a.n - 1) + vb**2 / (b.n - 1)) if va and vb else (a.n - 1 if va else b.n - 1)
+    return bool(abs(a.mean - b.mean) > t_quantile(level, dof) * math.sqrt(va + vb))
 
 
 def proportion_se(p: float, n: float) -> float | None:

@@ -88,7 +88,11 @@ class FineTuned(ModelAdapter):
         path = self.directory / "meta.json"
         if not path.is_file():
             self._train()
-        return json.loads(path.read_text())
+        meta = json.loads(path.read_text())
+        if meta.get("encoder", self.encoder.identity) != self.encoder.identity:
+            raise RobustError(f"fine-tuned weights {self.directory} start from {meta['encoder']}, not "
+                              f"{self.encoder.identity}; delete them to retrain")
+        return meta
 
     def preload(self) -> None:
         self.net  # noqa: B018 - trains (first time) or loads the weights
@@ -171,7 +175,8 @@ class FineTuned(ModelAdapter):
         accuracy = self._accuracy(held, index) if held else None
         meta = {"labels": labels, "train_size": len(train), "holdout_size": len(held),
                 "holdout_accuracy": accuracy, "train_seconds": round(seconds, 1),
-                "encoder": self.encoder.identity, "params": {k: self.config[k] for k in TRAINING_KEYS}}
+                "encoder": self.encoder.identity, "params": {k: self.config[k] for k in TRAINING_KEYS},
+                "train": self.config["train"], "data_hash": content_hash(self.examples)}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
         try:
             tmp.rename(directory)

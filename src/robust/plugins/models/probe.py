@@ -69,11 +69,18 @@ class Probe(ModelAdapter):
         key = f"{self.embedder.identity}|{data_hash}|{self.config['C']}|{self.config['pooling']}"
         path = cache_dir() / "probes" / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
         if path.is_file():
-            return json.loads(path.read_text())
+            head = json.loads(path.read_text())
+            fitted = head.get("domain", {}).get("embedder", self.embedder.identity)  # older heads record none
+            if fitted != self.embedder.identity:
+                raise RobustError(f"probe head {path} was trained on {fitted} embeddings, not "
+                                  f"{self.embedder.identity}'s; delete it to retrain")
+            return head
         self.ctx.say(f"training the probe victim: {self.embedder.identity} + logistic regression on "
                      f"{self.config['train']} ({len(examples):,} examples; once per machine, cached in {path.parent})")
         head = self._train(examples)
         head["data_hash"] = data_hash
+        head["domain"] = {"embedder": self.embedder.identity, "pooling": self.config["pooling"] or "default",
+                          "train": self.config["train"], "data_hash": data_hash, "C": self.config["C"]}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(head))

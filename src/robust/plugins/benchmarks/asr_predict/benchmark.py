@@ -10,12 +10,16 @@ Three stages (`--set stage=...`), the model (`--model`, default `minilm`) being 
   same-corpus-mean baselines and the label-noise floor, say whether the features beat the baselines, and save
   the random-forest predictor (JSON) to `predictor`.
 * `predict` (default): the features of `--data` (a labelled dataset) and the saved predictor's ASR with its
-  cross-validated error bar, and the time saved against fine-tuning and attacking (measured in the build).
+  cross-validated error bar, and the time saved against fine-tuning and attacking (measured in the build). It is
+  refused, before any feature is computed, when the predictor was fitted on features of other extractors (unless
+  `force`); every feature outside the table's range is flagged; the report leads with whether the fit beat
+  predicting the table's mean.
 """
 
 from __future__ import annotations
 
 import csv
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -30,20 +34,19 @@ from robust.core.lazy import np
 from robust.core.paths import cache_dir
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
-from robust.plugins.benchmarks.asr_predict import corpora
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS
+from robust.plugins.benchmarks.asr_predict import data as corpora
+from robust.plugins.benchmarks.asr_predict import domain
+from robust.plugins.benchmarks.asr_predict.constants import (
+    ASR_COLUMNS,
+    ATTACKS,
+    EXTRACTOR_COLUMN,
+    FEATURE_KEYS,
+    POOLED_RMSE,
+    STAGES,
+    TIME_COLUMNS,
+    protocol_rank,
+)
 from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
-
-STAGES = ("predict", "build", "fit")
-ATTACKS = ("deepwordbug", "pwws", "textfooler")  # the target's three attacks (spec §3.4, §6 B1)
-#: table column of each attack's ASR (the authors' names for the three of the target)
-ASR_COLUMNS = {"deepwordbug": "ASR_DeepWordBug", "pwws": "ASR_PWWS", "textfooler": "ASR_TextFooler"}
-TIME_COLUMNS = ("seconds_features", "seconds_victim", "seconds_attacks")
-
-
-def protocol_rank(protocol: str) -> int:
-    """The paper's protocol first, the leakage-free extrapolation last."""
-    return 0 if "paper" in protocol else 2 if "extrapolation" in protocol else 1
 
 
 def default_path(name: str) -> str:
@@ -82,6 +85,9 @@ class ASRPredict(Benchmark):
         "splits": Setting(202, min=2, help="paper interpolation splits (spec §4.4)"),
         "folds": Setting(5, min=2, help="k of the repeated k-fold protocol"),
         "repeats": Setting(10, min=1, help="repeats of the k-fold protocol"),
+        # predict
+        "force": Setting(False, help="predict even with a predictor fitted on features of other extractors (the "
+                                     "prediction is then outside the predictor's domain, and says so)"),
     }
 
     @property
@@ -93,6 +99,24 @@ class ASRPredict(Benchmark):
 
     def predictor_path(self) -> Path:
         return Path(self.config["predictor"] or default_path("predictor.json")).expanduser()
+
+    def describe_limit(self, limit: int) -> str:
+        """What `--limit N` limits here, in one line."""
+        if self.stage == "predict":
+            return f"--limit {limit}: the first {limit} examples of --data (their features are what is predicted from)"
+        return f"--limit {limit}: nothing at stage={self.stage} (it reads no --data)"
+
+    def extractor(self, ctx: RunContext) -> dict[str, str]:
+        """The feature extractors this run uses: the embedder (`--model`, its pooling), the tokenizer, the feature
+        mode and the `asr-features` settings of the surrogate and the clustering (no model is loaded)."""
+        model = ctx.model
+        pooling = model.config.get("pooling") if model is not None else None
+        embedder = (model.identity if model is not None else ctx.model_spec) + (f" ({pooling} pooling)" if pooling
+                                                                                  else "")
+        own = model is not None and hasattr(type(model), "tokenizer")
+        tokenizer = model.identity if own else ctx.registry.model("minilm").identity
+        settings = ctx.create("scorer", "asr-features").config
+        return domain.extractor(embedder, tokenizer, str(self.config["mode"]), settings)
 
     # items ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
@@ -119,9 +143,11 @@ class ASRPredict(Benchmark):
             from robust.plugins.benchmarks.asr_predict.predictor import load_predictor
 
             if not self.predictor_path().is_file():
-                raise RobustError(f"no ASR predictor at {self.predictor_path()}: run `robust run --bench asr-predict "
-                                  "--set stage=fit --set table=TABLE.csv` first, or --set predictor=FILE")
+                raise RobustError(f"no ASR predictor at {self.predictor_path()}: fit one from a regression table with "
+                                  "`robust run --bench asr-predict --set stage=fit --set table=TABLE.csv` (a table "
+                                  "comes from `--set stage=build`), or --set predictor=FILE")
             self.predictor = load_predictor(self.predictor_path())
+            self.check_domain(ctx)
             if not ctx.data:
                 raise RobustError("asr-predict needs --data: the labelled dataset whose ASR to predict "
                                   "(or --set stage=build / stage=fit)")
@@ -129,6 +155,24 @@ class ASRPredict(Benchmark):
                                           label_column=c["label_column"], limit=ctx.limit)
             if len({e.label for e in self.examples}) < 2:
                 raise RobustError(f"{ctx.data}: the dataset features need at least two labels")
+
+    def check_domain(self, ctx: RunContext) -> None:
+        """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`."""
+        fitted, used = self.predictor.domain.get("extractor"), self.extractor(ctx)
+        differ = domain.mismatch(fitted, used)
+        if not differ:
+            return
+        if self.config["force"]:
+            print(f"asr-predict: forced: the predictor's features came from {domain.describe(fitted)}, this run's "
+                  f"from {domain.describe(used)}; the prediction is outside its domain", file=sys.stderr)
+            return
+        if not fitted:
+            raise RobustError(f"{self.predictor_path()} records no feature extractor (fitted before robust recorded "
+                              f"it), and this run computes features with {domain.describe(used)}: refit it with "
+                              "--set stage=fit, or --set force=true to predict anyway")
+        raise RobustError(f"{self.predictor_path()} was fitted on features of other extractors than this run's "
+                          f"({'; '.join(differ)}): refusing to predict across feature extractors; --set force=true "
+                          "to predict anyway")
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         if self.stage == "build":
@@ -191,6 +235,7 @@ class ASRPredict(Benchmark):
             asr[name] = self.attack_success_rate(name, victim, sub, ctx)
         seconds_attacks = time.perf_counter() - start
         return {"dataset": sub.variant, "family": sub.family, "index": index, "features": features,
+                "extractor": self.extractor(ctx),
                 "asr": asr, "target": float(np.mean(list(asr.values()))), "victim_val_accuracy": info["val_accuracy"],
                 "victim_clean_accuracy": info.get("attack_accuracy"), "seconds_features": seconds_features,
                 "seconds_victim": seconds_victim, "seconds_attacks": seconds_attacks}
@@ -241,6 +286,8 @@ class ASRPredict(Benchmark):
                                       repeats=int(c["repeats"]), seed=ctx.seed)
         predictor = fit_predictor(self.table, seed=ctx.seed)
         predictor.meta.update(table=str(self.table_path()), **self._build_seconds())
+        predictor.meta["domain"]["table"] = domain.provenance(self.table_path(), len(self.table), self.table.family,
+                                                             self.table.source)
         predictor.save(self.predictor_path())
         runs = {}
         for result in (assessment.interpolation, assessment.kfold, assessment.extrapolation):
@@ -248,6 +295,7 @@ class ASRPredict(Benchmark):
                                                                          result.pooled(name).items()}}
                                      for name in result.names}
         return {"protocols": runs, "verdict": assessment.verdict.text(), "beats": assessment.verdict.beats,
+                "trust": predictor.trust(), "domain": predictor.domain,
                 "comparisons": [asdict(c) for c in assessment.verdict.comparisons],
                 "noise": assessment.verdict.noise, "rows": len(self.table),
                 "families": sorted(set(self.table.family.tolist())), "predictor": str(self.predictor_path()),
@@ -276,10 +324,15 @@ class ASRPredict(Benchmark):
         mr_test = [labelled[i] for i in order[:held]]
         features = self.features(train, mr_test, classes, ctx)
         prediction = self.predictor.predict(features)[0]
+        extractor = self.extractor(ctx)
         return {"features": features, "asr": prediction.asr, "error": prediction.error, "low": prediction.low,
                 "high": prediction.high, "basis": prediction.basis, "tree_sd": prediction.tree_sd,
                 "seconds": time.perf_counter() - start, "n": len(labelled), "classes": len(classes),
-                "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta}
+                "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta,
+                "trust": self.predictor.trust(prediction.basis), "extractor": extractor,
+                "extractor_mismatch": domain.mismatch(self.predictor.domain.get("extractor"), extractor),
+                "out_of_range": self.predictor.out_of_range(features),
+                "at_edge": domain.at_edge(features, self.predictor.domain.get("feature_ranges") or {})}
 
     # reduce ---------------------------------------------------------------------------------------------------
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
@@ -292,10 +345,11 @@ class ASRPredict(Benchmark):
         rows = [records[k] for k in sorted(records)]
         attacks = list(rows[0]["asr"])
         header = ["Dataset", "Family", *FEATURE_KEYS, *(ASR_COLUMNS.get(a, f"ASR_{a}") for a in attacks), "ASR",
-                  *TIME_COLUMNS, "victim_val_accuracy", "victim_clean_accuracy"]
+                  *TIME_COLUMNS, "victim_val_accuracy", "victim_clean_accuracy", EXTRACTOR_COLUMN]
         body = [[r["dataset"], r["family"], *(r["features"][k] for k in FEATURE_KEYS),
                  *(r["asr"][a] for a in attacks), r["target"], *(r[t] for t in TIME_COLUMNS),
-                 r["victim_val_accuracy"], r["victim_clean_accuracy"]] for r in rows]
+                 r["victim_val_accuracy"], r["victim_clean_accuracy"], domain.encode(r.get("extractor"))]
+                for r in rows]
         path = self.table_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
@@ -321,13 +375,16 @@ class ASRPredict(Benchmark):
             tables.append(Table(protocol, columns, [
                 [name, f"{m['rmse_mean']:.4f} ± {m['rmse_std']:.4f}", f"{m['r2_mean']:.3f}",
                  f"{m['pooled_rmse']:.4f}", f"{m['pooled_r2']:.3f}"] for name, m in by_name.items()]))
+        trust = record.get("trust") or {}
         summary = {"rows": record["rows"], "features_beat_baselines": record["beats"],
+                   **({"trust": trust["sentence"]} if trust else {}),
+                   "verdict_statistic": POOLED_RMSE,
                    **{f"noise_{k}": v for k, v in record["noise"].items()},
                    **{f"error_{basis}_rmse": e["rmse"] for basis, e in record["errors"].items()},
                    "predictor": record["predictor"]}
         pooled = {protocol: {name: {k: m[k] for k in ("pooled_rmse", "pooled_r2", "rmse_mean", "rmse_std")}
                              for name, m in by_name.items()} for protocol, by_name in record["protocols"].items()}
-        return Result(summary, tables, {"verdict": record["verdict"], "families": record["families"],
+        return Result(summary, tables, {"verdict": record["verdict"], "families": record["families"], "trust": trust,
                                         "protocols": pooled, "noise": record["noise"],
                                         "comparisons": record.get("comparisons", [])})
 
@@ -338,9 +395,18 @@ class ASRPredict(Benchmark):
 
     def reduce_predict(self, record: Mapping[str, Any]) -> Result:
         meta = record["predictor_meta"]
-        summary = {"predicted_asr": record["asr"], "asr_low": record["low"], "asr_high": record["high"],
-                   "error_rmse": record["error"], "error_basis": record["basis"], "seconds": record["seconds"],
-                   "n": record["n"], "classes": record["classes"]}
+        trust = record.get("trust") or {}
+        outside = record.get("out_of_range") or []
+        mismatch = record.get("extractor_mismatch") or []
+        summary = {**({"trust": trust["sentence"]} if trust else {}),
+                   "predicted_asr": record["asr"], "asr_low": record["low"], "asr_high": record["high"],
+                   "asr_interval": (f"95 % quantile of the predictor's cross-validated absolute errors "
+                                    f"({record['basis']} basis), not the spread of its trees"),
+                   "error_rmse": record["error"], "error_basis": record["basis"],
+                   "features_out_of_range": ", ".join(_outside(o) for o in outside) or "none",
+                   "extractor": domain.describe(record.get("extractor")),
+                   **({"extractor_mismatch": "; ".join(mismatch) + " (forced)"} if mismatch else {}),
+                   "seconds": record["seconds"], "n": record["n"], "classes": record["classes"]}
         saved = ""
         if "mean_seconds_victim" in meta:
             cost = meta["mean_seconds_victim"] + meta["mean_seconds_attacks"]
@@ -350,6 +416,35 @@ class ASRPredict(Benchmark):
         sentence = (f"Predicted attack success rate {record['asr']:.3f} (95 % interval {record['low']:.3f}–"
                     f"{record['high']:.3f}; cross-validated RMSE {record['error']:.3f}, {record['basis']} basis)."
                     f"{saved}")
-        features = Table("Dataset features", ["feature", "value"], [[k, v] for k, v in record["features"].items()])
+        if trust:
+            sentence = f"{trust['sentence']} {sentence}"
+        if mismatch:
+            fitted = ((meta.get("domain") or {}).get("extractor") or {}).get("embedder", "unknown extractors")
+            used = (record.get("extractor") or {}).get("embedder", "?")
+            sentence = (f"Outside the predictor's domain: it was fitted on features from {fitted}, these come from "
+                        f"{used} (predicted anyway with force; every difference in the notes). {sentence}")
+        if outside:
+            sentence += (f" {len(outside)} feature{'s' if len(outside) > 1 else ''} outside the training range: "
+                         f"{', '.join(_outside(o) for o in outside)}.")
+        features = Table("Dataset features", ["feature", "value", "training range", "flag"],
+                         [[k, v, _range(meta, k), _flag(k, outside, record.get("at_edge") or [])]
+                          for k, v in record["features"].items()])
         return Result(summary, [Table("Prediction", ["finding"], [[sentence]]), features],
-                      {"sentence": sentence, "predictor_meta": meta})
+                      {"sentence": sentence, "predictor_meta": meta, "trust": trust, "out_of_range": outside,
+                       "extractor_mismatch": mismatch})
+
+
+def _outside(o: Mapping[str, Any]) -> str:
+    return f"{o['feature']} {o['value']:.4g} (trained on {o['low']:.4g}–{o['high']:.4g})"
+
+
+def _range(meta: Mapping[str, Any], feature: str) -> str:
+    span = ((meta.get("domain") or {}).get("feature_ranges") or {}).get(feature)
+    return f"{span[0]:.4g} – {span[1]:.4g}" if span else "unknown"
+
+
+def _flag(feature: str, outside: Sequence[Mapping[str, Any]], edge: Sequence[str]) -> str:
+    for o in outside:
+        if o["feature"] == feature:
+            return f"OUTSIDE ({o['side']})"
+    return "at the edge" if feature in edge else ""

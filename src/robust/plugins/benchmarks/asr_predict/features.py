@@ -15,28 +15,10 @@ from collections.abc import Sequence
 
 from robust.core.errors import RobustError
 from robust.core.lazy import np
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS, MODES
 
-MODES = ("faithful", "fixed")
 #: torch.nn.PairwiseDistance(p=2) computes ||a - b + eps|| with eps = 1e-6 (faithful mode only)
 PDIST_EPS = 1e-6
-
-#: (record key, column name of the authors' cleaned regression table), in the code's column order (spec §2.1)
-FEATURES: tuple[tuple[str, str], ...] = (
-    ("avg_tokens", "Avg. # tokens"),
-    ("unique_tokens", "# unique tokens"),
-    ("min_tokens", "Min # tokens"),
-    ("max_tokens", "Max # tokens"),
-    ("md", "MD"),
-    ("fr", "FR"),
-    ("chi", "CHI"),
-    ("dbi", "DBI"),
-    ("clusters", "# clusters"),
-    ("pms", "PMS"),
-    ("kts", "KTS"),
-    ("mr", "MR"),
-    ("classes", "# classes"),
-)
-FEATURE_KEYS: tuple[str, ...] = tuple(key for key, _ in FEATURES)
 
 
 def check_mode(mode: str) -> str:

@@ -5,7 +5,10 @@ with numpy exactly as scikit-learn does (inputs cast to float32, `x <= threshold
 file never executes code from it. The error bar comes from cross-validation residuals of the same model
 (leave-one-corpus-out for a dataset from an unseen corpus — the default — or repeated 5-fold for a dataset
 from a corpus in the training table); the spread of the trees is reported too, but it is not an error bar
-(it ignores label noise and corpus shift and is typically far too narrow).
+(it ignores label noise and corpus shift and is typically far too narrow). Beside each error bar the fit keeps
+the best no-feature baseline's error on the same splits, so a prediction can say whether the predictor beats
+predicting the table's mean at all; and the predictor's `meta["domain"]` records its feature extractors, each
+feature's training range and the table's provenance (domain.py).
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.lazy import np
-from robust.plugins.benchmarks.asr_predict import protocols
+from robust.plugins.benchmarks.asr_predict import domain, protocols
+from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODEL_NAMES, POOLED_RMSE
 from robust.plugins.benchmarks.asr_predict.table import Table, load_table
 
-FORMAT = "robust-asr-predictor/1"
-BASES = ("unseen-corpus", "known-corpus")
+FORMAT = "robust-asr-predictor/1"  # additive fields since (domain, baselines): files of either age load
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,41 @@ class Predictor:
                 node[idx] = np.where(go_left, tree["left"][node[idx]], tree["right"][node[idx]])
             out[t] = tree["value"][node]
         return out
+
+    @property
+    def domain(self) -> dict[str, Any]:
+        """Extractor, feature ranges and table provenance ({} for predictors fitted before robust recorded them)."""
+        return self.meta.get("domain") or {}
+
+    def out_of_range(self, features: Mapping[str, float]) -> list[dict[str, Any]]:
+        """The features outside the training table's range (every one, with its range)."""
+        ranges = self.domain.get("feature_ranges")
+        return domain.out_of_range(features, ranges) if ranges else []
+
+    def trust(self, basis: str | None = None) -> dict[str, Any]:
+        """What the fit says about trusting a prediction: the cross-validated error for `basis` (default: an unseen
+        corpus when the table had >= 2 families) beside the best no-feature baseline's on the same splits, whether
+        the predictor beats it (the cluster-bootstrap interval of the RMSE difference below 0), and a sentence."""
+        basis = basis or ("unseen-corpus" if "unseen-corpus" in self.errors else "known-corpus")
+        err = self.errors[basis]
+        where = {"unseen-corpus": "a corpus not in its table (leave-one-corpus-out)",
+                 "known-corpus": "a corpus already in its table (repeated 5-fold; no unseen-corpus error: the "
+                                 "table has one corpus family)"}[basis]
+        head = f"On {where} this predictor errs by {POOLED_RMSE.split(' (')[0]} {err['rmse']:.3f}"
+        if "baseline_rmse" not in err:
+            return {"basis": basis, "rmse": err["rmse"], "better_than_baseline": None,
+                    "sentence": head + " (the fit recorded no baseline to compare with: refit the predictor)."}
+        better = err["diff_high"] < 0
+        mean = {"global-mean": "the mean ASR of its table", "corpus-mean": "the mean ASR of the same corpus variant in "
+                "its table"}.get(err["baseline"], MODEL_NAMES.get(err["baseline"], err["baseline"]))
+        diff = err["rmse"] - err["baseline_rmse"]
+        sentence = (f"{head}; predicting {mean} errs by {err['baseline_rmse']:.3f}: it is "
+                    f"{'better than' if better else 'not better than'} the mean (difference {diff:+.3f}, 95 % CI "
+                    f"{err['diff_low']:+.3f} to {err['diff_high']:+.3f}, "
+                    f"{'corpus families' if basis == 'unseen-corpus' else 'corpus variants'} resampled).")
+        return {"basis": basis, "rmse": err["rmse"], "baseline": err["baseline"], "baseline_rmse": err["baseline_rmse"],
+                "diff_low": err["diff_low"], "diff_high": err["diff_high"], "better_than_baseline": better,
+                "sentence": sentence}
 
     def predict(self, features: Mapping[str, float] | Sequence[Mapping[str, float]] | np.ndarray,
                 basis: str | None = None) -> list[Prediction]:
@@ -143,14 +181,32 @@ def forest_trees(forest) -> list[dict[str, np.ndarray]]:
 
 def cv_residuals(table: Table, splits: Sequence[protocols.Split], seed: int = 0) -> np.ndarray:
     """truth - prediction of the random forest for every (split, test row), concatenated."""
-    from robust.plugins.benchmarks.asr_predict.regressors import fit_predict
+    return cv_errors(table, splits, seed)[0]
 
+
+def cv_errors(table: Table, splits: Sequence[protocols.Split], seed: int = 0
+              ) -> tuple[np.ndarray, protocols.ProtocolResult]:
+    """The forest's residuals for every (split, test row), and the per-row squared errors of the forest and the
+    no-feature baselines on the same splits (for `protocols.compare`)."""
+    from robust.plugins.benchmarks.asr_predict.regressors import baseline_predict, fit_predict
+
+    n = len(table)
+    result = protocols.ProtocolResult("cv", table.y, count=np.zeros(n))
+    for name in ("rf", *BASELINES):
+        result.sq_error[name], result.abs_error[name], result.per_split[name] = np.zeros(n), np.zeros(n), []
     out = []
     for s in splits:
         pred = fit_predict("rf", table.X[s.train], table.y[s.train], table.X[s.val], table.y[s.val],
                            table.X[s.test], seed)
         out.append(table.y[s.test] - pred)
-    return np.concatenate(out)
+        result.count[s.test] += 1
+        fit = np.concatenate([s.train, s.val])
+        preds = {"rf": pred, **{b: baseline_predict(b, table.y[fit], table.variant[fit], table.variant[s.test])
+                                for b in BASELINES}}
+        for name, p in preds.items():
+            result.sq_error[name][s.test] += (p - table.y[s.test]) ** 2
+            result.abs_error[name][s.test] += np.abs(p - table.y[s.test])
+    return np.concatenate(out), result
 
 
 def _error_bar(residuals: np.ndarray) -> dict[str, float]:
@@ -160,23 +216,38 @@ def _error_bar(residuals: np.ndarray) -> dict[str, float]:
             "n": int(len(residuals))}
 
 
+def _errors(table: Table, splits: Sequence[protocols.Split], groups: np.ndarray, seed: int) -> dict[str, Any]:
+    """The error bar of the forest and, beside it, the best no-feature baseline on the same splits with the
+    cluster-bootstrap interval of the RMSE difference (groups resampled whole, as the fit's verdict does)."""
+    residuals, result = cv_errors(table, splits, seed)
+    best = min(BASELINES, key=lambda b: result.pooled(b)["rmse"])
+    c = protocols.compare(result, "rf", best, groups, seed=seed)
+    return {**_error_bar(residuals), "baseline": best, "baseline_rmse": c.baseline_rmse, "diff_low": c.low,
+            "diff_high": c.high}
+
+
 def fit_predictor(table: Table, seed: int = 0, k: int = 5, repeats: int = 2) -> Predictor:
     """The paper's RandomForestRegressor(max_depth=20, random_state=seed) on all rows, plus error bars from
     leave-one-corpus-out ("unseen-corpus", if the table has >= 2 corpus families) and repeated k-fold
-    ("known-corpus") residuals of the same model."""
+    ("known-corpus") residuals of the same model, each beside the best no-feature baseline's error, and the
+    domain (the table's extractor, each feature's range)."""
     from robust.plugins.benchmarks.asr_predict.regressors import make_regressor
 
     if len(table) < k:
         raise RobustError(f"fitting the ASR predictor needs at least {k} rows, the table has {len(table)}")
     forest = make_regressor("rf", seed).fit(table.X, table.y)
-    errors = {"known-corpus": _error_bar(cv_residuals(
-        table, protocols.repeated_kfold_splits(len(table), k, repeats, seed, val_fraction=0.0), seed))}
+    errors = {"known-corpus": _errors(table, protocols.repeated_kfold_splits(len(table), k, repeats, seed,
+                                                                             val_fraction=0.0), table.variant, seed)}
     if len(np.unique(table.family)) >= 2:
-        errors["unseen-corpus"] = _error_bar(cv_residuals(
-            table, protocols.leave_one_group_out_splits(table.family, seed, val_fraction=0.0), seed))
+        errors["unseen-corpus"] = _errors(table, protocols.leave_one_group_out_splits(table.family, seed,
+                                                                                      val_fraction=0.0),
+                                          table.family, seed)
     meta = {"model": "RandomForestRegressor(max_depth=20)", "seed": seed, "rows": len(table),
             "corpus_families": sorted(set(table.family.tolist())), "asr_mean": float(table.y.mean()),
-            "asr_range": [float(table.y.min()), float(table.y.max())]}
+            "asr_range": [float(table.y.min()), float(table.y.max())],
+            "domain": {"extractor": table.extractor, "feature_ranges": domain.feature_ranges(table.features, table.X),
+                       "table": {"format": table.source, "rows": len(table),
+                                 "families": sorted(set(table.family.tolist()))}}}
     return Predictor(table.features, forest_trees(forest), errors, meta)
 
 
@@ -188,6 +259,7 @@ def fit_from_table_file(table_path: str | Path, out_path: str | Path, seed: int 
         table = table.without(*drop)
     predictor = fit_predictor(table, seed)
     predictor.meta["table"] = Path(table_path).name
+    predictor.meta["domain"]["table"] = domain.provenance(table_path, len(table), table.family, table.source)
     predictor.save(out_path)
     return predictor
 

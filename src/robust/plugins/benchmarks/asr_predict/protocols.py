@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from robust.core.errors import RobustError
 from robust.core.lazy import np
-from robust.plugins.benchmarks.asr_predict.regressors import BASELINES, METRICS, baseline_predict, fit_predict, metrics
+from robust.plugins.benchmarks.asr_predict.constants import BASELINES, METRICS, POOLED_RMSE
+from robust.plugins.benchmarks.asr_predict.regressors import baseline_predict, fit_predict, metrics
 from robust.plugins.benchmarks.asr_predict.table import Table
 
 #: the released extrapolation script's corpus list, banking77 twice as printed (spec §4.5)
@@ -237,7 +238,8 @@ class Comparison:
 
     def sentence(self) -> str:
         word = "BEATS" if self.beats else ("is WORSE than" if self.low > 0 else "does NOT beat")
-        return (f"{self.protocol}: {self.model} RMSE {self.model_rmse:.3f} vs {self.baseline} {self.baseline_rmse:.3f}"
+        return (f"{self.protocol}: {self.model} pooled RMSE {self.model_rmse:.3f} vs {self.baseline} "
+                f"{self.baseline_rmse:.3f}"
                 f" (difference {self.diff:+.3f}, 95% CI {self.low:+.3f} .. {self.high:+.3f}): {self.model} {word}"
                 f" the baseline")
 
@@ -271,7 +273,10 @@ class Verdict:
         head = ("The dataset features BEAT the no-feature baselines in every protocol." if self.beats else
                 "The dataset features do NOT beat the no-feature baselines in every protocol.")
         floor = ", ".join(f"{k} {v:.3f}" for k, v in self.noise.items())
-        return "\n".join([head, *(f"- {c.sentence()}" for c in self.comparisons), f"- label-noise floor: {floor}"])
+        statistic = (f"- statistic: {POOLED_RMSE}, with a cluster-bootstrap 95 % CI of the difference; the per-split "
+                     "mean RMSE of the tables weighs every split (corpus) equally and can rank the models otherwise")
+        return "\n".join([head, *(f"- {c.sentence()}" for c in self.comparisons), statistic,
+                          f"- label-noise floor: {floor}"])
 
 
 def verdict(results: Sequence[tuple[ProtocolResult, Sequence[str]]], noise: dict[str, float], model: str = "rf",

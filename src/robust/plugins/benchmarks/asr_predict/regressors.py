@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.lazy import np
-
-MODELS = ("rf", "gb", "lr", "lgbm")
-BASELINES = ("global-mean", "corpus-mean")
-METRICS = ("rmse", "r2", "mae", "evs", "mape")
+from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODELS
 
 
 def make_regressor(name: str, seed: int = 0):

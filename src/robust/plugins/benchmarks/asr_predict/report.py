@@ -8,9 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from robust.core.results import Result
-
-MODEL_NAMES = {"rf": "random forest", "gb": "gradient boosting", "lr": "linear regression",
-               "global-mean": "global-mean baseline", "corpus-mean": "same-corpus-mean baseline"}
+from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODEL_NAMES, protocol_rank
 
 
 def _name(model: str) -> str:
@@ -108,9 +106,6 @@ def rmse_figure(result: Result) -> Any:
         return None
     from matplotlib.figure import Figure
 
-    from robust.plugins.benchmarks.asr_predict.benchmark import protocol_rank
-    from robust.plugins.benchmarks.asr_predict.regressors import BASELINES
-
     names = list(dict.fromkeys(n for by in protocols.values() for n in by))
     order = sorted(protocols, key=protocol_rank)
     fig = Figure(figsize=(7.6, 1.3 + 0.55 * len(order)))
@@ -142,9 +137,9 @@ def fit_headline(result: Result) -> str:
     if not comps:
         return verdict[0] if verdict else ""
     c = comps[-1]
-    return (f"{verdict[0].rstrip('.')}: on {c['protocol']} the {_name(c['model'])} errs by RMSE {c['model_rmse']:.3f} "
-            f"against {c['baseline_rmse']:.3f} for the {_name(c['baseline'])} (difference {c['diff']:+.3f}, 95 % "
-            f"interval {c['low']:+.3f} to {c['high']:+.3f}).")
+    return (f"{verdict[0].rstrip('.')}: on {c['protocol']} the {_name(c['model'])} errs by pooled RMSE "
+            f"{c['model_rmse']:.3f} against {c['baseline_rmse']:.3f} for the {_name(c['baseline'])} (difference "
+            f"{c['diff']:+.3f}, 95 % cluster-bootstrap CI {c['low']:+.3f} to {c['high']:+.3f}).")
 
 
 # predict ----------------------------------------------------------------------------------------------------
@@ -195,13 +190,20 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
                             ("What a sub-dataset costs", cost_figure(result))], notes=notes)
     if "verdict" in result.data:
         verdict = result.data["verdict"].splitlines()
+        trust = (result.data.get("trust") or {}).get("sentence")
         return ReportParts(fit_headline(result),
-                           [("Do the features beat the best no-feature baseline? (RMSE difference, 95 % interval)",
-                             comparisons_figure(result)),
+                           [("Do the features beat the best no-feature baseline? (pooled RMSE difference, 95 % "
+                             "cluster-bootstrap CI)", comparisons_figure(result)),
                             ("Pooled RMSE per protocol: models filled, baselines open", rmse_figure(result))],
-                           notes=[line.lstrip("- ") for line in verdict[1:]], hidden_tables=["Verdict"])
+                           notes=[line.lstrip("- ") for line in verdict[1:]]
+                           + ([f"The saved predictor: {trust}"] if trust else []), hidden_tables=["Verdict"])
     notes = ["The interval is the 95 % quantile of the predictor's cross-validated absolute errors "
              f"({result.summary.get('error_basis')} basis), not the spread of its trees."]
+    for o in result.data.get("out_of_range") or []:
+        notes.append(f"{o['feature']} = {o['value']:.4g} lies {o['side']} the predictor's training range "
+                     f"({o['low']:.4g}–{o['high']:.4g}): its trees predict there as at the edge.")
+    if result.data.get("extractor_mismatch"):
+        notes.append("Forced across feature extractors: " + "; ".join(result.data["extractor_mismatch"]) + ".")
     return ReportParts(result.data.get("sentence") or default_headline(result),
                        [("Predicted attack success rate", prediction_figure(result)),
                         ("Time: predicting against fine-tuning and attacking", time_figure(result))],

@@ -16,6 +16,7 @@ from robust.core.interfaces import ModelAdapter, Scorer
 from robust.core.lazy import np
 from robust.plugins.benchmarks.asr_predict import charcnn
 from robust.plugins.benchmarks.asr_predict import features as F
+from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
 
 Row = Mapping[str, Any]
 _LABELS = {"classes": [], "n_classes": 0}  # classes: the corpus class list in index order (empty = infer)
@@ -250,7 +251,7 @@ class DatasetFeatures(DatasetFeature):
     description = "RobustText: the 13 dataset features that predict attack success rate (table column order)"
     inputs = frozenset({"text", "label", "embedding"})
     needs = frozenset({"tokenize"})
-    keys = F.FEATURE_KEYS
+    keys = FEATURE_KEYS
     settings: ClassVar[Mapping[str, Any]] = {**_LABELS, **_MODE, **_CNN, "min_cluster_size": 5}
 
     def _part(self, cls: type[DatasetFeature]) -> DatasetFeature:

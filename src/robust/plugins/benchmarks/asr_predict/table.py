@@ -3,13 +3,16 @@
 Two file formats are read:
 * the authors' raw CSV (`data_bert.csv`, `data_roberta.csv`: header with `Fisher ratio`, `ASR_TextFooler`, ...),
   cleaned with pandas semantics re-implemented here (no pandas dependency);
-* robust's own table: columns `Dataset`, the 13 feature keys (or the table names of features.FEATURES), `ASR`,
-  optionally `Family` (the corpus family for extrapolation; default: `Dataset` without a `_<K>` suffix).
+* robust's own table: columns `Dataset`, the 13 feature keys (or the table names of constants.FEATURES), `ASR`,
+  optionally `Family` (the corpus family for extrapolation; default: `Dataset` without a `_<K>` suffix) and
+  `Extractor` (JSON: the feature extractors that computed the row; `stage=build` writes it).
+A table knows its format and, when it can, its feature extractors (the authors' for their raw CSVs).
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +20,7 @@ from pathlib import Path
 
 from robust.core.errors import RobustError
 from robust.core.lazy import np
-from robust.plugins.benchmarks.asr_predict.features import FEATURE_KEYS, FEATURES
+from robust.plugins.benchmarks.asr_predict.constants import AUTHORS_EXTRACTOR, EXTRACTOR_COLUMN, FEATURE_KEYS, FEATURES
 
 #: pandas.read_csv's default NA strings (`Nan`, as the authors wrote, is NOT one of them)
 PANDAS_NA = frozenset({
@@ -51,6 +54,9 @@ class Table:
     features: tuple[str, ...] = FEATURE_KEYS
     #: [n, 3] per-attack ASRs when known (for the binomial noise floor)
     per_attack: np.ndarray | None = None
+    #: the feature extractors that computed X (None: unknown), and the file format it was read from
+    extractor: dict | None = None
+    source: str = "robust"
 
     def __post_init__(self) -> None:
         n = len(self.y)
@@ -62,7 +68,8 @@ class Table:
 
     def subset(self, rows: np.ndarray) -> Table:
         pa = None if self.per_attack is None else self.per_attack[rows]
-        return Table(self.X[rows], self.y[rows], self.variant[rows], self.family[rows], self.features, pa)
+        return Table(self.X[rows], self.y[rows], self.variant[rows], self.family[rows], self.features, pa,
+                     self.extractor, self.source)
 
     def without(self, *features: str) -> Table:
         """The same rows without some feature columns (e.g. MD, mixed-scale in data_bert.csv, spec §6 A2)."""
@@ -71,7 +78,7 @@ class Table:
             raise RobustError(f"unknown feature(s) {sorted(unknown)}; table has {', '.join(self.features)}")
         keep = [i for i, f in enumerate(self.features) if f not in features]
         return Table(self.X[:, keep], self.y, self.variant, self.family,
-                     tuple(self.features[i] for i in keep), self.per_attack)
+                     tuple(self.features[i] for i in keep), self.per_attack, self.extractor, self.source)
 
 
 def read_csv(path: str | Path) -> tuple[list[str], list[list[str]]]:
@@ -112,7 +119,8 @@ def clean_authors_table(header: Sequence[str], rows: Sequence[Sequence[str]], as
     columns["fr"] = 1.0 / columns["fr"]  # analysis-time inversion (spec §2.2 (2))
     variant = np.array([r[header.index("Dataset")] for r in rows])
     return Table(np.stack([columns[k] for k in FEATURE_KEYS], axis=1), per_attack.mean(axis=1), variant,
-                 np.array([corpus_family(v) for v in variant]), FEATURE_KEYS, per_attack)
+                 np.array([corpus_family(v) for v in variant]), FEATURE_KEYS, per_attack, dict(AUTHORS_EXTRACTOR),
+                 "the authors' raw CSV, cleaned as spec §4.1")
 
 
 def clean_own_table(header: Sequence[str], rows: Sequence[Sequence[str]], source: str = "table") -> Table:
@@ -130,7 +138,24 @@ def clean_own_table(header: Sequence[str], rows: Sequence[Sequence[str]], source
     pa = np.stack([_floats(rows, header, a, source) for a in ATTACKS], axis=1) if set(ATTACKS) <= set(header) else None
     if not np.isfinite(X).all() or not np.isfinite(y).all():
         raise RobustError(f"{source}: missing or infinite values in the feature/ASR columns")
-    return Table(X, y, variant, family, FEATURE_KEYS, pa)
+    return Table(X, y, variant, family, FEATURE_KEYS, pa, _extractor(rows, header, source), "robust's table format")
+
+
+def _extractor(rows: Sequence[Sequence[str]], header: Sequence[str], source: str) -> dict | None:
+    """The one extractor of every row's `Extractor` cell (None: no such column or an empty cell)."""
+    if EXTRACTOR_COLUMN not in header:
+        return None
+    j = header.index(EXTRACTOR_COLUMN)
+    cells = {r[j] for r in rows}
+    if "" in cells:
+        return None
+    if len(cells) > 1:
+        raise RobustError(f"{source}: rows computed with {len(cells)} different feature extractors (column "
+                          f"{EXTRACTOR_COLUMN!r}); a predictor needs one — split the table")
+    try:
+        return json.loads(cells.pop()) if cells else None
+    except json.JSONDecodeError:
+        raise RobustError(f"{source}: column {EXTRACTOR_COLUMN!r} is not JSON") from None
 
 
 def load_table(path: str | Path, asr_filter: bool = False) -> Table:
@@ -144,9 +169,11 @@ def load_table(path: str | Path, asr_filter: bool = False) -> Table:
 
 
 def write_table(table: Table, path: str | Path) -> None:
-    """Write a table in robust's format (what `load_table` reads back)."""
+    """Write a table in robust's format (what `load_table` reads back), its extractor included when known."""
+    cell = [json.dumps(table.extractor, sort_keys=True)] if table.extractor else []
     with Path(path).open("w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
-        out.writerow(["Dataset", "Family", *table.features, "ASR"])
+        out.writerow(["Dataset", "Family", *table.features, "ASR", *([EXTRACTOR_COLUMN] if cell else [])])
         for i in range(len(table)):
-            out.writerow([table.variant[i], table.family[i], *map(repr, table.X[i].tolist()), repr(float(table.y[i]))])
+            out.writerow([table.variant[i], table.family[i], *map(repr, table.X[i].tolist()), repr(float(table.y[i])),
+                          *cell])

@@ -73,7 +73,8 @@ def train_victim(arch: str, base_dir: str, texts: Sequence[str], labels: Sequenc
                                                             config)
     info_file = target / "robust-victim.json"
     if info_file.is_file():
-        return target, json.loads(info_file.read_text())
+        info = json.loads(info_file.read_text())
+        return target, {k: info[k] for k in ("val_accuracy", "epoch")}  # its domain is in the file, not the record
     import torch
     from transformers import AutoTokenizer, get_linear_schedule_with_warmup
 
@@ -114,7 +115,8 @@ def train_victim(arch: str, base_dir: str, texts: Sequence[str], labels: Sequenc
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     info = {"val_accuracy": best[0], "epoch": best[1]}
-    (tmp / "robust-victim.json").write_text(json.dumps(info))
+    domain = {"arch": arch, "base": base_dir, "classes": n_classes, "train_size": len(texts), "config": asdict(config)}
+    (tmp / "robust-victim.json").write_text(json.dumps({**info, "domain": domain}))
     if target.exists():  # a half-written directory of an interrupted run (it has no robust-victim.json)
         shutil.rmtree(target)
     tmp.replace(target)

@@ -1,56 +1,81 @@
-"""The `synbench` benchmark: Gaussian inputs -> the model's `embed_arrays` -> probe -> SynBench-Score.
+"""The `synbench` benchmark: Gaussian inputs (its registered DataGenerator) -> the model's `embed_arrays` -> probe
+-> its registered Scorers (the closed-form reference per level, the SynBench-Score per trial).
 
 Work items are (trial, level s); a record holds that level's numbers only (accuracy and scaled bound per ε,
 the input reference per ε, retained rank, timings), so a killed run resumes with the missing levels. The
 inputs depend only on (run seed, trial, split, s) and the input shape, so every model evaluated with the same
-seed and shape sees the same samples.
+seed and shape sees the same samples. The result adds what the scores support: a t interval over trials, ε*
+with the ε it cannot be told apart from, and the width-matched reference (lossless.py).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, WorkItem
+from robust.core.interfaces import Benchmark, DataGenerator, WorkItem
 from robust.core.lazy import np
+from robust.core.paths import cache_dir
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
-from robust.plugins.benchmarks.synbench.data import (
-    COVARIANCES,
-    IMAGENET_MEAN,
-    IMAGENET_STD,
-    TRANSLATIONS,
-    SynBenchGaussians,
-    format_shape,
-    parse_shape,
-    rows_for_memory,
-)
-from robust.plugins.benchmarks.synbench.probe import DENOMINATORS, EPS_MODES, probe
-from robust.plugins.benchmarks.synbench.scoring import GRID_MIN_A_T, INTEGRATIONS, recommended_eps, synbench_score
-from robust.plugins.benchmarks.synbench.theory import (
+from robust.plugins.benchmarks.synbench.constants import (
     A_T_GRID,
+    COVARIANCES,
+    DENOMINATORS,
     EIG_CUTOFF,
     EPS_GRID,
+    EPS_MODES,
+    FREE_SHAPE,
+    GRID_MIN_A_T,
+    IMAGENET_MEAN,
+    IMAGENET_STD,
+    INTEGRATIONS,
+    MIN_N,
+    NORMALIZE,
+    REFERENCE_MODELS,
     S_GRID,
-    reference_band,
-    reference_identity,
+    TRANSLATIONS,
 )
+from robust.plugins.benchmarks.synbench.data import format_shape, parse_shape
+from robust.plugins.benchmarks.synbench.probe import probe
+from robust.plugins.benchmarks.synbench.trials import choose_eps, intervals
 
 if TYPE_CHECKING:
     from robust.core.context import RunContext
 
-FREE_SHAPE = "3x8x8"  # models without a native input size (identity, projections, callables), spec §7.3
-NORMALIZE = ("auto", "imagenet", "none")
-REFERENCE_MODELS = ("identity", "random-projection", "random-vit")
-MIN_N = 16
+LOSSLESS_VERSION = 1  # bump when the lossless simulation changes (its cache key)
 
 
-def _mean_std(values: Sequence[float]) -> tuple[float, float]:
-    arr = np.asarray(values, dtype=float)
-    return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
+def _rows_of(examples: Iterator[Any]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(inputs, labels) per chunk the DataGenerator drew: its examples' arrays are views of one chunk, used as they
+    are (no copy) when the rows are the whole chunk, else stacked."""
+    rows: list[Any] = []
+    labels: list[int] = []
+    for ex in examples:
+        if rows and ex.data.base is not rows[0].base:
+            yield _chunk(rows), np.asarray(labels)
+            rows, labels = [], []
+        rows.append(ex.data)
+        labels.append(ex.label)
+    if rows:
+        yield _chunk(rows), np.asarray(labels)
+
+
+def _chunk(rows: Sequence[np.ndarray]) -> np.ndarray:
+    base = rows[0].base
+    if base is not None and len(base) == len(rows) and base.shape[1:] == rows[0].shape:
+        return base
+    return np.stack(rows)
+
+
+def _num(value: float) -> float | None:
+    """A JSON number, or None for a missing one (nan)."""
+    return None if value is None or not np.isfinite(value) else float(value)
 
 
 class SynBench(Benchmark):
@@ -59,13 +84,15 @@ class SynBench(Benchmark):
                    "against the Bayes-optimal reference (SynBench, Ko ch. 5)")
     needs = frozenset({"embed_arrays"})
     default_model = "identity"  # `robust run --bench synbench` without --model: the reference representation
+    scorers = ("synbench-reference", "synbench-score")
     chunk_size = 1
     settings = {
         "shape": Setting("auto", help="auto: the model's native CxHxW (models without one: 3x8x8) | CxHxW | d"),
         "levels": Setting(list(S_GRID), min=1e-9, max=10.0, min_items=1, help="difficulties s (the code's 49)"),
         "n": Setting(2048, min=MIN_N, help="training samples per level (spec A12)"),
         "n_test": Setting(2048, min=MIN_N, help="test samples per level"),
-        "trials": Setting(1, min=1, help="independent regenerations; scores are mean ± std over trials (A13)"),
+        "trials": Setting(1, min=1, help="independent regenerations of the data; scores get a t interval over "
+                                         "them (A13)"),
         "epsilons": Setting(list(EPS_GRID), min=0.0, min_items=1, help="ε of the robust classifier, 0 ... 0.8"),
         "thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_items=1, help="a_T values of the table"),
         "a_T": Setting(0.7, min=0.5, max=0.999, help="the headline threshold (Table 5.2)"),
@@ -77,6 +104,8 @@ class SynBench(Benchmark):
         "denominator": Setting("n-2", choices=DENOMINATORS, help="pooled covariance n1+n2-2 (code) | n-1 (A5)"),
         "cutoff": Setting(EIG_CUTOFF, min=1e-300, max=1.0, help="absolute eigenvalue cut-off of Σ' (spec A6)"),
         "memory_mb": Setting(256, min=16, help="input chunk size bound (float32)"),
+        "lossless": Setting(True, help="also score a lossless representation of the model's width at the same n "
+                                       "(the width-matched reference; simulated once, cached)"),
     }
 
     def __init__(self, **config: Any) -> None:
@@ -93,8 +122,14 @@ class SynBench(Benchmark):
             raise RobustError(f"a_T values must be in [{low}, 1) with integration={c['integration']}")
         if c["shape"] != "auto":
             parse_shape(c["shape"])
-        self.generator: SynBenchGaussians | None = None
         self.setup: dict[str, Any] | None = None
+
+    def describe_limit(self, limit: int) -> str:
+        """What `--limit N` limits here, in one line."""
+        n, n_test = (max(MIN_N, min(int(self.config[k]), int(limit))) for k in ("n", "n_test"))
+        return (f"--limit {limit}: {n} training and {n_test} test samples per level (of n = {self.config['n']}, "
+                f"n_test = {self.config['n_test']}; at least {MIN_N}), at each of {len(self.levels)} levels x "
+                f"{self.config['trials']} trial(s)")
 
     # --- setup ---------------------------------------------------------------------------------------
     def input_setup(self, model: Any) -> dict[str, Any]:
@@ -113,16 +148,16 @@ class SynBench(Benchmark):
         return {"shape": shape, "mean": mean, "std": std, "native_shape": native}
 
     def prepare(self, ctx: RunContext) -> None:
-        setup = self.input_setup(ctx.model)
-        c = self.config
-        self.generator = SynBenchGaussians(shape=format_shape(setup["shape"]), levels=self.levels,
-                                           covariance=c["covariance"], translation=c["translation"],
-                                           mean=list(setup["mean"] or []), std=list(setup["std"] or []))
-        self.setup = setup
+        self.setup = self.input_setup(ctx.model)
+        self.data(ctx, self.levels[0], MIN_N, "train", 0)  # settings checked (shape, normalisation) before any item
         if ctx.model is not None and ctx.model.name in REFERENCE_MODELS:
             print(f"synbench: model {ctx.model.identity!r} is a built-in reference representation, not a "
                   "pretrained encoder; score yours with --model hf:DIR, timm:NAME or a Python callable",
                   file=sys.stderr)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.setup["shape"]
 
     def sizes(self, ctx: RunContext) -> tuple[int, int]:
         n, n_test = int(self.config["n"]), int(self.config["n_test"])
@@ -130,20 +165,37 @@ class SynBench(Benchmark):
             return max(MIN_N, min(n, ctx.limit)), max(MIN_N, min(n_test, ctx.limit))
         return n, n_test
 
+    # --- the registered pieces ---------------------------------------------------------------------------
+    def data(self, ctx: RunContext, s: float, n: int, split: str, trial: int) -> DataGenerator:
+        """The registered `synbench-gaussians` generator for one level, split and trial, in the model's shape."""
+        if self.setup is None:
+            self.setup = self.input_setup(ctx.model)
+        c, setup = self.config, self.setup
+        return ctx.create("dataset", "synbench-gaussians", shape=format_shape(setup["shape"]), levels=[s], n=n,
+                          splits=[split], trial=trial, covariance=c["covariance"], translation=c["translation"],
+                          mean=list(setup["mean"] or []), std=list(setup["std"] or []), memory_mb=c["memory_mb"])
+
+    def reference_scorer(self, ctx: RunContext) -> Any:
+        """The registered `synbench-reference` scorer for this run's distribution."""
+        return ctx.create("scorer", "synbench-reference", covariance=self.config["covariance"],
+                          shape=format_shape(self.shape), eps_mode=self.config["eps_mode"])
+
+    def score_scorer(self, ctx: RunContext, integration: str) -> Any:
+        """The registered `synbench-score` scorer at this run's thresholds."""
+        return ctx.create("scorer", "synbench-score", thresholds=self.thresholds, a_T=self.a_T,
+                          integration=integration)
+
     # --- items ---------------------------------------------------------------------------------------
     def items(self, ctx: RunContext) -> list[WorkItem]:
         return [WorkItem(f"t{t}-s{s:.2f}", (t, s)) for t in range(int(self.config["trials"])) for s in self.levels]
 
     def embed_split(self, s: float, n: int, split: str, trial: int,
                     ctx: RunContext) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """Representations and labels of one split, generated and embedded chunk by chunk."""
-        if self.generator is None:
-            self.prepare(ctx)
-        sampler = self.generator.sampler
-        rows = rows_for_memory(sampler.spec.d, int(self.config["memory_mb"]))
+        """Representations and labels of one split, drawn by the DataGenerator and embedded chunk by chunk."""
+        examples = self.data(ctx, s, n, split, trial).examples(ctx.seed)
         feats, labels, t_gen, t_model = [], [], 0.0, 0.0
         start = time.perf_counter()
-        for x, y in sampler.draw(s, n, ctx.seed, trial, split, max_rows=rows):
+        for x, y in _rows_of(examples):
             mid = time.perf_counter()
             t_gen += mid - start
             z = np.asarray(ctx.model.embed_arrays(x), dtype=np.float32)
@@ -154,17 +206,10 @@ class SynBench(Benchmark):
             del x, z  # the chunk's memory goes before the next chunk is drawn (identity's z is x itself)
         return np.concatenate(feats), np.concatenate(labels), t_gen, t_model
 
-    def reference(self, s: float) -> list[dict[str, float]]:
+    def reference(self, s: float, ctx: RunContext) -> list[dict[str, float]]:
         """(a_in, b_in) per ε: Φ(s) and b(Φ(s)) for Gaussian-I (ε-free); Theorem 9 with Σ_H for Gaussian-H."""
-        if self.config["covariance"] == "identity":
-            a, b = reference_identity([s])
-            return [{"epsilon": e, "accuracy": float(a[0]), "margin": float(b[0])} for e in self.epsilons]
-        spec = self.generator.spec
-        out = []
-        for e in self.epsilons:
-            a, b = reference_band(s, e, spec.channels, spec.block, eps_mode=self.config["eps_mode"])
-            out.append({"epsilon": e, "accuracy": a, "margin": b})
-        return out
+        values = self.reference_scorer(ctx).values([{"s": s, "epsilon": e} for e in self.epsilons])
+        return [{"epsilon": e, "accuracy": v["accuracy"], "margin": v["margin"]} for e, v in zip(self.epsilons, values)]
 
     def run_item(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
         trial, s = item.payload
@@ -177,9 +222,9 @@ class SynBench(Benchmark):
         t1 = time.perf_counter()
         points, rank = probe(Ztr, ytr, Zte, yte, self.epsilons, self.config["eps_mode"],
                              self.config["denominator"], self.cutoff)
-        reference = self.reference(s)
+        reference = self.reference(s, ctx)
         t2 = time.perf_counter()
-        return {"trial": trial, "s": s, "shape": format_shape(self.generator.spec.shape), "n_train": len(ytr),
+        return {"trial": trial, "s": s, "shape": format_shape(self.shape), "n_train": len(ytr),
                 "n_test": len(yte), "n_pos_train": int((ytr == 1).sum()),
                 "dim": int(Ztr.shape[1]), "rank": rank,
                 "points": [{"epsilon": p.epsilon, "accuracy": p.accuracy, "margin": p.margin} for p in points],
@@ -187,17 +232,63 @@ class SynBench(Benchmark):
                 "seconds_probe": t2 - t1, "seconds_total": t2 - t0}
 
     # --- results -------------------------------------------------------------------------------------
-    def trial_scores(self, recs: Sequence[dict[str, Any]], integration: str) -> dict[tuple[float, float], float]:
-        """SynBench-Score for every (ε, a_T) of one trial's levels (a_T includes the headline)."""
-        out = {}
-        for i, eps in enumerate(self.epsilons):
-            acc = [r["points"][i]["accuracy"] for r in recs]
-            bnd = [r["points"][i]["margin"] if r["points"][i]["margin"] is not None else np.nan for r in recs]
-            racc = [r["reference"][i]["accuracy"] for r in recs]
-            rbnd = [r["reference"][i]["margin"] for r in recs]
-            for a_T in sorted({*self.thresholds, self.a_T}):
-                out[(eps, a_T)] = synbench_score(acc, bnd, racc, rbnd, a_T, integration)
+    def trial_scores(self, recs: Sequence[Mapping[str, Any]], scorer: Any,
+                     points: str = "points") -> dict[tuple[float, float], float]:
+        """SynBench-Score for every (ε, a_T) of one trial's levels (a_T includes the headline), by the scorer."""
+        rows = [{"s": r["s"], "epsilon": eps, "accuracy": r[points][i]["accuracy"], "margin": r[points][i]["margin"],
+                 "ref_accuracy": r["reference"][i]["accuracy"], "ref_margin": r["reference"][i]["margin"]}
+                for r in recs for i, eps in enumerate(self.epsilons)]
+        out = scorer.score(rows)
+        return {(eps, a_T): out[f"score_eps{eps:g}_aT{a_T:g}"] for eps in self.epsilons
+                for a_T in sorted({*self.thresholds, self.a_T})}
+
+    def lossless(self, by_trial: Sequence[Sequence[Mapping[str, Any]]], ctx: RunContext) -> list[list[dict]]:
+        """Per trial, per level: the points of a lossless representation of the records' width at their n (spec
+        note in lossless.py), read from the cache or simulated once."""
+        from scipy.special import ndtri
+
+        from robust.plugins.benchmarks.synbench.lossless import lossless_points
+
+        first = by_trial[0][0]
+        width, n, n_test = int(first["dim"]), int(first["n_train"]), int(first["n_test"])
+        c = self.config
+        if c["covariance"] == "identity":
+            shifts = {r["s"]: float(r["s"]) for rs in by_trial for r in rs}
+        else:  # the shift whose Bayes accuracy is the reference's at ε = 0
+            scorer = self.reference_scorer(ctx)
+            shifts = {s: float(ndtri(scorer.values([{"s": s, "epsilon": 0.0}])[0]["accuracy"]))
+                      for s in {r["s"] for rs in by_trial for r in rs}}
+        out = []
+        for rs in by_trial:
+            trial = int(rs[0]["trial"])
+            levels = [float(shifts[r["s"]]) for r in rs]
+            key = json.dumps([LOSSLESS_VERSION, width, levels, n, n_test, self.epsilons, c["eps_mode"],
+                              c["denominator"], self.cutoff, ctx.seed, trial])
+            path = cache_dir() / "synbench-lossless" / f"{hashlib.sha256(key.encode()).hexdigest()[:20]}.json"
+            if path.is_file():
+                out.append(json.loads(path.read_text()))
+                continue
+            print(f"synbench: scoring a lossless representation of width {width} at n = {n} (the width-matched "
+                  f"reference; trial {trial}, once, then cached)", file=sys.stderr)
+            pts = lossless_points(width, levels, n, n_test, self.epsilons, ctx.seed, trial, c["eps_mode"],
+                                  c["denominator"], self.cutoff)
+            rows = [[{"accuracy": p.accuracy, "margin": p.margin} for p in level] for level in pts]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{time.time_ns()}.tmp")
+            tmp.write_text(json.dumps(rows))
+            tmp.replace(path)
+            out.append(rows)
         return out
+
+    def interval_note(self, trials: int, ctx: RunContext) -> str:
+        """What the interval of the score covers, in words."""
+        if trials < 2:
+            return "one trial: no interval (--set trials=3 for one)"
+        seed = (ctx.model.config.get("seed") if ctx.model is not None else None)
+        fixed = "the model is fixed" if seed is None else (
+            f"the model is fixed, its own seed ({seed}) too: another seed moves a random model's score, rerun with "
+            "--set model.seed=N for that")
+        return f"95 % t interval of the mean over {trials} trials (each redraws all data; {fixed})"
 
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
         recs = sorted(records.values(), key=lambda r: (r["trial"], r["s"]))
@@ -205,23 +296,29 @@ class SynBench(Benchmark):
             raise RobustError("synbench has no records to reduce")
         if [p["epsilon"] for p in recs[0]["points"]] != self.epsilons:
             raise RobustError("stored records were computed for other epsilons; rerun instead of reducing")
+        if self.setup is None:
+            self.setup = {"shape": parse_shape(recs[0]["shape"]), "mean": None, "std": None, "native_shape": None}
         trials = sorted({r["trial"] for r in recs})
         by_trial = [[r for r in recs if r["trial"] == t] for t in trials]
         integration = self.config["integration"]
-        per_trial = {mode: [self.trial_scores(rs, mode) for rs in by_trial] for mode in INTEGRATIONS}
-        keys = list(per_trial[integration][0])
-        mean = {k: _mean_std([sc[k] for sc in per_trial[integration]]) for k in keys}
-        headline = {eps: mean[(eps, self.a_T)][0] for eps in self.epsilons}
-        best_eps = recommended_eps(headline)
+        per_trial = {mode: [self.trial_scores(rs, self.score_scorer(ctx, mode)) for rs in by_trial]
+                     for mode in INTEGRATIONS}
+        stats = intervals(per_trial[integration])
         eps0 = self.epsilons[0]
+        head = stats[(eps0, self.a_T)]
+        choice = choose_eps([{e: sc[(e, self.a_T)] for e in self.epsilons} for sc in per_trial[integration]])
+        best_eps = choice.best
         secs = {key: float(sum(r[key] for r in recs)) for key in ("seconds_generate", "seconds_model",
                                                                     "seconds_probe", "seconds_total")}
         summary: dict[str, Any] = {
-            "score": mean[(eps0, self.a_T)][0], "score_std": mean[(eps0, self.a_T)][1],
+            "score": head.mean, **({"score_ci_low": head.low, "score_ci_high": head.high, "score_sd": head.sd}
+                                   if len(trials) > 1 else {}),
+            "score_interval": self.interval_note(len(trials), ctx),
             "epsilon": eps0, "a_T": self.a_T, "integration": integration,
-            **{f"score_{mode}": _mean_std([sc[(eps0, self.a_T)] for sc in per_trial[mode]])[0]
+            **{f"score_{mode}": float(np.mean([sc[(eps0, self.a_T)] for sc in per_trial[mode]]))
                for mode in INTEGRATIONS},
-            "recommended_epsilon": best_eps, "score_at_recommended": headline[best_eps],
+            "recommended_epsilon": best_eps, "score_at_recommended": stats[(best_eps, self.a_T)].mean,
+            "recommended_epsilon_note": choice.text(),
             "trials": len(trials), "levels": len({r["s"] for r in recs}), "n": recs[0]["n_train"],
             "n_test": recs[0]["n_test"], "dim": recs[0]["dim"],
             "rank_min": int(min(r["rank"] for r in recs)), "eps_mode": self.config["eps_mode"],
@@ -233,26 +330,46 @@ class SynBench(Benchmark):
         }
         summary["shape"] = recs[0]["shape"]
         if ctx.model is not None:
-            setup = self.setup or self.input_setup(ctx.model)
+            setup = self.setup
             summary["model"] = ctx.model.identity
             summary["normalization"] = "none" if setup["mean"] is None else f"mean={setup['mean']} std={setup['std']}"
             if ctx.model.name in REFERENCE_MODELS:
                 summary["model_note"] = "built-in reference representation, not a pretrained encoder"
-        score_rows = [[a_T, *[round(mean[(e, a_T)][0], 4) for e in self.epsilons]] for a_T in self.thresholds]
-        score_table = Table(f"SynBench-Score ({integration}; rows a_T, columns ε; mean over {len(trials)} trial(s))",
-                            ["a_T", *[f"eps={e:g}" for e in self.epsilons]], score_rows)
+        tables = [self.score_table(f"SynBench-Score ({integration}; rows a_T, columns ε; mean over {len(trials)} "
+                                   "trial(s))", stats)]
+        data: dict[str, Any] = {
+            "epsilons": self.epsilons, "thresholds": self.thresholds, "a_T": self.a_T,
+            "scores": [{"epsilon": e, "a_T": a, "score": m.mean, "sd": _num(m.sd), "ci_low": _num(m.low),
+                        "ci_high": _num(m.high)} for (e, a), m in stats.items()],
+            "trial_scores": [sc[(eps0, self.a_T)] for sc in per_trial[integration]],
+            "recommended_epsilon": best_eps, "recommended_epsilon_within_noise": choice.within_noise}
+        if self.config["lossless"]:
+            ref_recs = [[{**r, "lossless": pts} for r, pts in zip(rs, trial)]
+                        for rs, trial in zip(by_trial, self.lossless(by_trial, ctx))]
+            scorer = self.score_scorer(ctx, integration)
+            ref_stats = intervals([self.trial_scores(rs, scorer, "lossless") for rs in ref_recs])
+            ref = ref_stats[(eps0, self.a_T)]
+            summary.update({"lossless_score": ref.mean, "score_vs_lossless": head.mean / ref.mean if ref.mean > 0
+                            else None, "lossless_width": recs[0]["dim"]})
+            data["lossless_scores"] = [{"epsilon": e, "a_T": a, "score": m.mean} for (e, a), m in ref_stats.items()]
+            tables.append(self.score_table(f"Lossless representation of width {recs[0]['dim']} at n = "
+                                           f"{recs[0]['n_train']} (the width-matched reference; 1 = the "
+                                           "infinite-sample limit)", ref_stats))
         levels = self.level_curve(recs)
         i_best = self.epsilons.index(best_eps)
         level_rows = [[lv["s"], round(lv["ref_accuracy"][0], 4), round(lv["ref_margin"][0], 4),
                        round(lv["accuracy"][0], 4), _round(lv["margin"][0]), round(lv["accuracy"][i_best], 4),
                        _round(lv["margin"][i_best]), lv["rank"]] for lv in levels]
-        level_table = Table(f"Per level (mean over trials): reference vs representation at ε={eps0:g} and "
+        tables.append(Table(f"Per level (mean over trials): reference vs representation at ε={eps0:g} and "
                             f"ε*={best_eps:g}",
-                            ["s", "a_in", "b_in", "a_rep", "b_rep", "a_rep(ε*)", "b_rep(ε*)", "rank"], level_rows)
-        data = {"epsilons": self.epsilons, "thresholds": self.thresholds, "a_T": self.a_T, "levels": levels,
-                "scores": [{"epsilon": e, "a_T": a, "score": m, "std": sd} for (e, a), (m, sd) in mean.items()],
-                "recommended_epsilon": best_eps}
-        return Result(summary, [score_table, level_table], data)
+                            ["s", "a_in", "b_in", "a_rep", "b_rep", "a_rep(ε*)", "b_rep(ε*)", "rank"], level_rows))
+        data["levels"] = levels
+        return Result(summary, tables, data)
+
+    def score_table(self, title: str, stats: Mapping[tuple[float, float], Any]) -> Table:
+        """Rows a_T, columns ε, the mean score over trials."""
+        rows = [[a_T, *[round(stats[(e, a_T)].mean, 4) for e in self.epsilons]] for a_T in self.thresholds]
+        return Table(title, ["a_T", *[f"eps={e:g}" for e in self.epsilons]], rows)
 
     def level_curve(self, recs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Per level s: mean over trials of accuracy and bound (lists over ε), the reference, the rank."""

@@ -19,14 +19,15 @@ from robust.core.interfaces import DataGenerator, Example
 from robust.core.lazy import np
 from robust.core.seeding import rng_for
 from robust.core.settings import Setting
-from robust.plugins.benchmarks.synbench.theory import H_BAND, S_GRID, band_apply, band_cholesky
-
-COVARIANCES = ("identity", "heptadiagonal")  # Gaussian-I (default), Gaussian-H (spec §2.2)
-TRANSLATIONS = ("code", "thesis", "none")  # μ̄ = 0.5·1_d (code, default), 0.5·1_d/√d (thesis Alg. 1), 0 (spec A2)
-IMAGENET_MEAN = (0.485, 0.456, 0.406)
-IMAGENET_STD = (0.229, 0.224, 0.225)
-BLOCK_ROWS = 32  # rows drawn from one seed; 32 × 3×224×224 float32 = 19 MB
-FULL_SHAPE = (3, 224, 224)
+from robust.plugins.benchmarks.synbench.constants import (
+    BLOCK_ROWS,
+    COVARIANCES,
+    FULL_SHAPE,
+    H_BAND,
+    S_GRID,
+    TRANSLATIONS,
+)
+from robust.plugins.benchmarks.synbench.theory import band_apply, band_cholesky
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
@@ -135,7 +136,8 @@ def rows_for_memory(d: int, memory_mb: int) -> int:
 
 class SynBenchGaussians(DataGenerator):
     """SynBench's synthetic inputs as Examples (data = the array, label = ±1), train then test per level.
-    The `synbench` benchmark draws through the same `sampler` (with the model's shape and constants)."""
+    The `synbench` benchmark draws its inputs through it (one level and split at a time, with the model's shape
+    and constants); `memory_mb` bounds the rows drawn at once without changing any value."""
 
     name = "synbench-gaussians"
     description = "SynBench's class-conditional Gaussian images/vectors over the difficulty grid s (Ko, ch. 5)"
@@ -149,6 +151,7 @@ class SynBenchGaussians(DataGenerator):
         "std": Setting([], item=float, min=1e-9),
         "splits": Setting(["train", "test"], choices=("train", "test"), min_items=1),
         "trial": Setting(0, min=0),
+        "memory_mb": Setting(0, min=0, help="bound on one drawn chunk of float32 inputs (0 = a whole split at once)"),
     }
 
     def __init__(self, **config: Any) -> None:
@@ -167,11 +170,12 @@ class SynBenchGaussians(DataGenerator):
         return self._sampler
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
-        trial, n = int(self.config["trial"]), int(self.config["n"])
+        trial, n, memory = int(self.config["trial"]), int(self.config["n"]), int(self.config["memory_mb"])
+        rows = rows_for_memory(self.spec.d, memory) if memory else None
         for s in self.levels:
             for split in self.splits:
                 i = 0
-                for x, y in self.sampler.draw(s, n, seed, trial, split):
+                for x, y in self.sampler.draw(s, n, seed, trial, split, max_rows=rows):
                     for row, label in zip(x, y):
                         yield Example(f"s{s:.2f}-{split}-{i}", label=int(label), data=row,
                                       meta={"s": s, "split": split, "trial": trial})

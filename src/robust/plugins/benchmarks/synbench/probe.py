@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from robust.core.lazy import np
-from robust.plugins.benchmarks.synbench.theory import EIG_CUTOFF, Eigen, eps_absolute, robust_weights
-
-DENOMINATORS = ("n-2", "n-1")  # pooled covariance: the code's n1+n2−2, the thesis's n1+n2−1 (spec A5)
-EPS_MODES = ("relative", "absolute")
+from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF
+from robust.plugins.benchmarks.synbench.theory import Eigen, eps_absolute, robust_weights
 
 
 @dataclass

@@ -15,10 +15,10 @@ from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter, Scorer
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.plugins.benchmarks.synbench.data import COVARIANCES, parse_shape
-from robust.plugins.benchmarks.synbench.probe import EPS_MODES
-from robust.plugins.benchmarks.synbench.scoring import GRID_MIN_A_T, INTEGRATIONS, area, recommended_eps, synbench_score
-from robust.plugins.benchmarks.synbench.theory import A_T_GRID, reference_band, reference_identity
+from robust.plugins.benchmarks.synbench.constants import A_T_GRID, COVARIANCES, EPS_MODES, GRID_MIN_A_T, INTEGRATIONS
+from robust.plugins.benchmarks.synbench.data import parse_shape
+from robust.plugins.benchmarks.synbench.scoring import area, recommended_eps, synbench_score
+from robust.plugins.benchmarks.synbench.theory import reference_band, reference_identity
 
 Row = Mapping[str, Any]
 
@@ -60,8 +60,10 @@ class ReferenceScorer(Scorer):
         out = []
         for row in rows:
             s, eps = float(_field(row, "s")), float(row.get("epsilon", 0.0))
-            if s <= 0 or not 0 <= eps < 1:
-                raise RobustError(f"reference needs s > 0 and ε in [0, 1), got s={s}, ε={eps}")
+            relative = self.config["eps_mode"] == "relative"
+            if s <= 0 or eps < 0 or (relative and eps >= 1):
+                raise RobustError(f"reference needs s > 0 and ε in [0, {'1)' if relative else 'inf)'}, got s={s}, "
+                                  f"ε={eps}")
             if self.config["covariance"] == "identity":
                 a, b = (float(v[0]) for v in reference_identity([s]))
             else:

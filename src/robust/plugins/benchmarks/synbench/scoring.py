@@ -9,10 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from robust.core.lazy import np
-
-INTEGRATIONS = ("exact", "grid100")
-GRID_MIN_A_T = 0.6
-GRID_POINTS = 100  # [code] xgrid = np.linspace(0.6, 1.0, 100)
+from robust.plugins.benchmarks.synbench.constants import GRID_MIN_A_T, GRID_POINTS, INTEGRATIONS
 
 
 def expected_bound(a_t: float | np.ndarray, accuracies: Sequence[float], bounds: Sequence[float]) -> np.ndarray:

@@ -8,15 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robust.core.lazy import np
-
-#: the authors' s grid, np.arange(0.1, 5.0, 0.1): 0.1 ... 4.9, 49 levels (spec §2.1, A1)
-S_GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(1, 50))
-#: ε grid of Table B.4 and a_T values reported in the thesis (spec §4.3, §4.4)
-EPS_GRID: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(9))
-A_T_GRID: tuple[float, ...] = (0.7, 0.75, 0.8, 0.85, 0.9)
-#: Gaussian-H band (spec A14 placeholder, not the authors'): Toeplitz entries at offsets 0..3
-H_BAND: tuple[float, ...] = (1.0, 0.5, 0.25, 0.125)
-EIG_CUTOFF = 1e-6  # absolute eigenvalue cut-off of the thin decomposition (spec §4.1 [code], A6)
+from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF, H_BAND
 
 
 def b_ref(a: float | np.ndarray) -> np.ndarray:

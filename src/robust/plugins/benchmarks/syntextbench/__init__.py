@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from robust.core.hookspecs import hookimpl
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
-from robust.plugins.benchmarks.syntextbench.lexicon import AfinnLexicon, SentiWordNetLexicon
-from robust.plugins.benchmarks.syntextbench.sentences import SynTextBenchScore, SyntheticSentences
+from robust.plugins.benchmarks.syntextbench.data import LEXICONS, SyntheticSentences
+from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore
 
 
 @hookimpl
@@ -19,8 +19,8 @@ def register_benchmarks(register):
 
 @hookimpl
 def register_datasets(register):
-    register(SentiWordNetLexicon)
-    register(AfinnLexicon)
+    for lexicon in LEXICONS:
+        register(lexicon)
     register(SyntheticSentences)
 
 

@@ -7,6 +7,7 @@ models evaluated with the same seed see the same sentences.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,16 +16,22 @@ from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_sc
 from robust.core.lazy import np
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
-from robust.plugins.benchmarks.syntextbench.generator import P_GRID
-from robust.plugins.benchmarks.syntextbench.scoring import SCALINGS, reference_margin
-from robust.plugins.benchmarks.syntextbench.sentences import SECONDARY_A_T, SynTextBenchScore, SyntheticSentences
+from robust.plugins.benchmarks.syntextbench.constants import (
+    DEBIAS_BELOW,
+    DECODER_CAPABILITIES,
+    GENERATOR_SETTINGS,
+    P_GRID,
+    PAPER,
+    POOLINGS,
+    SCALINGS,
+    SECONDARY_A_T,
+)
+from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
+from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore
+from robust.plugins.benchmarks.syntextbench.scoring import reference_margin
 
 if TYPE_CHECKING:
     from robust.core.context import RunContext
-
-POOLINGS = ("auto", "first-last-avg", "last-token", "mean", "cls")
-DECODER_CAPABILITIES = frozenset({"generate", "logprobs", "next_token_distribution"})
-GENERATOR_SETTINGS = ("lexicon", "lexicon_path", "dedupe", "p_e", "p_n", "max_len", "split", "test_frac")
 
 
 def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
@@ -36,33 +43,27 @@ def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
 
 def lexicon_feasibility(texts: Sequence[str], ys: np.ndarray, scores: Mapping[str, float],
                         rng: np.random.Generator) -> float | None:
-    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (spec §2.7)."""
-    if not scores:
+    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (spec §2.7); None without
+    polarity scores or sentences."""
+    if not scores or not len(texts):
         return None
     totals = np.array([sum(scores.get(w, 0.0) for w in t.split()) for t in texts])
     pred = np.where(totals > 0, 1, np.where(totals < 0, -1, rng.choice([-1, 1], size=len(totals))))
     return float(np.mean(pred == ys))
 
 
-def _mean_std(values: Sequence[float | None]) -> tuple[float | None, float]:
-    arr = np.asarray([v for v in values if v is not None], dtype=float)
+def _mean_sd(values: Sequence[float | None]) -> tuple[float | None, float | None]:
+    """Mean and sample sd (ddof 1; None with one value) of the values that exist (None and nan left out)."""
+    arr = np.asarray([v for v in values if v is not None and v == v], dtype=float)
     if not len(arr):
-        return None, 0.0
-    return float(arr.mean()), float(arr.std()) if len(arr) > 1 else 0.0
+        return None, None
+    return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else None
 
 
-#: `--set precision=paper`: the paper's setting as spec §2.4, §3.6 and §6 B7 define it (SentiWordNet 3.0, n = 8192
-#: per level, 20 levels, 3 trials, one stratified 90/10 split, the literal d_inter, a_T = 0.7)
 def _held_out(record: Mapping[str, Any]) -> int:
     """Held-out sentences behind a record's accuracy (all n when cross-fitted)."""
     margins = record.get("margins")
     return sum(len(m) for m in margins) if margins else int(record["n_test"])
-
-
-PAPER = {"n": 8192, "trials": 3, "lexicon": "sentiwordnet", "folds": 1, "debias": "false", "levels": list(P_GRID),
-         "split": "holdout", "test_frac": 0.1, "a_T": 0.7, "p_e": 1 / 12, "p_n": 0.5, "energy": 0.99,
-         "scaling": "ratio", "direction": "e1", "pooling": "auto", "dedupe": False, "max_len": 128}
-DEBIAS_BELOW = 4096  # debias=auto: the smallest n of the paper ([P] Table 1); below it, d_inter is debiased
 
 
 class SynTextBench(Benchmark):
@@ -141,6 +142,19 @@ class SynTextBench(Benchmark):
 
     def prepare(self, ctx: RunContext) -> None:
         self.word_lists  # noqa: B018 - fail early on a missing or unknown lexicon
+        if any(ctx.registry.get("scorer", name).name in self.scorers for name in ctx.scorers):
+            print(f"syntextbench: --scorer {', '.join(self.scorers)} is this benchmark's own score (the summary's "
+                  "`score`, with this run's settings); it is not computed a second time", file=sys.stderr)
+
+    def describe_limit(self, limit: int) -> str:
+        """What `--limit N` limits here, in one line."""
+        n = max(8, min(int(self.config["n"]), int(limit)))
+        return (f"--limit {limit}: {n} sentences per level (of n = {self.config['n']}; at least 8), at each of "
+                f"{len(self.config['levels'])} levels x {self.config['trials']} trial(s)")
+
+    def extra_scorers(self, ctx: RunContext) -> list[Any]:
+        """The `--scorer`s of this run but its own (already the summary's score, with this run's settings)."""
+        return [s for s in super().extra_scorers(ctx) if s.name not in self.scorers]
 
     @property
     def word_lists(self) -> Any:
@@ -176,11 +190,14 @@ class SynTextBench(Benchmark):
         point = self.scorer(ctx, debias).values([row])[0]
         lists = self.word_lists
         feas_rng = ctx.rng("syntextbench", "feasibility", trial, f"{p:.4f}")
+        # the lexicon rule is read on the sentences behind the accuracy: all of them when cross-fitted
+        texts, ys = ((task.texts, np.concatenate([task.train_y, task.test_y])) if self.folds > 1
+                     else (task.test_texts, task.test_y))
         record = {"trial": trial, "p": p, **point, "dim": int(Z.shape[1]), "pooling": pooling or "model's own",
                   "debias": debias, "folds": self.folds,
                   "n_train": n_tr, "n_test": len(task.test_texts), "neutral_share": task.neutral_share,
                   "mean_length": task.mean_length, "lexicon": lists.name,
-                  "lexicon_rule_accuracy": lexicon_feasibility(task.test_texts, task.test_y, lists.scores, feas_rng)}
+                  "lexicon_rule_accuracy": lexicon_feasibility(texts, ys, lists.scores, feas_rng)}
         return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     # --- results -------------------------------------------------------------------------------------
@@ -197,19 +214,22 @@ class SynTextBench(Benchmark):
             debias, rule = (recorded.pop(), "as recorded") if len(recorded) == 1 else (None, "mixed in records")
         scores = self.scorer(ctx, bool(debias)).summarize(recs, recs)
         curve = [self._level_row(p, [r for r in recs if r["p"] == p], len(trials)) for p in levels]
-        rows = [[round(v, 4) if isinstance(v, float) else v for v in row.values()] for row in curve]
         first = recs[0]
         lex = self.lexicon_info(ctx, first.get("lexicon"))
         complete = len(recs) == len(trials) * len(levels) and len(levels) == len(self.config["levels"])
         ci = (scores["score_ci_low"], scores["score_ci_high"])
+        second = f"score_aT{SECONDARY_A_T}"
+        spread = {} if len(trials) < 2 else {"score_sd": scores["score_sd"], f"{second}_sd": scores[f"{second}_sd"]}
         summary = {
             "score": scores["score"], "score_ci_low": ci[0], "score_ci_high": ci[1], "score_se": scores["score_se"],
             "score_ci_method": f"95% percentile bootstrap over held-out sentences (B={self.config['bootstrap']}, "
                                "per class and level; fitted whitening held fixed)",
-            "score_std": scores["score_std"], "a_T": a_T,
-            f"score_aT{SECONDARY_A_T}": scores[f"score_aT{SECONDARY_A_T}"],
-            f"score_aT{SECONDARY_A_T}_std": scores[f"score_aT{SECONDARY_A_T}_std"],
-            **{k: scores[k] for k in (f"score_aT{SECONDARY_A_T}_ci_low", f"score_aT{SECONDARY_A_T}_ci_high")},
+            **({"score_sd": spread["score_sd"]} if spread else {}),
+            "score_spread": (f"sd over {len(trials)} trials (each regenerates every level's sentences)" if spread
+                             else "one trial: no spread over trials (--set trials=3 for one)"),
+            "a_T": a_T, second: scores[second],
+            **({f"{second}_sd": spread[f"{second}_sd"]} if spread else {}),
+            **{k: scores[k] for k in (f"{second}_ci_low", f"{second}_ci_high")},
             "mean_accuracy": float(np.mean([r["accuracy"] for r in recs])),
             "precision": self.config["precision"], "trials": len(trials), "levels": len(levels),
             "n": int(first["n_train"] + (first["n_test"] if self.config["split"] == "holdout" else 0)),
@@ -217,13 +237,22 @@ class SynTextBench(Benchmark):
             **lex, "pooling": first["pooling"], "scaling": self.config["scaling"],
             "split": self.config["split"], "p_e": float(self.config["p_e"]), "p_n": float(self.config["p_n"]),
             "energy": float(self.config["energy"]), "debias": debias, "debias_rule": rule,
-            "complete": complete, **summarize_scores(recs, self.extra_scorers(ctx)),
+            "complete": complete,
         }
+        if all(row["lexicon_rule_accuracy"] is None for row in curve):
+            summary["lexicon_rule_accuracy"] = self.no_rule_reason(recs)
+            for row in curve:
+                del row["lexicon_rule_accuracy"]
+        for scorer in self.extra_scorers(ctx):  # names that clash with the benchmark's get the scorer's prefix
+            for key, value in summarize_scores(recs, [scorer]).items():
+                summary[f"{scorer.name}: {key}" if key in summary else key] = value
         if ctx.model is not None:
             summary["model"] = ctx.model.identity
-        table = Table(f"SynTextBench per level (score {scores['score']:.4f}, 95% CI [{ci[0]:.4f}, {ci[1]:.4f}] at "
-                      f"a_T={a_T}; {len(trials)} trial(s); accuracy_se: binomial over held-out sentences)",
-                      list(curve[0].keys()), rows)
+        rows = [[round(v, 4) if isinstance(v, float) else v for v in row.values()] for row in curve]
+        sd_note = "; *_sd: sd over trials" if len(trials) > 1 else ""
+        table = Table(f"SynTextBench per level (score {scores['score']:.4f}, 95% CI [{ci[0]:.4f}, {ci[1]:.4f}] over "
+                      f"held-out sentences at a_T={a_T}; {len(trials)} trial(s); accuracy_se: binomial over held-out "
+                      f"sentences{sd_note})", list(curve[0].keys()), rows)
         points = [{"trial": r["trial"], "p": r["p"], "accuracy": r["accuracy"], "margin": r["margin"]}
                   for r in recs]
         per_trial = [self.scorer(ctx, bool(debias)).summarize([r for r in recs if r["trial"] == t],
@@ -232,20 +261,31 @@ class SynTextBench(Benchmark):
         return Result(summary, [table], {"levels": curve, "points": points, "scores": per_trial,
                                          "a_T": a_T, "n_levels": len(self.config["levels"])})
 
+    def no_rule_reason(self, recs: Sequence[Mapping[str, Any]]) -> str:
+        """Why no level has a lexicon-rule accuracy (spec §2.7), in one phrase."""
+        try:
+            scored = bool(self.word_lists.scores)
+        except RobustError:
+            scored = True
+        if not scored:
+            return f"none: lexicon {recs[0].get('lexicon')!r} gives no polarity scores for the rule"
+        return "none: no held-out sentences to read the rule on"
+
     @staticmethod
     def _level_row(p: float, at: list[dict[str, Any]], trials: int) -> dict[str, Any]:
-        """One row of the per-level table: means over trials (and their spread when there are several)."""
-        acc, acc_sd = _mean_std([r["accuracy"] for r in at])
-        mar, mar_sd = _mean_std([r["margin"] for r in at])
+        """One row of the per-level table: means over trials (and their sd when there are several)."""
+        acc, acc_sd = _mean_sd([r["accuracy"] for r in at])
+        mar, mar_sd = _mean_sd([r["margin"] for r in at])
         held = sum(_held_out(r) for r in at)
-        row = {"p": p, "accuracy": acc, "accuracy_se": float(np.sqrt(acc * (1 - acc) / held)) if held else None,
+        row = {"p": p, "accuracy": acc, "held_out": held,
+               "accuracy_se": float(np.sqrt(acc * (1 - acc) / held)) if held else None,
                "margin": mar, "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None}
         if trials > 1:
-            row.update({"accuracy_std": acc_sd, "margin_std": mar_sd})
-        row.update({"K": _mean_std([r["k"] for r in at])[0], "D": _mean_std([r["separation"] for r in at])[0],
-                    "neutral_share": _mean_std([r["neutral_share"] for r in at])[0],
-                    "mean_length": _mean_std([r["mean_length"] for r in at])[0],
-                    "lexicon_rule_accuracy": _mean_std([r["lexicon_rule_accuracy"] for r in at])[0]})
+            row.update({"accuracy_sd": acc_sd, "margin_sd": mar_sd})
+        row.update({"K": _mean_sd([r["k"] for r in at])[0], "D": _mean_sd([r["separation"] for r in at])[0],
+                    "neutral_share": _mean_sd([r["neutral_share"] for r in at])[0],
+                    "mean_length": _mean_sd([r["mean_length"] for r in at])[0],
+                    "lexicon_rule_accuracy": _mean_sd([r["lexicon_rule_accuracy"] for r in at])[0]})
         return row
 
     def lexicon_info(self, ctx: RunContext, recorded: str | None) -> dict[str, Any]:

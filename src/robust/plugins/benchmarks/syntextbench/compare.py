@@ -22,6 +22,17 @@ def _separable(a: Result, b: Result) -> bool | None:
     return None if any(v is None for v in values) else separable(*(float(v) for v in values))
 
 
+def _sd_over_trials(summary: dict) -> float | str:
+    """The sample sd of the score over trials, or why there is none; results before it was kept stored np.std."""
+    trials = int(summary.get("trials") or 1)
+    if trials < 2:
+        return "none: 1 trial"
+    if summary.get("score_sd") is not None:
+        return _round(summary["score_sd"])
+    old = summary.get("score_std")
+    return "–" if old is None else _round(float(old) * (trials / (trials - 1)) ** 0.5)
+
+
 def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
     """A ranking table (best first) of several SynTextBench runs with 95 % intervals, whether each run is
     separable from the next (unpaired normal test on the bootstrap SEs), and their per-level accuracies."""
@@ -34,10 +45,10 @@ def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
         if verdict is False:
             not_separable.append([label, ranked[rank][0]])
         rows.append([rank, label, s.get("model"), _round(s.get("score")), _round(s.get("score_ci_low")),
-                     _round(s.get("score_ci_high")), {True: "yes", False: "no", None: ""}[verdict],
-                     _round(s.get("score_std")), _round(s.get("score_aT0.6")), _round(s.get("mean_accuracy")),
+                     _round(s.get("score_ci_high")), {True: "yes", False: "no", None: "–"}[verdict],
+                     _sd_over_trials(s), _round(s.get("score_aT0.6")), _round(s.get("mean_accuracy")),
                      s.get("trials"), s.get("n"), s.get("lexicon"), s.get("pooling")])
-    columns = ["rank", "run", "model", "score", "ci_low", "ci_high", "separable_from_next", "score_std",
+    columns = ["rank", "run", "model", "score", "ci_low", "ci_high", "separable_from_next", "sd over trials",
                "score_aT0.6", "mean_accuracy", "trials", "n", "lexicon", "pooling"]
     differing = [k for k in COMPARABLE_KEYS if len({repr(r.summary.get(k)) for _, r in results}) > 1]
     levels = sorted({lv["p"] for _, r in results for lv in r.data.get("levels", [])})
@@ -47,8 +58,8 @@ def compare_results(results: Sequence[tuple[str, Result]]) -> Result:
         acc_rows.append([label, *[_round(by_p.get(p), 3) for p in levels]])
     summary = {"ranking": [label for label, _ in ranked], "best": ranked[0][0] if ranked else None,
                "not_separable": not_separable, "comparable": not differing, "differing_settings": differing}
-    title = ("SynTextBench ranking (higher score is better; 95% bootstrap intervals; separable_from_next: the "
-             "difference exceeds its 95% bound)")
+    title = ("SynTextBench ranking (higher score is better; ci_low/ci_high: 95% percentile bootstrap over held-out "
+             "sentences; separable_from_next: the difference exceeds 1.96 of its bootstrap standard error)")
     tables = [Table(title, columns, rows),
               Table("Accuracy a_p per level", ["run", *[f"p={p:.2f}" for p in levels]], acc_rows)]
     return Result(summary, tables, {"scores": {label: r.summary.get("score") for label, r in results}})

@@ -8,9 +8,6 @@ from dataclasses import dataclass
 
 from robust.core.lazy import np
 
-#: the 20 difficulty levels P = {0, 0.05, ..., 0.95} ([P] §2.4)
-P_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(20))
-
 
 @dataclass(frozen=True)
 class GeneratorConfig:

@@ -7,6 +7,7 @@ from typing import Any
 from robust.core.lazy import np
 from robust.core.results import Result
 from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
+from robust.toolkit.stats import wilson
 
 
 def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
@@ -47,7 +48,8 @@ def robustness_accuracy_curve(result: Result) -> Any:
     ax.set_ylabel("s(a) / scaled margin δ")
     summary = result.summary
     low, high = summary.get("score_ci_low"), summary.get("score_ci_high")
-    ci = f" [{low:.4f}, {high:.4f}]" if low is not None and high is not None and low == low else ""
+    ci = (f", 95% CI [{low:.4f}, {high:.4f}] over held-out sentences" if low is not None and high is not None
+          and low == low else "")
     ax.set_title(f"{summary.get('model', '')} score {summary.get('score', float('nan')):.4f}{ci} (a_T={a_T})",
                  fontsize=9)
     ax.legend(fontsize=7)
@@ -62,10 +64,16 @@ def accuracy_margin_by_level(result: Result) -> Any:
     if not levels:
         return None
     p = [lv["p"] for lv in levels]
-    yerr = [1.96 * (lv.get("accuracy_se") or 0.0) for lv in levels]
-    ax.errorbar(p, [lv["accuracy"] for lv in levels], yerr=yerr, marker="o", ms=3,
-                label="embedding accuracy a_p (95% binomial)")
-    rule = [lv["lexicon_rule_accuracy"] for lv in levels]
+    acc = [lv["accuracy"] for lv in levels]
+    if all(lv.get("held_out") for lv in levels):  # Wilson: fits a few held-out sentences too
+        bounds = [wilson(lv["accuracy"] * lv["held_out"], lv["held_out"]) for lv in levels]  # k may be fractional
+        yerr = [[max(a - lo, 0.0) for a, (lo, _) in zip(acc, bounds)],
+                [max(hi - a, 0.0) for a, (_, hi) in zip(acc, bounds)]]  # 0 up to rounding at a = 0 or 1
+        label = "embedding accuracy a_p (95% Wilson interval over held-out sentences)"
+    else:  # results reduced before held_out was kept
+        yerr, label = [1.96 * (lv.get("accuracy_se") or 0.0) for lv in levels], "embedding accuracy a_p (95% binomial)"
+    ax.errorbar(p, acc, yerr=yerr, marker="o", ms=3, label=label)
+    rule = [lv.get("lexicon_rule_accuracy") for lv in levels]
     if all(r is not None for r in rule):  # lexicons without polarity scores have no rule classifier
         ax.plot(p, rule, marker="x", ms=3, ls=":", label="lexicon-rule accuracy")
     ax.set_xlabel("neutral share p")

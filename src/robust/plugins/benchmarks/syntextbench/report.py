@@ -18,8 +18,9 @@ def headline(result: Result) -> str:
     from robust.core.reporting import interval, num
 
     s, levels = result.summary, result.data.get("levels", [])
-    text = (f"Score {num(s.get('score'))}{interval(s.get('score_ci_low'), s.get('score_ci_high'))} "
-            f"(a_T = {s.get('a_T')})")
+    ci = interval(s.get("score_ci_low"), s.get("score_ci_high"))
+    text = (f"Score {num(s.get('score'))}" + (f" (95 % CI{ci} over held-out sentences)" if ci else "")
+            + f" at a_T = {s.get('a_T')}")
     if len(levels) > 1:
         first, last = levels[0], levels[-1]
         verb = "falls" if last["accuracy"] < first["accuracy"] else "moves"
@@ -27,7 +28,8 @@ def headline(result: Result) -> str:
                  f"{100 * first['p']:.0f}\u00a0% neutral words to {100 * last['accuracy']:.0f}\u00a0% with "
                  f"{100 * last['p']:.0f}\u00a0%")
     trials = s.get("trials")
-    return text + f" ({trials} trial{'' if trials == 1 else 's'}, {s.get('n')} sentences per level)."
+    spread = f", sd {num(s['score_sd'], 2)} over trials" if s.get("score_sd") is not None else ""
+    return text + f" ({trials} trial{'' if trials == 1 else 's'}{spread}, {s.get('n')} sentences per level)."
 
 
 def compare_headline(result: Result) -> str:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robust.core.lazy import np
+from robust.plugins.benchmarks.syntextbench.constants import SCALINGS
 
-SCALINGS = ("ratio", "literal", "pooled")
 _EPS = 1e-12
 
 

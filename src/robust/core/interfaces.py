@@ -135,6 +135,8 @@ class Transform(Plugin):
     unit: ClassVar[str] = "word"
     #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
     dimension: ClassVar[str] = ""
+    #: RobTest's tag: "M" (malicious) or "G" (general); "" = from a -M/-G name suffix, else from the dimension
+    tag: ClassVar[str] = ""
     #: keys of `Example.data` it reads (BYOD's passage swap reads a window and donor sentences): a benchmark whose
     #: examples do not carry them refuses it before a run exists
     needs_data: ClassVar[frozenset[str]] = frozenset()
@@ -527,8 +529,13 @@ class ModelAdapter(Plugin):
         # cost less than the padding a cap would save
         return self.cache.map(key, list(prompts), fn, int(self.config["batch_size"]), lengths=self.input_lengths)
 
+    @property
+    def mask_token(self) -> str:
+        """The token `fill_mask` fills (a masked LM's own, such as `[MASK]` or `<mask>`)."""
+        return "[MASK]"
+
     def fill_mask(self, texts: Sequence[str], top_k: int = 10) -> list[list[tuple[str, float]]]:
-        """For each text with one mask token: the `top_k` (token, probability) substitutes, best first."""
+        """For each text with one `mask_token`: the `top_k` (token, probability) substitutes, best first."""
         fn = lambda batch: self._fill_mask(batch, top_k)  # noqa: E731
         return self._batched(("fill", top_k), texts, fn)
 

@@ -193,7 +193,7 @@ class Contextual(HelperModels, WordTransform):
         """RobTest: one fill-mask query per position on the original sentence, top_k predictions each (all
         positions of all sentences in one batched call)."""
         model = self.helper("mlm")
-        mask = getattr(getattr(model, "tokenizer", None), "mask_token", None) or "[MASK]"
+        mask = model.mask_token
         slots = [(join(tokens), i, self._masked(tokens, i, mask)) for tokens in sentences
                  for i, w in enumerate(tokens) if self._editable(w)]
         results = model.fill_mask([m for _, _, m in slots], int(self.config["top_k"])) if slots else []

@@ -122,6 +122,10 @@ class HFModel(ModelAdapter):
         caps = TASK_CAPABILITIES[self.task] | ({"checkpoint"} if self.task != "vision" else set())
         return caps | {"tokenize"} if self.task == "causal" else caps
 
+    @property
+    def mask_token(self) -> str:
+        return self.tokenizer.mask_token or super().mask_token
+
     @classmethod
     def from_objects(cls, model: Any, tokenizer: Any = None, **config: Any) -> HFModel:
         """An adapter over a transformers model (and its tokenizer) already in memory: `robust.run(bench,

@@ -113,7 +113,7 @@ class ASRPredict(Benchmark):
         pooling = model.config.get("pooling") if model is not None else None
         embedder = (model.identity if model is not None else ctx.model_spec) + (f" ({pooling} pooling)" if pooling
                                                                                   else "")
-        own = model is not None and hasattr(type(model), "tokenizer")
+        own = model is not None and "checkpoint" in model.provides()
         tokenizer = model.identity if own else ctx.registry.model("minilm").identity
         settings = ctx.create("scorer", "asr-features").config
         return domain.extractor(embedder, tokenizer, str(self.config["mode"]), settings)
@@ -124,7 +124,9 @@ class ASRPredict(Benchmark):
         if self.stage == "build":
             self.plan = corpora.plan(c["families"], [int(k) for k in c["class_counts"]], int(c["subsets"]), ctx.seed)
             self._corpora: dict[str, corpora.Corpus] = {}
-            for spec in ctx.registry.attack_specs(list(c["attacks"])):  # unknown attackers fail before the run
+            self.specs = {}  # each attack resolved once; unknown attackers fail before the run
+            for name in c["attacks"]:
+                spec = self.specs[name] = ctx.registry.attack_specs([name])[0]
                 if spec.attacker is None:
                     raise RobustError(f"asr-predict attacks are attackers (deepwordbug, pwws, textfooler, ...), "
                                       f"not the transform {spec.text!r}")
@@ -203,7 +205,8 @@ class ASRPredict(Benchmark):
     @staticmethod
     def _tokens(texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
         """Token ids without truncation (spec §2.0): the embedder's own tokenizer, else MiniLM's."""
-        tokenizer = getattr(ctx.model, "tokenizer", None) or ctx.load_model("minilm").tokenizer
+        own = ctx.model is not None and "checkpoint" in ctx.model.provides()
+        tokenizer = (ctx.model if own else ctx.load_model("minilm", {"checkpoint"}, user="asr-predict")).tokenizer
         return [list(ids) for ids in tokenizer(list(texts))["input_ids"]]
 
     # build ----------------------------------------------------------------------------------------------------
@@ -243,7 +246,7 @@ class ASRPredict(Benchmark):
     def victim(self, sub: corpora.SubDataset, ctx: RunContext) -> tuple[Any, dict[str, float]]:
         arch = str(self.config["victim"])
         if arch in ("tiny-bert", "minilm"):
-            base = ctx.load_model("minilm").source
+            base = ctx.load_model("minilm", {"checkpoint"}, user="asr-predict's victim").source
         elif arch.startswith("hf:"):
             base = arch[3:]
         else:
@@ -266,9 +269,9 @@ class ASRPredict(Benchmark):
         the victim's prediction differs from its own original prediction)."""
         from robust.core.interfaces import Example
 
-        spec = ctx.registry.attack_specs([name])[0]
-        attacker = ctx.create("attacker", spec.attacker.name)
-        transform = ctx.create("transform", spec.transform.name) if spec.transform else None
+        spec = self.specs[name]
+        attacker = ctx.create("attacker", spec.attacker)
+        transform = ctx.create("transform", spec.transform) if spec.transform else None
         own = victim.classify([t for t, _ in sub.attack]).argmax(1)
         # the untargeted goal of the paper's code: move the victim off its own prediction
         examples = [Example(f"{sub.variant}/{i}", t, str(int(p))) for i, ((t, _), p) in enumerate(zip(sub.attack, own))]

@@ -51,7 +51,7 @@ def tag_of(name: str, target: Any) -> str:
         return "M"
     if name.endswith("-G"):
         return "G"
-    explicit = str(getattr(target, "tag", "") or "").upper()[:1]
+    explicit = str(getattr(target, "tag", "") or "").upper()[:1]  # Transform.tag; an attacker has none
     if explicit in ("M", "G"):
         return explicit
     dimension = str(getattr(target, "dimension", "") or name).lower()

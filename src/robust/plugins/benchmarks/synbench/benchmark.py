@@ -134,7 +134,7 @@ class SynBench(Benchmark):
     # --- setup ---------------------------------------------------------------------------------------
     def input_setup(self, model: Any) -> dict[str, Any]:
         """Shape and normalisation constants: the settings, else the model's `input_spec()`."""
-        spec = model.input_spec() if hasattr(model, "input_spec") else None
+        spec = model.input_spec()
         native = tuple(spec.shape) if spec is not None and spec.shape else None
         given = self.config["shape"]
         shape = parse_shape(given) if given != "auto" else native or parse_shape(FREE_SHAPE)

@@ -49,7 +49,8 @@ class SyntheticSentences(DataGenerator):
         """The lexicon plugin named by the settings, as word lists (read once per process)."""
         name = self.lexicon_name()
         if not self.ctx.registry.has("dataset", name):
-            lexicons = [e.name for e in self.ctx.registry if e.kind == "dataset" and hasattr(e.target, "word_lists")]
+            lexicons = [e.name for e in self.ctx.registry if e.kind == "dataset" and isinstance(e.target, type)
+                        and issubclass(e.target, LexiconGenerator)]
             raise unknown("lexicon", name, lexicons)
         entry = self.ctx.registry.get("dataset", name)
         options: dict[str, Any] = {}

@@ -40,14 +40,14 @@ def test_a_probe_head_records_its_embedder_and_is_refused_for_another(tmp_path, 
     path = tmp_path / "train.jsonl"
     path.write_text("".join(json.dumps({"text": f"{w} film {i}", "label": w}) + "\n"
                             for i in range(6) for w in ("good", "bad")))
-    get_registry().model("probe:minilm", train=str(path)).labels  # noqa: B018 - trains and caches the head
+    get_registry().model("probe:minilm", train=str(path)).info()  # trains and caches the head
     (head,) = (tmp_path / "cache" / "probes").glob("*.json")
     data = json.loads(head.read_text())
     assert data["domain"]["embedder"].startswith("minilm@") and data["domain"]["train"] == str(path)
     data["domain"]["embedder"] = "other-encoder"  # a head file that came from another embedder
     head.write_text(json.dumps(data))
     with pytest.raises(RobustError, match="trained on other-encoder embeddings"):
-        get_registry().model("probe:minilm", train=str(path)).labels  # noqa: B018
+        get_registry().model("probe:minilm", train=str(path)).info()  # reads the head
 
 
 def test_function_model_wraps_a_callable():

@@ -47,7 +47,7 @@ def test_finetune_learns_reports_holdout_and_caches(train_file, tmp_path):
     assert meta["encoder"].startswith("minilm@") and meta["train"] == str(train_file) and meta["data_hash"]
     meta_file.write_text(json.dumps({**meta, "encoder": "other-encoder"}))  # weights from another encoder
     with pytest.raises(RobustError, match="start from other-encoder"):
-        get_registry().model("finetune:minilm", train=str(train_file), **SETTINGS).labels  # noqa: B018
+        get_registry().model("finetune:minilm", train=str(train_file), **SETTINGS).info()  # reads meta.json
 
 
 def test_finetune_is_deterministic_under_its_seed(train_file, tmp_path, monkeypatch):

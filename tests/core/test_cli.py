@@ -71,7 +71,7 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
     second = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--quiet", "--seed", "3",
                  "--set", "degree=0.6", "--set", "n=8", "--json", site=site)
     run = json.loads(second.stdout)
-    assert run["config"]["settings"] == {"degree": "0.6", "n": "8"} and run["config"]["seed"] == 3
+    assert run["config"]["settings"] == {"degree": 0.6, "n": 8} and run["config"]["seed"] == 3  # stored typed
     assert run["environment"]["versions"]["robust"] and run["environment"]["plugins"]
 
     listing = json.loads(cli("runs", "--json", site=site).stdout)

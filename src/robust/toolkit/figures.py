@@ -35,7 +35,7 @@ def ranking_figure(rows: Sequence[Sequence[Any]], what: str) -> Any:
     ax.errorbar([r[2] for r in shown], range(len(shown)), xerr=[r[3] or 0 for r in shown], fmt="o", capsize=4)
     ax.set_yticks(range(len(shown)), [str(r[1]) for r in shown], fontsize=8)
     ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel(f"{what} (± 95 %)")
+    ax.set_xlabel(f"{what} (± 95 % CI)")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig

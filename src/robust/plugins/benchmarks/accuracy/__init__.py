@@ -86,7 +86,7 @@ class Accuracy(Benchmark):
             raise RobustError("none of these models does better than the majority class: nothing to rank")
         rows, ties = ranking(entries)
         n = {label: r.summary["n"] for label, r in results}
-        columns = ["rank", "model", "accuracy", "± 95 %", "vs next", "n"]
+        columns = ["rank", "model", "accuracy", "± 95 % CI (examples)", "vs next", "n"]
         table = Table("Ranking by accuracy (± 95 %, Agresti-Coull)", columns, [[*row, n[row[1]]] for row in rows])
         summary = {"best": rows[0][1], "ranking": [row[1] for row in rows],
                    "within noise": [f"{a} vs {b}" for a, b in ties],

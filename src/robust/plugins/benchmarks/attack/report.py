@@ -192,7 +192,8 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         rows, ties = ranking(entries, digits=1)
         success = {label: s[name] for label, s in runs}
         tables.append(Table(f"Ranking by accuracy under {name} (%, ± 95 %)", ["rank", "run", "accuracy under attack",
-                                                                              "± 95 %", "vs next", "success rate",
+                                                                              "± 95 % CI (examples)", "vs next",
+                                                                              "success rate",
                                                                               "mean queries", "n"],
                             [[*row, round(success[row[1]]["attack_success_rate"], 3),
                               round(success[row[1]]["mean_queries"], 1), success[row[1]]["n"]] for row in rows]))

@@ -194,8 +194,9 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
     rows, ties = ranking([e for e in compare_entries(data) if e[0] not in unable], digits=1)
     summary["ranking"] = [row[1] for row in rows]
     summary["within noise"] = [f"{a} vs {b}" for a, b in ties]
-    tables.insert(0, Table("Ranking by mean Average Final Score over the shared dimension-tags (± 95 %, "
-                           "conservative)", ["rank", "run", "mean Average Final", "± 95 %", "vs next"], rows))
+    tables.insert(0, Table("Ranking by mean Average Final Score over the shared dimension-tags (± 95 % CI over "
+                           "examples, conservative)",
+                           ["rank", "run", "mean Average Final", "± 95 % CI (examples)", "vs next"], rows))
     return Result(summary=summary, tables=tables, data=data)
 
 

@@ -14,7 +14,6 @@ own `ray` is one), so the core never imports what they need until one is asked f
 from __future__ import annotations
 
 import inspect
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, TypeVar
 
+from robust.core.environ import env_seconds
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
 
@@ -65,14 +65,7 @@ def chunked(items: Sequence[T], size: int) -> list[Sequence[T]]:
 
 def chunk_seconds() -> float:
     """ROBUST_CHUNK_SECONDS: the seconds a chunk is sized to take (2 by default; 0: chunks of `chunk_size`)."""
-    value = os.environ.get("ROBUST_CHUNK_SECONDS", "2")
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not seconds >= 0:
-        raise RobustError(f"ROBUST_CHUNK_SECONDS must be a number of seconds (0 or more), not {value!r}")
-    return seconds
+    return env_seconds("ROBUST_CHUNK_SECONDS", 2)
 
 
 class ChunkSizer:

@@ -7,12 +7,13 @@ In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain 
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
+
+from robust.core.environ import env_seconds
 
 #: the ETA shows once this share of the remaining work (by cost) is done, and at least this many seconds passed
 MIN_SHARE, MIN_SECONDS = 0.01, 3.0
@@ -60,7 +61,7 @@ class RunProgress:
         self.title, self.estimate, self.queries, self.enabled = title, estimate, queries, enabled
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
-        self.interval = interval or float(os.environ.get("ROBUST_PROGRESS_SECONDS", 15))
+        self.interval = interval or env_seconds("ROBUST_PROGRESS_SECONDS", 15) or 15
         self.base_queries = queries()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

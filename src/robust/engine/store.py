@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from robust.core.environ import env_seconds
 from robust.core.errors import RobustError
 
 RUNS = """CREATE TABLE IF NOT EXISTS runs (
@@ -139,14 +140,7 @@ def _prepare(db: sqlite3.Connection) -> None:
 
 def busy_seconds() -> float:
     """ROBUST_STORE_TIMEOUT: how long a store locked by another process is waited for (30 s by default)."""
-    value = os.environ.get("ROBUST_STORE_TIMEOUT", "30")
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not seconds >= 0:
-        raise RobustError(f"ROBUST_STORE_TIMEOUT must be a number of seconds (0 or more), not {value!r}")
-    return seconds
+    return env_seconds("ROBUST_STORE_TIMEOUT", 30)
 
 
 def _open(path: Path) -> sqlite3.Connection:

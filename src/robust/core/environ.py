@@ -1,0 +1,19 @@
+"""Numbers read from `ROBUST_*` environment variables: a bad value is one line naming the variable."""
+
+from __future__ import annotations
+
+import os
+
+from robust.core.errors import RobustError
+
+
+def env_seconds(name: str, default: float) -> float:
+    """`$name` as seconds (0 or more), else `default`."""
+    value = os.environ.get(name, str(default))
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise RobustError(f"{name} must be a number of seconds (0 or more), not {value!r}")
+    return seconds

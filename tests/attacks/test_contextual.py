@@ -69,6 +69,7 @@ class FakeMLM:
 
     capabilities = frozenset({"fill_mask"})
     identity = "fake-mlm"
+    mask_token = "[MASK]"
 
     def __init__(self) -> None:
         self.texts: list[str] = []

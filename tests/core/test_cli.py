@@ -110,9 +110,12 @@ def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
     assert runs[1]["model"] == "probe:minilm"  # the benchmark's default model
     assert runs[1]["result"]["summary"]["accuracy"] == 1.0  # a trained probe fits its separable training set
     assert runs[0]["result"]["summary"]["accuracy"] == 0.0  # trained on flipped labels: always wrong
-    cmp = cli("compare", runs[0]["id"], runs[1]["id"], "--json")
-    ranking = json.loads(cmp.stdout)["tables"][0]["rows"]
-    assert [row[1].endswith(runs[1]["id"][-6:] + ")") for row in ranking] == [True, False]
+    cmp = json.loads(cli("compare", runs[0]["id"], runs[1]["id"], "--json").stdout)
+    ranking = cmp["tables"][0]["rows"]
+    assert [row[1].endswith(runs[1]["id"][-6:] + ")") for row in ranking] == [True]
+    # the always-wrong probe does no better than the majority class: it is named, not ranked
+    assert [label.endswith(runs[0]["id"][-6:] + ")") for label in cmp["summary"]["not ranked (not above chance)"]] \
+        == [True]
 
 
 def test_missing_resource_says_how_to_provide_it(cli, tmp_path):

@@ -133,13 +133,13 @@ def test_the_probe_victim_knows_its_labels_without_training(monkeypatch):
 def test_the_eta_weighs_items_by_cost(monkeypatch):
     clock_now = [0.0]
     monkeypatch.setattr(time, "monotonic", lambda: clock_now[0])
-    estimate = Estimate(total=4, done=0, todo_costs=[1, 1, 49, 49])  # two cheap items, then two dear ones
+    estimate = Estimate(total=6, done=0, todo_costs=[1, 1, 1, 49, 49, 49])  # three cheap items, then dear ones
     assert estimate.eta is None
-    clock_now[0] = 4.0
-    estimate.advance(2, 2)  # 2 % of the cost in 4 s: the rest takes 196 s, not another 4 s
-    assert estimate.eta == pytest.approx(196.0)
-    assert clock(estimate.eta) == "3:16" and clock(3725) == "1:02:05" and clock(None) == "-:--"
-    unweighted = Estimate(total=4, done=0, todo_costs=[1, 1, 1, 1])  # the negative control: items alike
+    clock_now[0] = 3.0
+    estimate.advance(3, 3)  # 2 % of the cost in 3 s: the rest takes 147 s, not another 3 s
+    assert estimate.eta == pytest.approx(147.0)
+    assert clock(estimate.eta) == "2:27" and clock(3725) == "1:02:05" and clock(None) == "-:--"
+    unweighted = Estimate(total=6, done=0, todo_costs=[1] * 6)  # the negative control: items alike
     unweighted.start = 0.0
-    unweighted.advance(2, 2)
-    assert unweighted.eta == pytest.approx(4.0)
+    unweighted.advance(3, 3)
+    assert unweighted.eta == pytest.approx(3.0)

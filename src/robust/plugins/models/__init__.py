@@ -1,5 +1,6 @@
-"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, `probe:`, `finetune:`, and the array
-models `identity`, `random-projection:K`, `random-vit` and `timm:<name>` (embed_arrays)."""
+"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, `probe:`, `finetune:`, `prompt:` (an LM
+prompted to classify), and the array models `identity`, `random-projection:K`, `random-vit` and `timm:<name>`
+(embed_arrays)."""
 
 from robust.core.hookspecs import hookimpl
 from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
@@ -8,10 +9,11 @@ from robust.plugins.models.finetune import FineTuned
 from robust.plugins.models.function import FunctionModel
 from robust.plugins.models.hf import HFModel
 from robust.plugins.models.probe import Probe
+from robust.plugins.models.prompt import PromptModel
 from robust.plugins.models.vision import RandomViT, TimmModel
 
 __all__ = ["ArrayFunction", "FineTuned", "FunctionModel", "HFModel", "Identity", "MiniLM", "Probe",
-           "RandomProjection", "RandomViT", "SmolLM2", "TimmModel"]
+           "PromptModel", "RandomProjection", "RandomViT", "SmolLM2", "TimmModel"]
 
 
 @hookimpl
@@ -21,6 +23,7 @@ def register_models(register):
     register(SmolLM2)
     register(Probe)
     register(FineTuned)
+    register(PromptModel)
     register(Identity)
     register(RandomProjection)
     register(RandomViT)

@@ -99,7 +99,7 @@ def test_demonstrations_are_seeded_balanced_and_never_tested(gpt2_dir, data):
     assert [ex.id for ex in demos] == [ex.id for ex in _model(gpt2_dir, data, shots=4).demonstrations]
     assert sorted(ex.label for ex in demos) == ["neg", "neg", "pos", "pos"]
     assert [ex.id for ex in demos] != [ex.id for ex in _model(gpt2_dir, data, shots=4, demo_seed=1).demonstrations]
-    assert all(f"{ex.text}\nAnswer: {ex.label}" in model.prompt("x") for ex in demos)
+    assert all(f"Review: {ex.text}\nSentiment: {ex.label}" in model.prompt("x") for ex in demos)
     assert model.trained_on(str(data)) == frozenset(ex.id for ex in demos)  # the benchmark leaves them out
     assert _model(gpt2_dir, data).trained_on(str(data)) is None  # zero-shot: nothing to leave out
 

@@ -40,7 +40,7 @@ class PromptModel(ModelAdapter):
     capabilities = frozenset({"classify"})
     settings = {
         "batch_size": Setting(16, min=1, help="examples per forward pass"),
-        # the default prompt: the best of 9 zero-shot prompts for smollm2 on 200 MR training sentences (docs/llm.md)
+        # the default prompt: the best of 9 zero-shot prompts for smollm2 on 200 MR training sentences
         "instruction": Setting("Each review's sentiment is {labels}.",
                                help="text before the demonstrations; {labels} lists the verbalizers"),
         "template": Setting("Review: {text}\nSentiment:", help="one example; {text} is its text, the verbalizer "

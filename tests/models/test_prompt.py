@@ -149,7 +149,7 @@ def test_seq2seq_scores_the_verbalizer_as_the_decoder_output(tmp_path, data):
     assert np.abs(np.concatenate([model.scores([t]) for t in TEXTS]) - scores).max() < 1e-4
 
 
-def test_accuracy_and_robtest_accept_the_prompted_model(cli, gpt2_dir, data):
+def test_accuracy_accepts_the_prompted_model(cli, gpt2_dir, data):
     model = f"prompt:hf:{gpt2_dir}"
     run = cli("run", "--bench", "accuracy", "--model", model, "--data", str(data), "--set", "model.shots=2",
               "--json", "-q")
@@ -159,6 +159,14 @@ def test_accuracy_and_robtest_accept_the_prompted_model(cli, gpt2_dir, data):
     bad = cli("run", "--bench", "accuracy", "--model", model, "--data", str(data), "--set", "model.shots=20", "-q")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "20 shots asked, but the training data" in bad.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_robtest_accepts_the_prompted_model(cli, gpt2_dir, data):
+    run = cli("run", "--bench", "robtest", "--attack", "typo-G", "--model", f"prompt:hf:{gpt2_dir}", "--data",
+              str(data), "--limit", "2", "--set", "aug_num=2", "--set", "model.shots=2", "--json", "-q")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["result"]["summary"]["n"] == 2
 
 
 @pytest.mark.slow

@@ -125,6 +125,11 @@ def test_with_instruction_shares_the_model_and_changes_the_prompt(gpt2_dir, data
     assert other.lm is model.lm and other.demonstrations == model.demonstrations
     assert other.prompt("x").startswith("Is this text neg or pos?\n\n") and other.identity != model.identity
     assert np.abs(other.scores(TEXTS) - model.scores(TEXTS)).max() > 1e-3
+    assert model.with_instruction("Is this text neg or pos?") is other  # one adapter per instruction
+    assert model.with_instruction(model.instruction) is model
+    other.classify(TEXTS)
+    model.classify(TEXTS[:1])
+    assert model.queries == 4  # the variant's queries count as the model's
 
 
 def test_seq2seq_scores_the_verbalizer_as_the_decoder_output(tmp_path, data):

@@ -72,6 +72,7 @@ class PromptModel(ModelAdapter):
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
         self._lock = threading.RLock()  # the runner preloads in a background thread while the benchmark prepares
         self._memo: dict[str, list[int]] = {}
+        self._variants: dict[str, PromptModel] = {}  # with_instruction's adapters
 
     # the language model -----------------------------------------------------------------------------------
     @cached_property
@@ -312,10 +313,23 @@ class PromptModel(ModelAdapter):
         found = frozenset(ex.id for ex in load_examples(data, self.ctx, labelled=False, **cols) if ex.text in demos)
         return found or None
 
+    @property
+    def instruction(self) -> str:
+        """The instruction as set (`{labels}` unfilled): what a prompt-robustness benchmark perturbs."""
+        return self.config["instruction"]
+
     def with_instruction(self, instruction: str) -> PromptModel:
         """The same LM, classes and demonstrations under another instruction (a perturbed prompt, as PromptBench
-        attacks it); its own prefix cache and output cache."""
-        clone = type(self)(self.arg, **{**self.config, "instruction": instruction})
-        clone.bind(self.ctx)
-        clone.__dict__.update(lm=self.lm, pool=self.pool)
-        return clone
+        attacks it), with its own prefix cache and output cache; one per instruction, its queries counted here."""
+        if instruction == self.instruction:
+            return self
+        if instruction not in self._variants:
+            clone = type(self)(self.arg, **{**self.config, "instruction": instruction})
+            clone.bind(self.ctx)
+            clone.__dict__.update(lm=self.lm, pool=self.pool)
+            self._variants[instruction] = clone
+        return self._variants[instruction]
+
+    @property
+    def queries(self) -> int:
+        return self.cache.misses + sum(v.queries for v in self._variants.values())

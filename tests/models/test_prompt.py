@@ -171,7 +171,7 @@ def test_robtest_accepts_the_prompted_model(cli, gpt2_dir, data):
     run = cli("run", "--bench", "robtest", "--attack", "typo-G", "--model", f"prompt:hf:{gpt2_dir}", "--data",
               str(data), "--limit", "2", "--set", "aug_num=2", "--set", "model.shots=2", "--json", "-q")
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout)["result"]["summary"]["n"] == 2
+    assert json.loads(run.stdout)["result"]["summary"]["examples"] == 2
 
 
 @pytest.mark.slow

@@ -115,6 +115,8 @@ def test_refusals_come_before_the_weights_load(gpt2_dir, data):
         with pytest.raises(RobustError, match=message):
             model.preload()
         assert "model" not in model.lm.__dict__  # refused before any weights loaded
+    typed = _model(gpt2_dir, data, template="Review: {text}\\nSentiment:")  # as `--set` passes a backslash-n
+    assert typed.prompt("x").endswith("Review: x\nSentiment:")
     with pytest.raises(RobustError, match="needs class names"):
         get_registry().model(f"prompt:hf:{gpt2_dir}").preload()  # no data and no labels
 

@@ -67,6 +67,8 @@ class PromptModel(ModelAdapter):
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "smollm2", **config)
+        for key in ("instruction", "template", "separator", "answer_prefix"):  # `--set` cannot type a newline
+            self.config[key] = self.config[key].replace("\\n", "\n").replace("\\t", "\t")
         if self.config["template"].count("{text}") != 1:
             raise RobustError(f"prompt template {self.config['template']!r} must contain {{text}} exactly once")
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])

@@ -1,5 +1,6 @@
-"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, `probe:`, `finetune:`, and the array
-models `identity`, `random-projection:K`, `random-vit` and `timm:<name>` (embed_arrays)."""
+"""Built-in model adapters: `hf:`, the embedded `minilm` and `smollm2`, `probe:`, `finetune:`, `prompt:` (an LM
+prompted to classify), and the array models `identity`, `random-projection:K`, `random-vit` and `timm:<name>`
+(embed_arrays)."""
 
 from robust.core.hookspecs import hookimpl
 from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
@@ -7,9 +8,10 @@ from robust.plugins.models.embedded import MiniLM, SmolLM2
 from robust.plugins.models.finetune import FineTuned
 from robust.plugins.models.hf import HFModel
 from robust.plugins.models.probe import Probe
+from robust.plugins.models.prompt import PromptModel
 from robust.plugins.models.vision import RandomViT, TimmModel
 
-__all__ = ["ArrayFunction", "FineTuned", "HFModel", "Identity", "MiniLM", "Probe",
+__all__ = ["ArrayFunction", "FineTuned", "HFModel", "Identity", "MiniLM", "Probe", "PromptModel",
            "RandomProjection", "RandomViT", "SmolLM2", "TimmModel"]
 
 
@@ -20,6 +22,7 @@ def register_models(register):
     register(SmolLM2)
     register(Probe)
     register(FineTuned)
+    register(PromptModel)
     register(Identity)
     register(RandomProjection)
     register(RandomViT)

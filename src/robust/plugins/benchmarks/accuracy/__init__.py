@@ -39,8 +39,13 @@ class Accuracy(Benchmark):
 
     def prepare(self, ctx: RunContext) -> None:
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        self.examples = load_examples(ctx.data or self.default_data, ctx, labels=ctx.model.labels,
-                                      limit=ctx.limit, **cols)
+        spec = ctx.data or self.default_data
+        trained = ctx.model.trained_on(spec) or frozenset()  # never test the model on what it learned from
+        limit = None if ctx.limit is None else ctx.limit + len(trained)
+        examples = load_examples(spec, ctx, labels=ctx.model.labels, limit=limit, **cols)
+        self.examples = [ex for ex in examples if ex.id not in trained][: ctx.limit]
+        if not self.examples:
+            raise RobustError(f"{spec}: the model was trained on every example; nothing is left to evaluate")
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         return [WorkItem(ex.id, ex) for ex in self.examples]

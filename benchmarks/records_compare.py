@@ -1,0 +1,85 @@
+"""Do two versions of robust write the same records on the same seed? Runs small configurations of every benchmark
+under each source tree (a `git archive` of a commit, or the working tree) and compares the records item by item.
+
+    git archive REV src | tar -x -C /tmp/old
+    python benchmarks/records_compare.py --old /tmp/old/src [--new src] [--only robtest,accuracy] [--tol 1e-6]
+
+Fields only one side has are listed by name (added or dropped fields); values are compared with a relative
+tolerance for floats. Each run uses its own store under a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: benchmark -> the small run compared (seed 0)
+RUNS = {
+    "accuracy": ["--bench", "accuracy", "--limit", "40"],
+    "robtest": ["--bench", "robtest", "--attack", "typo-M,synonym", "--limit", "3", "--set", "degrees=0.1,0.3",
+                "--set", "aug_num=3"],
+    "attack": ["--bench", "attack", "--attack", "deepwordbug,saliency-greedy:typo-G", "--limit", "8"],
+    "byod": ["--bench", "byod", "--test", "negation,word_order", "--limit", "6"],
+    "syntextbench": ["--bench", "syntextbench", "--set", "n=64", "--set", "trials=1"],
+    "synbench": ["--bench", "synbench", "--set", "trials=1", "--limit", "256"],
+}
+
+
+def records(src: Path, args: list[str], home: Path) -> dict[str, dict]:
+    home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(src), "ROBUST_HOME": str(home)}
+    run = subprocess.run([sys.executable, "-m", "robust.cli", "run", *args, "--quiet", "--json"], capture_output=True,
+                         text=True, env=env, cwd=home)
+    if run.returncode:
+        raise SystemExit(f"{src}: robust run {' '.join(args)} failed: {run.stderr.strip().splitlines()[-1:]}")
+    out = subprocess.run([sys.executable, "-m", "robust.cli", "export", "latest", "-f", "jsonl"], capture_output=True,
+                         text=True, env=env, cwd=home, check=True).stdout
+    return {row.pop("item_id"): row for row in map(json.loads, out.splitlines())}
+
+
+def differ(a: object, b: object, tol: float) -> bool:
+    if isinstance(a, float) and isinstance(b, (int, float)) or isinstance(b, float) and isinstance(a, (int, float)):
+        return not math.isclose(float(a), float(b), rel_tol=tol, abs_tol=tol)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) != len(b) or any(differ(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() != b.keys() or any(differ(a[k], b[k], tol) for k in a)
+    return a != b
+
+
+def compare(old: dict[str, dict], new: dict[str, dict], tol: float) -> dict[str, object]:
+    shared = sorted(old.keys() & new.keys())
+    added = sorted({k for i in shared for k in new[i].keys() - old[i].keys()})
+    dropped = sorted({k for i in shared for k in old[i].keys() - new[i].keys()})
+    changed: dict[str, int] = {}
+    for i in shared:
+        for k in old[i].keys() & new[i].keys():
+            if differ(old[i][k], new[i][k], tol):
+                changed[k] = changed.get(k, 0) + 1
+    return {"items": len(shared), "only old": len(old.keys() - new.keys()), "only new": len(new.keys() - old.keys()),
+            "fields added": added, "fields dropped": dropped, "values changed (field: items)": changed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old", type=Path, required=True, help="the older source tree's src directory")
+    parser.add_argument("--new", type=Path, default=ROOT / "src")
+    parser.add_argument("--only", default=",".join(RUNS))
+    parser.add_argument("--tol", type=float, default=1e-6)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for bench in args.only.split(","):
+            old = records(args.old.resolve(), RUNS[bench], Path(tmp, f"old-{bench}").resolve())
+            new = records(args.new.resolve(), RUNS[bench], Path(tmp, f"new-{bench}").resolve())
+            print(bench, json.dumps(compare(old, new, args.tol)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

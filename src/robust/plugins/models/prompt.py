@@ -81,7 +81,8 @@ class PromptModel(ModelAdapter):
     def lm(self) -> Any:
         """The wrapped LM adapter (`smollm2`, `hf:...`), one instance per run; its weights load on first use."""
         model = self.ctx.load_model(self.arg, (), user="model 'prompt'")
-        if getattr(model, "task", None) not in ("causal", "seq2seq") or not hasattr(model, "tokenizer"):
+        caps = model.provides()  # a causal LM scores with logprobs, a seq2seq one generates; both are checkpoints
+        if "checkpoint" not in caps or not caps & {"logprobs", "generate"} or "classify" in caps:
             raise RobustError(f"model 'prompt' needs a causal or seq2seq transformers LM (smollm2, hf:<id or dir>); "
                               f"{self.arg!r} is not one")
         return model

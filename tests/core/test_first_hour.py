@@ -130,16 +130,22 @@ def test_the_probe_victim_knows_its_labels_without_training(monkeypatch):
     assert probe.labels == ["neg", "pos"]
 
 
-def test_the_eta_weighs_items_by_cost(monkeypatch):
-    clock_now = [0.0]
-    monkeypatch.setattr(time, "monotonic", lambda: clock_now[0])
-    estimate = Estimate(total=6, done=0, todo_costs=[1, 1, 1, 49, 49, 49])  # three cheap items, then dear ones
+def test_the_eta_weighs_items_by_cost_and_learns_each_kind(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    todo = {f"cheap{i}": ("cheap", 1.0) for i in range(3)} | {f"dear{i}": ("dear", 49.0) for i in range(3)}
+    estimate = Estimate(total=6, done=0, todo=todo)
     assert estimate.eta is None
-    clock_now[0] = 3.0
-    estimate.advance(3, 3)  # 2 % of the cost in 3 s: the rest takes 147 s, not another 3 s
+    now[0] = 3.0
+    estimate.advance(["cheap0", "cheap1", "cheap2"])  # 2 % of the cost in 3 s: the rest takes 147 s, not 3 s
     assert estimate.eta == pytest.approx(147.0)
-    assert clock(estimate.eta) == "2:27" and clock(3725) == "1:02:05" and clock(None) == "-:--"
-    unweighted = Estimate(total=6, done=0, todo_costs=[1] * 6)  # the negative control: items alike
-    unweighted.start = 0.0
-    unweighted.advance(3, 3)
-    assert unweighted.eta == pytest.approx(3.0)
+    now[0] = 13.0
+    estimate.advance(["dear0"])  # a dear item took 10 s, not 49: the two left take 20 s
+    assert estimate.eta == pytest.approx(20.0)
+    now[0] = 18.0  # time since the last finished item is already spent on the next
+    assert estimate.eta == pytest.approx(15.0)
+    assert clock(147.0) == "2:27" and clock(3725) == "1:02:05" and clock(None) == "-:--"
+    alike = Estimate(total=6, done=0, todo={f"x{i}": ("", 1.0) for i in range(6)})  # control: items alike
+    now[0] += 3.0
+    alike.advance(["x0", "x1", "x2"])
+    assert alike.eta == pytest.approx(3.0)

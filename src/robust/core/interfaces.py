@@ -349,9 +349,14 @@ class Benchmark(Plugin):
         raise NotImplementedError
 
     def item_cost(self, item: WorkItem) -> float:
-        """An item's expected cost relative to the others of the run (the progress ETA weighs the work done by
-        it); default 1: items cost alike."""
+        """An item's expected cost relative to the others of its kind and, until a kind is seen, of the run (the
+        progress ETA weighs the work by it); default 1: items cost alike."""
         return 1.0
+
+    def item_kind(self, item: WorkItem) -> str:
+        """Items of one kind take alike per unit of cost (RobTest: clean, rule, score): the ETA measures each kind's
+        rate on its own finished items. Default: one kind."""
+        return ""
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         """Records (JSON-able dicts) for a batch of items; default runs them one by one."""

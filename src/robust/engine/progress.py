@@ -10,13 +10,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
 from robust.core.environ import env_seconds
 
 #: the ETA shows once this share of the work to do (by cost) and this many items are done, and this many seconds
-#: passed (measured: RobTest's default run reaches 0.2 % of its cost in about 20 s on 2 busy cores)
+#: passed
 MIN_SHARE, MIN_ITEMS, MIN_SECONDS = 0.002, 3, 3.0
 
 
@@ -30,17 +30,33 @@ def clock(seconds: float | None) -> str:
 
 
 class Estimate:
-    """Items and cost done in this process, and the ETA they imply for the rest."""
+    """What is left of a run and how long it will take: each kind of item (`Benchmark.item_kind`) at the seconds
+    per unit of cost its finished items took here, a kind not seen yet at the rate of all finished items, its
+    items weighted by their expected cost (`Benchmark.item_cost`)."""
 
-    def __init__(self, total: int, done: int, todo_costs: Iterable[float]) -> None:
+    def __init__(self, total: int, done: int, todo: Mapping[str, tuple[str, float]]) -> None:
         self.total, self.done, self.done_here = total, done, 0
-        self.remaining_cost = self.todo_cost = float(sum(todo_costs))
-        self.start = time.monotonic()
+        self.todo = dict(todo)  # item id -> (kind, cost), until it finishes
+        self.left: dict[str, float] = {}  # kind -> cost still to do
+        for kind, cost in self.todo.values():
+            self.left[kind] = self.left.get(kind, 0.0) + cost
+        self.todo_cost = sum(self.left.values())
+        self.seconds: dict[str, float] = {}  # kind -> seconds its finished items took here
+        self.cost: dict[str, float] = {}  # kind -> their cost
+        self.start = self.last = time.monotonic()
 
-    def advance(self, items: int, cost: float) -> None:
-        self.done += items
-        self.done_here += items
-        self.remaining_cost = max(0.0, self.remaining_cost - cost)
+    def advance(self, ids: Iterable[str]) -> None:
+        """Items finished now: the time since the last ones is shared among them by cost."""
+        now = time.monotonic()
+        took, self.last = now - self.last, now
+        finished = [self.todo.pop(i) for i in ids if i in self.todo]
+        weight = sum(cost for _, cost in finished) or 1.0
+        for kind, cost in finished:
+            self.seconds[kind] = self.seconds.get(kind, 0.0) + took * cost / weight
+            self.cost[kind] = self.cost.get(kind, 0.0) + cost
+            self.left[kind] -= cost
+        self.done += len(finished)
+        self.done_here += len(finished)
 
     @property
     def elapsed(self) -> float:
@@ -48,16 +64,19 @@ class Estimate:
 
     @property
     def eta(self) -> float | None:
-        """Seconds left: the time per unit of cost so far times the cost left (None until enough is done)."""
-        spent = self.todo_cost - self.remaining_cost
+        """Seconds left, the time since the last finished items already counted (None until enough is done)."""
+        spent = sum(self.cost.values())
         if (spent <= 0 or spent < MIN_SHARE * self.todo_cost or self.done_here < MIN_ITEMS
                 or self.elapsed < MIN_SECONDS):
             return None
-        return self.elapsed / spent * self.remaining_cost
+        overall = sum(self.seconds.values()) / spent
+        rate = {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else overall for k in self.left}
+        left = sum(max(0.0, cost) * rate[k] for k, cost in self.left.items())
+        return max(0.0, left - (time.monotonic() - self.last))
 
 
 class RunProgress:
-    """`with RunProgress(...) as p: p.advance(items, cost)`; silent when disabled."""
+    """`with RunProgress(...) as p: p.advance(item_ids)`; silent when disabled."""
 
     def __init__(self, title: str, estimate: Estimate, queries: Callable[[], int], enabled: bool = True,
                  stream: TextIO | None = None, interval: float | None = None, live: bool | None = None) -> None:
@@ -102,8 +121,8 @@ class RunProgress:
             self.enabled = False
             self._stop.set()
 
-    def advance(self, items: int, cost: float) -> None:
-        self.estimate.advance(items, cost)
+    def advance(self, ids: Iterable[str]) -> None:
+        self.estimate.advance(ids)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

@@ -303,8 +303,8 @@ class Runner:
         model = ctx.model
         done = self.store.done_ids(run_id)
         todo = [item for item in items if item.id not in done]
-        costs = {item.id: bench.item_cost(item) for item in todo}
-        estimate = Estimate(len(items), len(items) - len(todo), costs.values())
+        estimate = Estimate(len(items), len(items) - len(todo),
+                            {item.id: (bench.item_kind(item), bench.item_cost(item)) for item in todo})
         with RunProgress(f"{bench.name} · {ctx.model_spec}", estimate, lambda: model.queries,
                          self.progress) as progress:
 
@@ -312,7 +312,7 @@ class Runner:
                 model.cache.misses += queries  # queries of the model's replicas on remote workers
                 self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
                                        meter.take())
-                progress.advance(len(chunk), sum(costs[item.id] for item in chunk))
+                progress.advance(item.id for item in chunk)
 
             # workers rebuild the run from its config, writing files where this process would
             stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}

@@ -169,10 +169,13 @@ class RobTest(Benchmark):
                 for t in self.tags for a in t.accesses if a != "rule" for e, ex in exs for d in nonzero]
         return out
 
+    def item_kind(self, item: WorkItem) -> str:
+        return item.payload[0]  # clean, rule, augment or a search access
+
     def item_cost(self, item: WorkItem) -> float:
         """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule, augment), and for a search about
         words x (1 + 40 d), the fit of the queries of saliency-greedy typo-M searches on MR (10 sentences,
-        10-29 words: 23-1,621 queries)."""
+        10-29 words: 23-1,621 queries). Only the ratios within a kind, and before a kind is seen, matter."""
         kind, _, degree, e = item.payload
         if kind == "clean":
             return 1.0

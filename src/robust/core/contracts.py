@@ -35,6 +35,7 @@ CAPABILITY_METHODS: dict[str, tuple[str, ...]] = {
     "tokenize": ("tokenize",),
     "embed_arrays": ("_embed_arrays", "embed_arrays"),
     "gradients": ("gradients",),
+    "instruction": ("with_instruction",),
 }
 
 

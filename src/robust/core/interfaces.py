@@ -37,6 +37,8 @@ CAPABILITIES = {
     "embed_arrays": "arrays -> vectors (ndarray[n, d])",
     "checkpoint": "a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
     "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens",
+    "instruction": "a prompted model: `model.instruction` (the instruction it reads) and "
+    "`model.with_instruction(text)` (the same model under another instruction), for benchmarks that perturb the prompt",
 }
 
 
@@ -467,6 +469,15 @@ class ModelAdapter(Plugin):
     def pooling_used(self, pooling: str | None) -> str | None:
         """The pooling `embed(texts, pooling)` really applies (None: the model's own, fixed)."""
         return pooling if pooling in self.poolings else None
+
+    @property
+    def instruction(self) -> str:
+        """The instruction a prompted model reads (capability `instruction`); '' for other models."""
+        return ""
+
+    def with_instruction(self, instruction: str) -> ModelAdapter:
+        """This model under another instruction (capability `instruction`)."""
+        raise NotImplementedError(f"model {self.identity} reads no instruction")
 
     def input_spec(self) -> Any:
         """What an array model expects of its inputs (shape, per-channel normalisation), for benchmarks that generate

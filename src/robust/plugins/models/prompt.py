@@ -37,7 +37,7 @@ class PromptModel(ModelAdapter):
     name = "prompt"
     description = ("A causal or seq2seq LM as a classifier by prompting: verbalizer log-likelihoods, k-shot, "
                    "calibration, shared-prefix cache; prompt:smollm2, prompt:hf:DIR")
-    capabilities = frozenset({"classify"})
+    capabilities = frozenset({"classify", "instruction"})
     settings = {
         "batch_size": Setting(16, min=1, help="examples per forward pass"),
         # the default prompt: the best of 9 zero-shot prompts for smollm2 on 200 MR training sentences
@@ -166,8 +166,7 @@ class PromptModel(ModelAdapter):
     def parts(self) -> tuple[str, str]:
         """(prefix, suffix): the prompt before and after the query's text."""
         head, _, tail = self.config["template"].partition("{text}")
-        listing = " or ".join(w.strip() for w in self.words)
-        instruction = self.config["instruction"].replace("{labels}", listing)
+        instruction = self.instruction
         answer = self.config["answer_prefix"]
         blocks = [instruction] if instruction else []
         blocks += [head + ex.text + tail + answer + self._word(ex.label) for ex in self.demonstrations]
@@ -318,12 +317,13 @@ class PromptModel(ModelAdapter):
 
     @property
     def instruction(self) -> str:
-        """The instruction as set (`{labels}` unfilled): what a prompt-robustness benchmark perturbs."""
-        return self.config["instruction"]
+        """The instruction as the LM reads it (`{labels}` filled in): what a prompt-robustness benchmark perturbs."""
+        return self.config["instruction"].replace("{labels}", " or ".join(w.strip() for w in self.words))
 
     def with_instruction(self, instruction: str) -> PromptModel:
-        """The same LM, classes and demonstrations under another instruction (a perturbed prompt, as PromptBench
-        attacks it), with its own prefix cache and output cache; one per instruction, its queries counted here."""
+        """The same LM, classes and demonstrations under another instruction, read as given (a perturbed prompt, as
+        PromptBench attacks it), with its own prefix cache and output cache; one per instruction, its queries
+        counted here."""
         if instruction == self.instruction:
             return self
         if instruction not in self._variants:

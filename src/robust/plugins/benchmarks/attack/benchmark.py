@@ -2,7 +2,9 @@
 
 Reduce (TextAttack's summary conventions): attack success rate = succeeded / attacked (skipped = already
 misclassified, not attacked), accuracy under attack = (attacked - succeeded) / all, mean queries over attacked
-examples, mean perturbed-word share (changed whitespace words / words of the original) over successful attacks.
+examples, mean perturbed-word share (changed whitespace words / words of the original) over successful attacks,
+and PromptBench's performance drop rate, 1 − accuracy under attack / clean accuracy (Zhu et al. 2023, Eq. 1).
+`perturb=instruction` searches a prompted model's instruction instead of the input, per example.
 """
 
 from __future__ import annotations
@@ -15,17 +17,18 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem, check_pairing
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Example, Transform, WorkItem, check_pairing
 from robust.core.labels import label_index
 from robust.core.registry import Entry
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
 from robust.toolkit.chance import chance_check, chance_sentence
+from robust.toolkit.prompting import InstructionView
 from robust.toolkit.text import changed_words, words
 
-SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "mean_queries",
-                "mean_perturbed_word_share", "seconds_per_example")
+SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "performance_drop_rate",
+                "mean_queries", "mean_perturbed_word_share", "seconds_per_example")
 
 
 @dataclass
@@ -54,6 +57,9 @@ class AttackBenchmark(Benchmark):
         "degree": Setting(0.3, min=0.0, max=1.0, help="perturbation degree for attackers driven by a Transform"),
         "attacker": Setting("saliency-greedy", help="the attacker of an --attack that names only a transform"),
         "examples_shown": Setting(10, min=0, help="successful attacks listed per attacker in the report"),
+        "perturb": Setting("input", choices=("input", "instruction"),
+                           help="what the attackers search over: the input text, or a prompted model's instruction "
+                                "(PromptBench's adversarial prompts, per example)"),
     }
 
     def prepare(self, ctx: RunContext) -> None:
@@ -80,7 +86,7 @@ class AttackBenchmark(Benchmark):
 
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
         # called before the run is recorded: the place to refuse unusable --attack values with one line
-        needs = set(super().required_capabilities(ctx))
+        needs = set(super().required_capabilities(ctx)) | ({"instruction"} if self.prompting else set())
         for attacker, _ in self._resolve(ctx).values():
             needs |= set(attacker.target.needs)
         return frozenset(needs)
@@ -101,12 +107,31 @@ class AttackBenchmark(Benchmark):
             out[name] = (attacker, spec.transform)
         return out
 
+    @property
+    def prompting(self) -> bool:
+        return self.config["perturb"] == "instruction"
+
+    def _search(self, arm: Arm, examples: Sequence[Any], ctx: RunContext, name: str) -> tuple[list[Any], list[int]]:
+        """The attack results of examples the model gets right, and the model's class on each final text: the
+        input searched, or (perturb=instruction) the instruction searched per example with its text fixed."""
+        budget, degree = self.config["budget"], float(self.config["degree"])
+        rngs = [ctx.rng("attack", name, ex.id) for ex in examples]
+        if not self.prompting:
+            found = arm.attacker.attack(examples, ctx.model, arm.transform, degree, budget, rngs) if examples else []
+            return found, ctx.model.classify([r.perturbed for r in found]).argmax(1).tolist() if found else []
+        instruction, found, final = ctx.model.instruction, [], []
+        for ex, rng in zip(examples, rngs):
+            view = InstructionView(ctx.model, ex.text).bind(ctx)
+            found += arm.attacker.attack([Example(ex.id, instruction, ex.label)], view, arm.transform, degree,
+                                         budget, [rng])
+            final.append(int(view.classify([found[-1].perturbed]).argmax(1)[0]))
+        return found, final
+
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.arms for ex in self.examples]
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
-        budget = self.config["budget"]
         for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
             group = [it for it in items if it.payload[0] == name]
             examples = [it.payload[1] for it in group]
@@ -115,18 +140,17 @@ class AttackBenchmark(Benchmark):
             # TextAttack's convention for every attacker: an example the model already gets wrong is skipped
             clean = ctx.model.classify([ex.text for ex in examples]).argmax(1)
             right = [ex for ex, p in zip(examples, clean) if int(p) == label_index(ctx.model, ex.label)]
-            found = arm.attacker.attack(right, ctx.model, arm.transform, float(self.config["degree"]), budget,
-                                        [ctx.rng("attack", name, ex.id) for ex in right]) if right else []
-            by_id = {ex.id: res for ex, res in zip(right, found)}
-            results = [by_id.get(ex.id) or AttackResult(ex.text, ex.text, False, 1, "skipped") for ex in examples]
+            found, classes = self._search(arm, right, ctx, name)
+            by_id = {ex.id: (res, c) for ex, res, c in zip(right, found, classes)}
             # the attacker takes the chunk's examples together: a record holds its share of their time (their
             # mean over a run is the run's seconds per example, however the items were chunked)
             share = (time.perf_counter() - start) / len(examples)
-            # the prediction on the text each example ends with, for the report (cached: the attacker asked it)
-            final = ctx.model.classify([res.perturbed for res in results]).argmax(1)
-            for it, ex, res, pred in zip(group, examples, results, final):
-                n_words = len(words(ex.text))
-                changed = changed_words(ex.text, res.perturbed)
+            for it, ex, p in zip(group, examples, clean):
+                original = ctx.model.instruction if self.prompting else ex.text
+                # a skipped example keeps its prediction; an attacked one the model's class on its final text
+                res, pred = by_id.get(ex.id) or (AttackResult(original, original, False, 1, "skipped"), int(p))
+                n_words = len(words(original))
+                changed = changed_words(original, res.perturbed)
                 record = {k: v for k, v in res.to_json().items() if k != "variants"}
                 records[it.id] = {**record, "attack": name, **arm.plugins, "label": ex.label,
                                   "gold": label_index(ctx.model, ex.label), "pred": int(pred), "n_words": n_words,
@@ -187,6 +211,8 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
            "mean_queries": mean([r["queries"] for r in attacked]),
            "mean_perturbed_word_share": mean([r["word_share"] for r in wins]),
            "seconds_per_example": mean([r.get("chunk_seconds_share", r.get("seconds", 0.0)) for r in records])}
+    # PromptBench's performance drop rate (Zhu et al. 2023, Eq. 1): 1 − accuracy under attack / clean accuracy
+    out["performance_drop_rate"] = 1 - out["accuracy_under_attack"] / out["clean_accuracy"] if attacked else None
     out["attack_success_rate_ci_low"], out["attack_success_rate_ci_high"] = success_interval(out)
     out["accuracy_under_attack_ci_low"], out["accuracy_under_attack_ci_high"] = accuracy_interval(out)
     return out

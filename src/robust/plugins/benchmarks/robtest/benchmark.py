@@ -29,9 +29,11 @@ from robust.core.results import Result
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants, pairs
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
+from robust.toolkit.prompting import InstructionView, predict_pairs
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
 
@@ -76,6 +78,9 @@ class RobTest(Benchmark):
                           "none (the default) = no cap"),
         "score_skip": Setting(["syntax"], help="dimension-tags without a score-based setting (the paper prints '-')"),
         "degree": Setting(0.1, min=0.0, max=1.0, help="augment mode: the degree of the written copies"),
+        "perturb": Setting("input", choices=("input", "instruction", "both"),
+                           help="what the dimensions perturb: the input text, a prompted model's instruction "
+                                "(PromptBench), or both (rule-based access)"),
         "output": Setting("", help="augment mode: output JSONL (default: <run dir>/augmented.jsonl)"),
     }
 
@@ -104,8 +109,15 @@ class RobTest(Benchmark):
     def degrees(self) -> list[float]:
         return sorted({float(d) for d in self.config["degrees"]} | {0.0})
 
+    @property
+    def prompting(self) -> bool:
+        """Whether the prompt's instruction is perturbed (perturb=instruction or both)."""
+        return self.config["perturb"] != "input"
+
     def required_capabilities(self, ctx: RunContext) -> frozenset[str]:
-        return frozenset() if self.augmenting else super().required_capabilities(ctx)
+        if self.augmenting:
+            return frozenset()
+        return super().required_capabilities(ctx) | ({"instruction"} if self.prompting else frozenset())
 
     def plan(self, ctx: RunContext) -> list[DimensionTag]:
         defaults = {a: self.config[f"{a}_attacker"] for a in self.config["access"]}
@@ -149,9 +161,26 @@ class RobTest(Benchmark):
             if tag.entry.kind == "transform":
                 tag.transform = self._transform(ctx, tag.entry)
                 check_pairing(tag.transform, None, (), "robtest")
+        if self.prompting:
+            self._check_prompting()
         self.attackers = {(t.name, a): self._attacker(ctx, entry, t)
                           for t in self.tags for a, entry in t.accesses.items()}
         self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]
+
+    def _check_prompting(self) -> None:
+        """perturb=instruction|both: refused in one line where it has no meaning."""
+        perturb = self.config["perturb"]
+        if self.augmenting:
+            raise RobustError(f"perturb={perturb} evaluates a prompted model; mode=augment writes perturbed inputs")
+        if self.config["rule_attacker"] != "rule-sampling" and "rule" in self.config["access"]:
+            raise RobustError(f"perturb={perturb} draws the rule-based variants itself; drop rule_attacker")
+        searches = sorted({a for t in self.tags for a in t.accesses if a != "rule"})
+        if perturb == "both" and searches:
+            raise RobustError(f"perturb=both runs the rule-based access only ({', '.join(searches)} searches the "
+                              "instruction alone); add --set access=rule or use perturb=instruction")
+        if any(t.transform is None for t in self.tags):
+            raise RobustError(f"perturb={perturb} needs transforms; "
+                              f"{next(t.name for t in self.tags if t.transform is None)!r} is an attacker")
 
     # items ------------------------------------------------------------------------------------------------
     def items(self, ctx: RunContext) -> list[WorkItem]:
@@ -187,6 +216,8 @@ class RobTest(Benchmark):
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         if self.augmenting:
             return [self._augment_record(item, ctx) for item in items]
+        if self.prompting:
+            return self._prompt_batch(items, ctx)
         variants = {it.id: [self.examples[it.payload[3]].text] for it in items if it.payload[0] == "clean"}
         worst: dict[str, list[str]] = {}
         groups: dict[tuple[str, str], list[WorkItem]] = {}
@@ -226,15 +257,57 @@ class RobTest(Benchmark):
         tag, access, _, example = item.id.split("/", 3)
         return ctx.rng(tag, access, example)
 
+    def _prompt_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
+        """Records when the instruction is perturbed (alone, or with the input): see robtest/prompt.py."""
+        model, instruction = ctx.model, ctx.model.instruction
+        texts: dict[str, list[str]] = {}  # item id -> the variants recorded (instructions, or pairs)
+        asked: dict[str, list[tuple[str, str]]] = {}  # item id -> the (instruction, input) each variant is
+        reached: dict[str, list[float]] = {}
+        attacks: dict[str, AttackResult] = {}
+        for it in items:
+            kind, tag, degree, e = it.payload
+            ex = self.examples[e]
+            if kind == "clean":
+                texts[it.id], asked[it.id] = [ex.text], [(instruction, ex.text)]
+            elif kind == "rule":
+                drawn = instruction_variants(tag.transform, instruction, degree, self._size("aug_num"),
+                                             ctx.rng(tag.name, "instruction", degree_key(degree)))
+                inputs = (rule_variants(tag.transform, ex, degree, self._size("aug_num"), ctx.rng(it.id))
+                          if self.config["perturb"] == "both" else [ex.text])
+                asked[it.id] = pairs(drawn, inputs)
+                texts[it.id] = [PAIR.format(instruction=i, text=x) if x != ex.text else i for i, x in asked[it.id]]
+                reached[it.id] = [(tag.transform.measure(instruction, i) + tag.transform.measure(ex.text, x)) / (
+                    2 if self.config["perturb"] == "both" else 1) for i, x in asked[it.id]]
+            else:  # a search over the instruction's words, the example's text fixed
+                view = InstructionView(model, ex.text).bind(ctx)
+                found = self.attackers[(tag.name, kind)].attack(
+                    [Example(ex.id, instruction, ex.label)], view, tag.transform, [degree], self.config["budget"],
+                    [self._rng(ctx, it)])[0]
+                attacks[it.id], texts[it.id] = found, found.variants
+                asked[it.id] = [(v, ex.text) for v in found.variants]
+                reached[it.id] = [tag.transform.measure(instruction, v) for v in found.variants]
+        classes = predict_pairs(model, [pair for wanted in asked.values() for pair in wanted])
+        predicted = {it.id: {t: classes[pair] for t, pair in zip(texts[it.id], asked[it.id])} for it in items}
+        records = [self._record(it, texts[it.id], None, predicted[it.id], attacks.get(it.id), reached.get(it.id))
+                   for it in items]
+        for it, record in zip(items, records):
+            if it.payload[0] != "clean":  # the text its variants perturb
+                record["original"] = instruction[:SAMPLE_CHARS]
+        rows = [self._row(it, texts[it.id], predicted[it.id], rec) for it, rec in zip(items, records)]
+        return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
+
     def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
-                predicted: Mapping[str, int], attack: AttackResult | None = None) -> dict[str, Any]:
+                predicted: Mapping[str, int], attack: AttackResult | None = None,
+                reached: list[float] | None = None) -> dict[str, Any]:
+        """One item's record; `reached`: each variant's degree when it is not `measure(text, variant)` (the
+        instruction was perturbed)."""
         kind, tag, degree, e = item.payload
         ex, gold = self.examples[e], self.gold[e]
         wrong = [x for x in texts if predicted[x] != gold]
         record: dict[str, Any] = {"example": ex.id, "degree": degree, "n": len(texts),
                                   "correct": len(texts) - len(wrong), "all_correct": not wrong}
         if kind == "clean":
-            record.update(text=ex.text[:SAMPLE_CHARS], gold=gold, pred=predicted[ex.text])
+            record.update(text=ex.text[:SAMPLE_CHARS], gold=gold, pred=predicted[texts[0]])
         elif attack is not None:  # the attack's own account: its queries, outcome and a representative text
             record.update(queries=attack.queries, status=attack.status, perturbed=attack.perturbed[:SAMPLE_CHARS],
                           pred=predicted.get(attack.perturbed), edits=attack.edits[:MAX_EDITS])
@@ -244,7 +317,7 @@ class RobTest(Benchmark):
         if kind != "clean":
             record["tag"], record["access"], record["plugin"] = tag.name, kind, tag.entry.qualified
             measure = tag.transform.measure if tag.transform is not None else word_modification_rate
-            reached = [measure(ex.text, x) for x in texts]
+            reached = reached if reached is not None else [measure(ex.text, x) for x in texts]
             record["achieved"] = sum(reached) / len(reached)
             record["short"] = sum(not reaches(v, degree) for v in reached) / len(reached)
             if wrong:
@@ -300,7 +373,8 @@ class RobTest(Benchmark):
             raise RobustError("robtest run has no records to reduce")
         settings = {"n": len(example_ids), "aug_num": self._size("aug_num"), "variant": self.config["variant"],
                     "final": self.config["final"], "access": self.config["access"], "seed": ctx.seed,
-                    "data": ctx.data or self.default_data, "budget": self.config["budget"]}
+                    "data": ctx.data or self.default_data, "budget": self.config["budget"],
+                    "perturb": self.config["perturb"]}
         if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
             settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]

@@ -86,7 +86,8 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
     data = {"kind": "robtest", "degrees": list(degrees), "settings": dict(settings), "clean_accuracy": clean_acc,
             "tags": [t.to_json() for t in tags], "access": sorted({a for t in tags for a in t.accesses}),
             "curves": curves, "finals": finals, "variants": variants, "achieved": achieved, "short": short,
-            "samples": samples, "queries": queries, "capped": capped, "chance": check}
+            "samples": samples, "queries": queries, "capped": capped, "chance": check,
+            "pdr": drop_rates(curves, clean_acc), "perturb": settings.get("perturb", "input")}
     summary: dict[str, Any] = {"examples": len(example_ids), "clean accuracy": round(clean_acc, 2),
                                "clean accuracy_ci_low": round(100 * check["clean_accuracy_ci_low"], 2),
                                "clean accuracy_ci_high": round(100 * check["clean_accuracy_ci_high"], 2),
@@ -100,10 +101,24 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
     for tag in tags:
         for name, value in finals[tag.name].items():
             summary[f"{tag.name} {name} final"] = round(value, 2)
+        for access, by_metric in data["pdr"][tag.name].items():
+            shown = [v for v in by_metric["average"] if v is not None]
+            if shown:  # PromptBench's PDR of the Average curve, over the perturbed degrees
+                key = f"{tag.name} {title(access)}-Average PDR (mean over degrees)"
+                summary[key] = round(sum(shown) / len(shown), 3)
     unreached = short_of_degree(data)
     if unreached:
         summary["most draws short of their degree"] = unreached
     return Result(summary=summary, tables=tables_of(data), data=data)
+
+
+def drop_rates(curves: Mapping[str, Any], clean: float) -> dict[str, Any]:
+    """PromptBench's performance drop rate (Zhu et al. 2023, Eq. 1) at each perturbed degree, per tag, access and
+    metric: PDR = 1 − Σ M[f(A(P), x), y] / Σ M[f(P, x), y] = 1 − accuracy under the perturbation / clean accuracy
+    (None when the clean accuracy is 0); negative when the perturbation helps."""
+    return {tag: {access: {metric: [None if clean <= 0 else round(1 - v / clean, 4) for v in curve[1:]]
+                           for metric, curve in by_metric.items()}
+                  for access, by_metric in by_access.items()} for tag, by_access in curves.items()}
 
 
 def short_of_degree(data: Mapping[str, Any]) -> str:
@@ -139,6 +154,12 @@ def tables_of(data: Mapping[str, Any]) -> list[Table]:
                                                          for a, m in methods] for t in data["tags"]]
     out.append(Table("Final Scores", ["Dimension-tag", "Dimension", "Tag"] + [method(a, m) for a, m in methods],
                      overview))
+    if data.get("pdr"):
+        pdr = [[t["name"], method(a, m)] + data["pdr"][t["name"]][a][m] for t in data["tags"] for a, m in methods
+               if a in data["pdr"][t["name"]]]
+        out.append(Table(f"PromptBench's performance drop rate, PDR = 1 − accuracy / clean accuracy (Zhu et al. 2023, "
+                         f"Eq. 1), perturbing the {data.get('perturb', 'input')}",
+                         ["Dimension-tag", "Method"] + [degree_key(d) for d in degrees[1:]], pdr))
     diag = []
     for t in data["tags"]:
         for a in data["variants"][t["name"]]:
@@ -268,7 +289,7 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
             for access in t["access"]:
                 pool = [(eid, rec, access) for eid, rec in found.get((t["name"], degree_key(d), access), [])
                         if eid in clean and (rec.get("perturbed") or rec.get("sample"))
-                        and (rec.get("perturbed") or rec.get("sample")) != clean[eid].get("text")]
+                        and (rec.get("perturbed") or rec.get("sample")) != rec.get("original", clean[eid].get("text"))]
                 # misclassified first, then examples this dimension-tag has not shown yet
                 pool.sort(key=lambda x: (x[1].get("pred") in (None, clean[x[0]].get("gold")), x[0] in shown))
                 pools.append(pool)
@@ -280,7 +301,7 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
                     queries = rec.get("queries")
                     note += f" · {rec['status']}" + (f" after {queries} quer{'y' if queries == 1 else 'ies'}"
                                                      if queries else "")
-                chosen.append(Sample(clean[eid]["text"], rec.get("perturbed") or rec["sample"],
+                chosen.append(Sample(rec.get("original", clean[eid]["text"]), rec.get("perturbed") or rec["sample"],
                                      clean[eid].get("gold"), rec.get("pred"), note=note))
         if chosen:
             kind = "Malicious" if t["tag"] == "M" else "General"

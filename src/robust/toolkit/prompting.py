@@ -1,0 +1,37 @@
+"""A prompted model (capability `instruction`) seen from its instruction, for benchmarks that perturb the prompt
+(PromptBench's question, Zhu et al. 2023): RobTest's dimensions and the attack benchmark's searches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from robust.core.interfaces import ModelAdapter
+from robust.core.lazy import np
+
+
+class InstructionView(ModelAdapter):
+    """`classify(instructions)`: the model's class probabilities for one fixed text under each instruction."""
+
+    name = "instruction-view"
+    capabilities = frozenset({"classify"})
+
+    def __init__(self, model: ModelAdapter, text: str) -> None:
+        super().__init__(model.identity)
+        self.model, self.text, self.labels = model, text, model.labels
+
+    def _classify(self, instructions: Sequence[str]) -> list[np.ndarray]:
+        return [self.model.with_instruction(i).classify([self.text])[0] for i in instructions]
+
+
+def predict_pairs(model: ModelAdapter, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The model's class for each (instruction, text), one batched call per distinct instruction."""
+    by_instruction: dict[str, list[str]] = {}
+    for instruction, text in wanted:
+        by_instruction.setdefault(instruction, [])
+        if text not in by_instruction[instruction]:
+            by_instruction[instruction].append(text)
+    out: dict[tuple[str, str], int] = {}
+    for instruction, texts in by_instruction.items():
+        classes = model.with_instruction(instruction).classify(texts).argmax(1).tolist()
+        out.update({(instruction, t): int(c) for t, c in zip(texts, classes)})
+    return out

@@ -206,6 +206,18 @@ def load_examples(spec: str, ctx: Any, labelled: bool = True, labels: Sequence[A
     return out
 
 
+def held_out_examples(spec: str, ctx: Any, model: Any, limit: int | None = None, **options: Any) -> list[Example]:
+    """The labelled examples of `spec` that `model` was not trained on (`ModelAdapter.trained_on`), at most
+    `limit` of them: what a benchmark may test the model on (a victim is never tested on what it learned from)."""
+    trained = model.trained_on(spec) or frozenset()
+    stop = None if limit is None else limit + len(trained)
+    examples = [ex for ex in load_examples(spec, ctx, labels=model.labels, limit=stop, **options)
+                if ex.id not in trained][:limit]
+    if not examples:
+        raise RobustError(f"{spec}: the model was trained on every example; nothing is left to test it on")
+    return examples
+
+
 def content_hash(examples: Sequence[Example]) -> str:
     """A short hash of texts and labels, for caching things trained on a dataset."""
     h = hashlib.sha256()

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.data import load_examples
+from robust.core.data import held_out_examples
 from robust.core.errors import RobustError
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
@@ -39,13 +39,7 @@ class Accuracy(Benchmark):
 
     def prepare(self, ctx: RunContext) -> None:
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        spec = ctx.data or self.default_data
-        trained = ctx.model.trained_on(spec) or frozenset()  # never test the model on what it learned from
-        limit = None if ctx.limit is None else ctx.limit + len(trained)
-        examples = load_examples(spec, ctx, labels=ctx.model.labels, limit=limit, **cols)
-        self.examples = [ex for ex in examples if ex.id not in trained][: ctx.limit]
-        if not self.examples:
-            raise RobustError(f"{spec}: the model was trained on every example; nothing is left to evaluate")
+        self.examples = held_out_examples(ctx.data or self.default_data, ctx, ctx.model, ctx.limit, **cols)
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
         return [WorkItem(ex.id, ex) for ex in self.examples]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.data import load_examples
+from robust.core.data import held_out_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import Attacker, AttackResult, Benchmark, Example, Transform, WorkItem, check_pairing
 from robust.core.labels import label_index
@@ -72,13 +72,7 @@ class AttackBenchmark(Benchmark):
             if arm.attacker.semantics():
                 ctx.say(f"{arm.name}: {arm.attacker.semantics()}")
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
-        spec = ctx.data or self.default_data
-        trained = ctx.model.trained_on(spec) or frozenset()  # never attack the model on what it learned from
-        limit = None if ctx.limit is None else ctx.limit + len(trained)
-        examples = load_examples(spec, ctx, labels=ctx.model.labels, limit=limit, **cols)
-        self.examples = [ex for ex in examples if ex.id not in trained][: ctx.limit]
-        if not self.examples:
-            raise RobustError(f"{spec}: the model was trained on every example; nothing is left to attack")
+        self.examples = held_out_examples(ctx.data or self.default_data, ctx, ctx.model, ctx.limit, **cols)
         if self.examples:  # load the model now, so seconds_per_example times attacks only (the text is cached)
             ctx.model.classify([self.examples[0].text])
         for arm in self.arms.values():  # e.g. a TextAttack recipe imports textattack and builds itself

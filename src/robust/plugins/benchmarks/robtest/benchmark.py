@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.data import load_examples
+from robust.core.data import held_out_examples, load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import (
     AttackResult,
@@ -146,15 +146,10 @@ class RobTest(Benchmark):
 
     # setup ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
-        labels = None if self.augmenting else ctx.model.labels
         spec = ctx.data or self.default_data
-        examples = load_examples(spec, ctx, labels=labels,
-                                 text_column=self.config["text_column"], label_column=self.config["label_column"])
-        trained = None if self.augmenting else ctx.model.trained_on(spec)
-        if trained:  # never evaluate the victim on what it learned from
-            examples = [ex for ex in examples if ex.id not in trained]
-            if not examples:
-                raise RobustError(f"{spec}: the model was trained on every example; nothing is left to evaluate")
+        cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}
+        examples = (load_examples(spec, ctx, **cols) if self.augmenting  # no model: every example
+                    else held_out_examples(spec, ctx, ctx.model, **cols))
         self.examples: list[Example] = sample(examples, ctx.limit or self._size("n"), int(self.config["sample_seed"]))
         self.tags = self.plan(ctx)
         for tag in self.tags:

@@ -135,3 +135,38 @@ def test_plugins_that_broke_their_contract_are_refused_before_a_run_exists(hosti
     proc = hostile("run", *args, "--data", hostile.data, "--quiet")
     assert proc.returncode == 1 and message in proc.stderr.splitlines()[-1] and "Traceback" not in proc.stderr
     assert _runs(hostile) == []
+
+
+def test_two_third_parties_with_a_group_name_leave_the_group_alone(plugin_site, monkeypatch):
+    """A clash among third parties over `typo` (refused as a bare name) never touches the built-in group."""
+    import robust
+    from robust.core import plugins
+
+    class Other(robust.Transform):
+        name = "typo"
+
+        def apply(self, example, degree, rng):
+            return [example]
+
+        def measure(self, original, perturbed):
+            return 0.0
+
+    class P:
+        @robust.hookimpl
+        def register_transforms(register):
+            register(Other)
+
+    monkeypatch.syspath_prepend(str(plugin_site("robust-groupname")))
+    import robust_groupname
+
+    plugins.register_plugin(robust_groupname, "groupname-test", "robust-groupname", "1.0.0")
+    plugins.register_plugin(P, "other-test", "robust-other", "1.0.0")
+    try:
+        registry = plugins.get_registry()
+        assert [s.transform.qualified for s in registry.attack_specs(["typo"])] == ["robust:typo-G", "robust:typo-M"]
+        with pytest.raises(robust.RobustError, match="transform name 'typo' is ambiguous"):
+            registry.get("transform", "typo")
+        assert registry.attack_specs(["robust-other:typo"])[0].transform.distribution == "robust-other"
+    finally:
+        plugins.unregister_plugin("groupname-test")
+        plugins.unregister_plugin("other-test")

@@ -234,14 +234,18 @@ class Registry:
     def _attack_spec(self, text: str) -> list[AttackSpec]:
         """Built-ins own their names: a built-in transform or attacker, then a built-in group, then a third
         party's plugin or group, then `attacker:transform` split at each colon in turn."""
+        for kind in ("transform", "attacker"):
+            builtin = [e for e in self.entries[kind].get(text, []) if e.distribution == BUILTIN]
+            if builtin:
+                return [AttackSpec(self.display(builtin[0]), **{kind: builtin[0]})]
+        if text.lower() in self.builtin_groups():
+            return [AttackSpec(self.display(e), transform=e) for e in self.group(text)]
         single = self._single(text)
-        if single is not None and (single.transform or single.attacker).distribution == BUILTIN:
-            return [single]
-        members = self.group(text) if (single is None or text.lower() in self.builtin_groups()) else []
-        if members:
-            return [AttackSpec(self.display(e), transform=e) for e in members]
         if single is not None:
             return [single]
+        members = self.group(text)
+        if members:
+            return [AttackSpec(self.display(e), transform=e) for e in members]
         for cut in [i for i, ch in enumerate(text) if ch == ":"]:
             head, tail = text[:cut], text[cut + 1:]
             attacker = self.find("attacker", head)

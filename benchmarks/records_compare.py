@@ -5,7 +5,8 @@ under each source tree (a `git archive` of a commit, or the working tree) and co
     python benchmarks/records_compare.py --old /tmp/old/src [--new src] [--only robtest,accuracy] [--tol 1e-6]
 
 Fields only one side has are listed by name (added or dropped fields); values are compared with a relative
-tolerance for floats. Each run uses its own store under a temporary directory.
+tolerance for floats (`--tol`), wall-clock fields (`seconds*`) left out. Each run uses its own store under a
+temporary directory.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def compare(old: dict[str, dict], new: dict[str, dict], tol: float) -> dict[str,
     changed: dict[str, int] = {}
     for i in shared:
         for k in old[i].keys() & new[i].keys():
-            if differ(old[i][k], new[i][k], tol):
+            if not k.startswith("seconds") and differ(old[i][k], new[i][k], tol):
                 changed[k] = changed.get(k, 0) + 1
     return {"items": len(shared), "only old": len(old.keys() - new.keys()), "only new": len(new.keys() - old.keys()),
             "fields added": added, "fields dropped": dropped, "values changed (field: items)": changed}

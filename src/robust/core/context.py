@@ -75,6 +75,7 @@ class RunContext:
             elif spec in self._models:
                 model = self._models[spec]
             else:
+                self.say(f"loading the helper model {spec}" + (f" for {user}" if user else ""))
                 model = self._models[spec] = self.registry.model(spec)
                 model.bind(self)
         missing = set(needs) - set(model.provides())

@@ -19,7 +19,6 @@ Three stages (`--set stage=...`), the model (`--model`, default `minilm`) being 
 from __future__ import annotations
 
 import csv
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -165,8 +164,8 @@ class ASRPredict(Benchmark):
         if not differ:
             return
         if self.config["force"]:
-            print(f"asr-predict: forced: the predictor's features came from {domain.describe(fitted)}, this run's "
-                  f"from {domain.describe(used)}; the prediction is outside its domain", file=sys.stderr)
+            ctx.say(f"asr-predict: forced: the predictor's features came from {domain.describe(fitted)}, this "
+                    f"run's from {domain.describe(used)}; the prediction is outside its domain")
             return
         if not fitted:
             raise RobustError(f"{self.predictor_path()} records no feature extractor (fitted before robust recorded "
@@ -285,6 +284,9 @@ class ASRPredict(Benchmark):
         from robust.plugins.benchmarks.asr_predict.predictor import fit_predictor
 
         c = self.config
+        ctx.say(f"asr-predict: fitting the regressors and baselines on {len(self.table)} rows under the paper's "
+                f"{c['splits']} interpolation splits, {c['repeats']}x{c['folds']}-fold and leave-one-corpus-out "
+                "(one item: its progress shows when it ends)")
         assessment = protocols.assess(self.table, n_splits=int(c["splits"]), k=int(c["folds"]),
                                       repeats=int(c["repeats"]), seed=ctx.seed)
         predictor = fit_predictor(self.table, seed=ctx.seed)

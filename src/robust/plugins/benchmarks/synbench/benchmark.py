@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -151,9 +150,8 @@ class SynBench(Benchmark):
         self.setup = self.input_setup(ctx.model)
         self.data(ctx, self.levels[0], MIN_N, "train", 0)  # settings checked (shape, normalisation) before any item
         if ctx.model is not None and ctx.model.name in REFERENCE_MODELS:
-            print(f"synbench: model {ctx.model.identity!r} is a built-in reference representation, not a "
-                  "pretrained encoder; score yours with --model hf:DIR, timm:NAME or a Python callable",
-                  file=sys.stderr)
+            ctx.say(f"synbench: model {ctx.model.identity!r} is a built-in reference representation, not a "
+                    "pretrained encoder; score yours with --model hf:DIR, timm:NAME or a Python callable")
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -268,8 +266,8 @@ class SynBench(Benchmark):
             if path.is_file():
                 out.append(json.loads(path.read_text()))
                 continue
-            print(f"synbench: scoring a lossless representation of width {width} at n = {n} (the width-matched "
-                  f"reference; trial {trial}, once, then cached)", file=sys.stderr)
+            ctx.say(f"synbench: scoring a lossless representation of width {width} at n = {n} (the width-matched "
+                    f"reference; trial {trial}, once, then cached)")
             pts = lossless_points(width, levels, n, n_test, self.epsilons, ctx.seed, trial, c["eps_mode"],
                                   c["denominator"], self.cutoff)
             rows = [[{"accuracy": p.accuracy, "margin": p.margin} for p in level] for level in pts]

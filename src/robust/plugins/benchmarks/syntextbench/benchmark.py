@@ -7,7 +7,6 @@ models evaluated with the same seed see the same sentences.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -143,8 +142,8 @@ class SynTextBench(Benchmark):
     def prepare(self, ctx: RunContext) -> None:
         self.word_lists  # noqa: B018 - fail early on a missing or unknown lexicon
         if any(ctx.registry.get("scorer", name).name in self.scorers for name in ctx.scorers):
-            print(f"syntextbench: --scorer {', '.join(self.scorers)} is this benchmark's own score (the summary's "
-                  "`score`, with this run's settings); it is not computed a second time", file=sys.stderr)
+            ctx.say(f"syntextbench: --scorer {', '.join(self.scorers)} is this benchmark's own score (the summary's "
+                    "`score`, with this run's settings); it is not computed a second time")
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits here, in one line."""

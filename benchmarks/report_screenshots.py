@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 #: benchmark -> `robust run` arguments of its small real run
 RUNS = {
     "syntextbench": ["--model", "minilm", "--set", "n=256", "--set", "levels=0,0.2,0.4,0.6,0.8,0.9"],
-    "robtest": ["--model", "probe:minilm", "--attack", "typo,glyph", "--limit", "16", "--set", "aug_num=5",
+    "robtest": ["--model", "probe:minilm", "--attack", "typo", "--limit", "48", "--set", "aug_num=5",
                 "--set", "degrees=0.05,0.1,0.2,0.4"],
     "byod": ["--model", "smollm2", "--test", "negation,toxicity,lrs,word_order,tokenization", "--limit", "12",
              "--set", "max_new_tokens=12", "--set", "bootstrap=500"],

@@ -12,6 +12,7 @@ import typer
 
 from robust.core.errors import RobustError
 from robust.core.registry import KINDS, PLURAL
+from robust.core.reporting import fmt
 from robust.core.results import Result, Table
 
 app = typer.Typer(help="Measure how robust language models are.", add_completion=False, rich_markup_mode=None,
@@ -79,10 +80,6 @@ def _print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
 
 
-def _cell(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -95,7 +92,7 @@ def _print_table(table: Table) -> None:
     for i, col in enumerate(table.columns):
         numeric = bool(table.rows) and i < len(table.rows[0]) and _is_number(table.rows[0][i])
         t.add_column(escape(str(col)), justify="right" if numeric else "left", no_wrap=True)
-    rows = [[_cell(c) for c in row] for row in table.rows]
+    rows = [[fmt(c) for c in row] for row in table.rows]
     for row in rows:
         t.add_row(*map(escape, row))
     widths = [max([len(str(col))] + [len(r[i]) for r in rows if i < len(r)]) for i, col in enumerate(table.columns)]
@@ -111,7 +108,7 @@ def _print_result(title: str, result: Result) -> None:
     summary.add_column(style="bold")
     summary.add_column(justify="right")
     for key, value in result.summary.items():
-        summary.add_row(escape(str(key)), escape(_cell(value)))
+        summary.add_row(escape(str(key)), escape(fmt(value)))
     out.print(summary)
     for table in result.tables:
         _print_table(table)

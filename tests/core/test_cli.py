@@ -125,3 +125,15 @@ def test_missing_resource_says_how_to_provide_it(cli, tmp_path):
     assert error_lines(proc.stderr) == [
         f"error: Pang & Lee movie-review data (4,000 labelled sentences, 1,500 reviews) not found at {missing}; "
         "run `robust setup mr` once"]
+
+
+def test_missing_cells_print_as_a_dash_not_none(capsys):
+    """A value a row cannot have (SynTextBench's Gaussian margin at chance accuracy) prints as '–', like the
+    reports, never as Python's `None` or `nan`."""
+    from robust.cli import _print_table
+    from robust.core.results import Table
+
+    _print_table(Table("t", ["p", "margin_gaussian"], [[0.9, 6.629], [0.95, None], [1.0, float("nan")]]))
+    out = capsys.readouterr().out
+    assert "6.629" in out and "None" not in out and "nan" not in out
+    assert out.count("–") == 2

@@ -2,7 +2,7 @@
 HTML reports, and the page as Debian's Chromium renders it at 1280 px (through Playwright): its top and, when it
 has samples, the start of its Samples section below it.
 
-    python benchmarks/report_screenshots.py                # every benchmark (a few minutes on 2 cores)
+    python benchmarks/report_screenshots.py                # every benchmark (about 10 min on 2 cores; RobTest 463 s)
     python benchmarks/report_screenshots.py robtest byod   # some of them
     python benchmarks/report_screenshots.py --keep DIR     # also keep the store and the HTML reports in DIR
 

@@ -79,12 +79,12 @@ def test_run_chunks_yields_every_item_once_in_order():
         list(run_chunks(items, lambda chunk: [], ChunkSizer(8, 1.0)))
 
 
-def test_a_bad_chunk_budget_is_refused_before_a_run_exists(example_site, tmp_path, monkeypatch):
-    monkeypatch.setenv("ROBUST_CHUNK_SECONDS", "fast")
+@pytest.mark.parametrize("variable", ["ROBUST_CHUNK_SECONDS", "ROBUST_PROGRESS_SECONDS"])
+def test_a_bad_chunk_budget_is_refused_before_a_run_exists(example_site, tmp_path, monkeypatch, variable):
+    monkeypatch.setenv(variable, "fast")
     code, _, err = in_process("--store", tmp_path / "r.db", "run", "--bench", "accuracy", "--model", "keywords",
                               "--data", "tiny-reviews", "--quiet")
-    assert code == 1 and err.splitlines() == [
-        "error: ROBUST_CHUNK_SECONDS must be a number of seconds (0 or more), not 'fast'"]
+    assert code == 1 and err.splitlines() == [f"error: {variable} must be a number of seconds (0 or more), not 'fast'"]
     assert sqlite3.connect(tmp_path / "r.db").execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
     monkeypatch.setenv("ROBUST_CHUNK_SECONDS", "-1")
     with pytest.raises(RobustError, match="not '-1'"):

@@ -75,6 +75,11 @@ class Estimate:
         return max(0.0, left - (time.monotonic() - self.last))
 
 
+def progress_seconds() -> float:
+    """Seconds between the plain progress lines of a log (`ROBUST_PROGRESS_SECONDS`; 0 means the default 15)."""
+    return env_seconds("ROBUST_PROGRESS_SECONDS", 15) or 15
+
+
 class RunProgress:
     """`with RunProgress(...) as p: p.advance(item_ids)`; silent when disabled."""
 
@@ -83,7 +88,7 @@ class RunProgress:
         self.title, self.estimate, self.queries, self.enabled = title, estimate, queries, enabled
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
-        self.interval = interval or env_seconds("ROBUST_PROGRESS_SECONDS", 15) or 15
+        self.interval = interval or progress_seconds()
         self.base_queries = queries()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

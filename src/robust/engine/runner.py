@@ -21,6 +21,7 @@ from robust.core.registry import Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds
+from robust.engine.progress import Estimate, RunProgress, progress_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
 
 #: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
@@ -152,7 +153,7 @@ class Runner:
             raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
             raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
-        chunk_seconds()  # a bad ROBUST_CHUNK_SECONDS is refused before a run exists
+        chunk_seconds(), progress_seconds()  # a bad ROBUST_CHUNK_SECONDS or ..._PROGRESS_SECONDS: before a run exists
         bench_entry = self.registry.get("benchmark", config.bench)
         unknown = [key for key in config.settings if key not in bench_entry.settings]
         if unknown:
@@ -298,7 +299,6 @@ class Runner:
                  items: list[WorkItem], meter: Meter) -> Run:
         """Compute the items without a record (committing each chunk, sized to take seconds, with its counters),
         reduce, end `finished`."""
-        from robust.engine.progress import Estimate, RunProgress
 
         model = ctx.model
         done = self.store.done_ids(run_id)

@@ -20,8 +20,6 @@ from typing import Any
 
 from robust.core.lazy import np
 
-HEAD_CHUNK = 1024  # positions whose vocabulary logits are materialized at once
-
 
 def _cache_kwarg(net: Any) -> str:
     """The forward argument that takes a key/value cache (`cache` since transformers 5, else past_key_values)."""
@@ -51,29 +49,17 @@ def expand_cache(cache: Any, n: int) -> Any:
     return out
 
 
-def _pad(rows: Sequence[Sequence[int]], pad_id: int, device: str) -> tuple[Any, Any]:
-    """Right padding to the longest row: (input_ids, attention_mask) on the device."""
-    import torch
-
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = torch.tensor(list(row), dtype=torch.long)
-        mask[i, : len(row)] = 1
-    return ids.to(device), mask.to(device)
-
-
 def _target_logprobs(states: Any, rows: Sequence[int], positions: Sequence[int], targets: Sequence[int],
-                     head: Any) -> Any:
-    """log p(target) from the states (hidden states with `head`, else logits) at (row, position) pairs."""
+                     head: Any, chunk: int) -> Any:
+    """log p(target) from the states (hidden states with `head`, else logits) at (row, position) pairs, `chunk`
+    positions' vocabulary logits at a time."""
     import torch
 
     out = []
-    for s in range(0, len(rows), HEAD_CHUNK):
-        r = torch.tensor(rows[s: s + HEAD_CHUNK], device=states.device)
-        p = torch.tensor(positions[s: s + HEAD_CHUNK], device=states.device)
-        t = torch.tensor(targets[s: s + HEAD_CHUNK], device=states.device)
+    for s in range(0, len(rows), chunk):
+        r = torch.tensor(rows[s: s + chunk], device=states.device)
+        p = torch.tensor(positions[s: s + chunk], device=states.device)
+        t = torch.tensor(targets[s: s + chunk], device=states.device)
         picked = states[r, p]
         logits = (head(picked) if head is not None else picked).float()
         out.append(torch.log_softmax(logits, -1).gather(-1, t[:, None])[:, 0])
@@ -81,7 +67,7 @@ def _target_logprobs(states: Any, rows: Sequence[int], positions: Sequence[int],
 
 
 class CausalScorer:
-    """Answer log-likelihoods for a causal LM (an `hf:`-style adapter: model, tokenizer, device, _split)."""
+    """Answer log-likelihoods for a causal LM (an `hf:` adapter: its model, device, _split, _pad, HEAD_CHUNK)."""
 
     def __init__(self, lm: Any, prefix: Sequence[int], answers: Sequence[Sequence[int]], share_prefix: bool) -> None:
         self.lm, self.prefix, self.answers = lm, list(prefix), [list(a) for a in answers]
@@ -126,13 +112,11 @@ class CausalScorer:
                     reads.append((i, k, row, len(seg) - 1 + j))
                     targets.append(token)
         net, head = self._net
-        pad = self.lm.tokenizer.pad_token_id
-        pad = 0 if pad is None else pad
         offset = 0
         with torch.inference_mode():
             if self.share_prefix:
                 cache = self.prefix_cache()
-                ids, mask = _pad(rows, pad, self.lm.device)
+                ids, mask = self.lm._pad(rows)
                 p, (n, width) = len(self.prefix), ids.shape
                 mask = torch.cat([torch.ones((n, p), dtype=mask.dtype, device=mask.device), mask], 1)
                 positions = torch.arange(p, p + width, device=ids.device).expand(n, width)
@@ -140,11 +124,11 @@ class CausalScorer:
                 out = net(input_ids=ids, attention_mask=mask, position_ids=positions, **kw)
             else:
                 offset = len(self.prefix)
-                ids, mask = _pad([self.prefix + r for r in rows], pad, self.lm.device)
+                ids, mask = self.lm._pad([self.prefix + r for r in rows])
                 out = net(input_ids=ids, attention_mask=mask, use_cache=False)
             states = out.last_hidden_state if head is not None else out.logits
             logp = _target_logprobs(states, [r for _, _, r, _ in reads], [offset + q for _, _, _, q in reads],
-                                    targets, head)
+                                    targets, head, self.lm.HEAD_CHUNK)
         scores = np.zeros((len(segments), len(self.answers)))
         np.add.at(scores, ([i for i, _, _, _ in reads], [k for _, k, _, _ in reads]), logp)
         return scores
@@ -163,18 +147,17 @@ class Seq2SeqScorer:
         model, k = self.lm.model, len(self.answers)
         start = model.config.decoder_start_token_id
         start = model.config.pad_token_id if start is None else start
-        pad = self.lm.tokenizer.pad_token_id or 0
         with torch.inference_mode():
-            ids, mask = _pad(prompts, pad, self.lm.device)
+            ids, mask = self.lm._pad(prompts)
             hidden = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
             pick = torch.arange(len(prompts), device=ids.device).repeat_interleave(k)
-            dec, dec_mask = _pad([[start, *a[:-1]] for a in self.answers] * len(prompts), pad, self.lm.device)
+            dec, dec_mask = self.lm._pad([[start, *a[:-1]] for a in self.answers] * len(prompts))
             out = model(encoder_outputs=(hidden[pick],), attention_mask=mask[pick], decoder_input_ids=dec,
                         decoder_attention_mask=dec_mask, use_cache=False)
             rows = [r for r in range(len(pick)) for _ in self.answers[r % k]]
             positions = [j for r in range(len(pick)) for j in range(len(self.answers[r % k]))]
             targets = [t for r in range(len(pick)) for t in self.answers[r % k]]
-            logp = _target_logprobs(out.logits, rows, positions, targets, None)
+            logp = _target_logprobs(out.logits, rows, positions, targets, None, self.lm.HEAD_CHUNK)
         scores = np.zeros(len(prompts) * k)
         np.add.at(scores, rows, logp)
         return scores.reshape(len(prompts), k)

@@ -188,3 +188,16 @@ def test_smollm2_shared_prefix_equals_the_naive_path(data):
     fast, slow = cached.scores(texts), naive.scores(texts)
     assert np.abs(fast - slow).max() < 1e-4
     assert cached.classify(texts).argmax(1).tolist() == [1, 0]  # pos, neg
+
+
+def test_instruction_variants_keep_a_bounded_number_of_prefix_caches(gpt2_dir, data, monkeypatch):
+    """A search over instructions visits thousands of them: only the latest WARM_VARIANTS keep their prefix's key/value
+    cache; an evicted one computes it again, to the same scores."""
+    monkeypatch.setattr(type(_model(gpt2_dir, data)), "WARM_VARIANTS", 2)
+    model = _model(gpt2_dir, data, shots=2)
+    instructions = [f"Instruction number {i}: neg or pos?" for i in range(5)]
+    first = [model.with_instruction(i).scores(TEXTS) for i in instructions]
+    warm = [i for i in instructions if model._variants[i].scorer._cache is not None]
+    assert warm == instructions[-2:]  # the two latest; the first three freed theirs
+    again = model.with_instruction(instructions[0]).scores(TEXTS)  # evicted: its cache is computed again
+    assert np.array_equal(again, first[0])

@@ -96,6 +96,11 @@ class CausalScorer:
                 self._cache = _returned_cache(out)
             return self._cache
 
+    def release(self) -> None:
+        """Free the prefix cache; the next query computes it again."""
+        with self._lock:
+            self._cache = None
+
     def loglik(self, segments: Sequence[Sequence[int]]) -> np.ndarray:
         """Summed log-probabilities of every answer after each segment, ndarray[n, K] (float64)."""
         import torch
@@ -140,6 +145,9 @@ class Seq2SeqScorer:
 
     def __init__(self, lm: Any, answers: Sequence[Sequence[int]]) -> None:
         self.lm, self.answers = lm, [list(a) for a in answers]
+
+    def release(self) -> None:
+        """Nothing is kept between queries."""
 
     def loglik(self, prompts: Sequence[Sequence[int]]) -> np.ndarray:
         import torch

@@ -100,3 +100,15 @@ def test_the_attack_benchmark_searches_the_instruction_and_reports_the_drop_rate
     s = run.summary
     assert s["performance_drop_rate"] == pytest.approx(1 - s["accuracy_under_attack"] / s["clean_accuracy"])
     assert s["performance_drop_rate"] == pytest.approx(0.5)
+
+
+def test_the_instruction_is_drawn_once_per_tag_and_degree_not_per_example(tmp_path, monkeypatch):
+    """The rule-based draws are the same for every example: they are made (and measured) once per dimension-tag
+    and degree, not 12 times over."""
+    from robust.plugins.benchmarks.robtest import benchmark
+
+    calls = []
+    draw = benchmark.instruction_variants
+    monkeypatch.setattr(benchmark, "instruction_variants", lambda *a: calls.append(a[2]) or draw(*a))
+    _robtest(tmp_path, Prompted(), "instruction", access=("rule",))
+    assert sorted(calls) == [0.1, 0.3]  # one tag (typo-M) at two degrees, over 12 examples

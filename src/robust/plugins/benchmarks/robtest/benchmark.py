@@ -158,6 +158,7 @@ class RobTest(Benchmark):
                 check_pairing(tag.transform, None, (), "robtest")
         if self.prompting:
             self._check_prompting()
+            self._instructions: dict[tuple[str, str], tuple[list[str], list[float]]] = {}
         self.attackers = {(t.name, a): self._attacker(ctx, entry, t)
                           for t in self.tags for a, entry in t.accesses.items()}
         self.gold = [] if self.augmenting else [label_index(ctx.model, ex.label) for ex in self.examples]
@@ -266,14 +267,13 @@ class RobTest(Benchmark):
             if kind == "clean":
                 texts[it.id], asked[it.id] = [ex.text], [(instruction, ex.text)]
             elif kind == "rule":
-                drawn = instruction_variants(tag.transform, instruction, degree, self._size("aug_num"),
-                                             ctx.rng(tag.name, "instruction", degree_key(degree)))
+                drawn, measured = self._instruction_draws(ctx, tag, degree)
                 inputs = (rule_variants(tag.transform, ex, degree, self._size("aug_num"), ctx.rng(it.id))
                           if self.config["perturb"] == "both" else [ex.text])
                 asked[it.id] = pairs(drawn, inputs)
                 texts[it.id] = [PAIR.format(instruction=i, text=x) if x != ex.text else i for i, x in asked[it.id]]
-                reached[it.id] = [(tag.transform.measure(instruction, i) + tag.transform.measure(ex.text, x)) / (
-                    2 if self.config["perturb"] == "both" else 1) for i, x in asked[it.id]]
+                reached[it.id] = [(measured[k % len(drawn)] + tag.transform.measure(ex.text, x)) / (
+                    2 if self.config["perturb"] == "both" else 1) for k, (_, x) in enumerate(asked[it.id])]
             else:  # a search over the instruction's words, the example's text fixed
                 view = InstructionView(model, ex.text).bind(ctx)
                 found = self.attackers[(tag.name, kind)].attack(
@@ -291,6 +291,17 @@ class RobTest(Benchmark):
                 record["original"] = instruction[:SAMPLE_CHARS]
         rows = [self._row(it, texts[it.id], predicted[it.id], rec) for it, rec in zip(items, records)]
         return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
+
+    def _instruction_draws(self, ctx: RunContext, tag: DimensionTag, degree: float) -> tuple[list[str], list[float]]:
+        """The perturbed instructions of a dimension-tag and degree, the same for every example (their own seed),
+        with each one's measured degree: drawn once per process, not once per example."""
+        key = (tag.name, degree_key(degree))
+        if key not in self._instructions:
+            instruction = ctx.model.instruction
+            drawn = instruction_variants(tag.transform, instruction, degree, self._size("aug_num"),
+                                         ctx.rng(tag.name, "instruction", degree_key(degree)))
+            self._instructions[key] = drawn, [tag.transform.measure(instruction, i) for i in drawn]
+        return self._instructions[key]
 
     def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
                 predicted: Mapping[str, int], attack: AttackResult | None = None,

@@ -5,7 +5,7 @@ down to that rate is not shown to do better than chance, and its robustness numb
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from robust.toolkit.stats import wilson
@@ -33,3 +33,22 @@ def chance_sentence(check: dict[str, Any], name: Any = None) -> str:
             f"(95 % interval {100 * check['clean_accuracy_ci_low']:.0f}–{100 * check['clean_accuracy_ci_high']:.0f}"
             f", {check['n']} examples) is not above the {100 * check['majority_rate']:.0f}\u00a0% of always answering "
             f"{name if name is not None else check['majority_class']!r}, so its robustness numbers rank nothing.")
+
+
+def chance_summary(check: dict[str, Any]) -> dict[str, Any]:
+    """The summary's `majority_rate` and, when the model is not above chance, its `cannot do the task` sentence."""
+    if not check:
+        return {}
+    return {"majority_rate": check["majority_rate"],
+            **({} if check["above_chance"] else {"cannot do the task": chance_sentence(check)})}
+
+
+def above_chance(data: Mapping[str, Any]) -> bool:
+    """Whether a result's data shows its model above chance (a result without a `chance` check is taken to)."""
+    return bool((data.get("chance") or {"above_chance": True})["above_chance"])
+
+
+def lead_with_chance(check: dict[str, Any], text: str) -> str:
+    """A headline led by the chance sentence when the model is not above chance."""
+    unable = chance_sentence(check or {})
+    return f"{unable} {text}" if unable else text

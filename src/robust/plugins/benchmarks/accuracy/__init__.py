@@ -13,8 +13,8 @@ from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
 from robust.core.labels import label_index
 from robust.core.results import Result, Table
-from robust.toolkit.chance import chance_check, chance_sentence
-from robust.toolkit.stats import proportion_se, wilson
+from robust.toolkit.chance import above_chance, chance_check, chance_summary, lead_with_chance
+from robust.toolkit.stats import proportion_se
 
 
 class AccuracyScore(Scorer):
@@ -61,13 +61,11 @@ class Accuracy(Benchmark):
             by_label.setdefault(r["label"], []).append(r["correct"])
         table = [[lab, len(v), round(sum(v) / len(v), 4)] for lab, v in sorted(by_label.items(), key=str)]
         summary.pop("accuracy_n")
-        if rows:  # Wilson 95 % interval of the accuracy
-            summary["accuracy_ci_low"], summary["accuracy_ci_high"] = wilson(sum(r["correct"] for r in rows), len(rows))
         check = chance_check([r["gold"] for r in rows], [r["correct"] for r in rows])
-        if check:
-            summary["majority_rate"] = check["majority_rate"]
-            if not check["above_chance"]:
-                summary["cannot do the task"] = chance_sentence(check)
+        if check:  # Wilson 95 % interval of the accuracy
+            summary["accuracy_ci_low"], summary["accuracy_ci_high"] = (check["clean_accuracy_ci_low"],
+                                                                       check["clean_accuracy_ci_high"])
+        summary.update(chance_summary(check))
         summary.update(summarize_scores(rows, self.extra_scorers(ctx)))
         return Result(summary, [Table("Accuracy by gold label", ["label", "n", "accuracy"], table)],
                       {"chance": check})
@@ -78,7 +76,7 @@ class Accuracy(Benchmark):
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
         from robust.core.reporting import ranking
 
-        unable = [label for label, r in results if "cannot do the task" in r.summary]
+        unable = [label for label, r in results if not above_chance(r.data)]
         entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
                    for label, r in results if label not in unable]
         if not entries:
@@ -108,9 +106,7 @@ class Accuracy(Benchmark):
         low, high = s.get("accuracy_ci_low"), s.get("accuracy_ci_high")
         ci = f" (95 % interval {100 * low:.1f}–{100 * high:.1f})" if low is not None and high is not None else ""
         text = f"Accuracy {100 * s['accuracy']:.1f}\u00a0%{ci} on {s['n']} examples"
-        unable = s.get("cannot do the task")
-        if unable:
-            text = f"{unable} {text}"
+        text = lead_with_chance(result.data.get("chance"), text)
         if len({acc for _, acc in by_label}) > 1:
             label, acc = min(by_label, key=lambda x: x[1])
             text += f"; lowest on label {label} ({100 * acc:.1f}\u00a0%)"

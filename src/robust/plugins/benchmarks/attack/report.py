@@ -9,7 +9,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.results import Result, Table
-from robust.toolkit.chance import chance_sentence
+from robust.toolkit.chance import above_chance, lead_with_chance
 from robust.toolkit.stats import proportion_se, wilson
 
 SAMPLES_PER_ATTACK = 5
@@ -43,8 +43,7 @@ def headline(result: Result) -> str:
     stats = _stats(result)
     if not stats:
         return "No attack was run."
-    unable = chance_sentence(result.data.get("chance") or {})
-    return f"{unable} {_measured(stats)}" if unable else _measured(stats)
+    return lead_with_chance(result.data.get("chance"), _measured(stats))
 
 
 def _measured(stats: Mapping[str, Any]) -> str:
@@ -180,7 +179,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
     runs = [(label, _stats(r)) for label, r in results if _stats(r)]
     if len(runs) < 2:
         raise RobustError("attack compare needs at least two attack runs")
-    unable = [label for label, r in results if not (r.data.get("chance") or {"above_chance": True})["above_chance"]]
+    unable = [label for label, r in results if not above_chance(r.data)]
     ranked_runs = [(label, s) for label, s in runs if label not in unable]
     shared = [name for name in runs[0][1] if all(name in stats for _, stats in runs)]
     if not shared:

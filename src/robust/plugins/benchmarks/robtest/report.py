@@ -11,7 +11,7 @@ from robust.core.errors import RobustError
 from robust.core.results import Result, Table
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag
 from robust.plugins.benchmarks.robtest.scores import degree_key, final_score
-from robust.toolkit.chance import chance_check, chance_sentence
+from robust.toolkit.chance import above_chance, chance_check, chance_sentence, lead_with_chance
 
 ACCESS_TITLE = {"rule": "Rule", "score": "Score"}
 METRICS = ("average", "worst")
@@ -209,7 +209,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
             "runs": {label: d for label, d in runs}}
     from robust.core.reporting import ranking
 
-    unable = [label for label, d in runs if not d.get("chance", {"above_chance": True})["above_chance"]]
+    unable = [label for label, d in runs if not above_chance(d)]
     if unable:  # a model that cannot do the task is not ranked (as BYOD leaves out a degenerate model)
         summary["not ranked (not above chance)"] = unable
     rows, ties = ranking([e for e in compare_entries(data) if e[0] not in unable], digits=1)
@@ -240,8 +240,7 @@ def _finals(data: Mapping[str, Any]) -> list[tuple[float, str, str, str]]:
 def headline(data: Mapping[str, Any]) -> str:
     """Clean accuracy, where the weakest dimension-tag ends at the largest degree, and the lowest Worst final; first
     of all, that the model cannot do the task when its clean accuracy is not above the majority-class rate."""
-    unable = chance_sentence(data.get("chance") or {})
-    return f"{unable} {_measured(data)}" if unable else _measured(data)
+    return lead_with_chance(data.get("chance"), _measured(data))
 
 
 def _measured(data: Mapping[str, Any]) -> str:

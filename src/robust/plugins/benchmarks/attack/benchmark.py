@@ -17,14 +17,14 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import held_out_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Benchmark, Example, Transform, WorkItem, check_pairing
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem, check_pairing
 from robust.core.labels import label_index
 from robust.core.registry import Entry
 from robust.core.results import Result, Table
 from robust.core.settings import Setting
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
 from robust.toolkit.chance import chance_check, chance_summary
-from robust.toolkit.prompting import InstructionView
+from robust.toolkit.prompting import search_instruction
 from robust.toolkit.text import changed_words, words
 
 SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy", "performance_drop_rate",
@@ -113,12 +113,11 @@ class AttackBenchmark(Benchmark):
         if not self.prompting:
             found = arm.attacker.attack(examples, ctx.model, arm.transform, degree, budget, rngs) if examples else []
             return found, ctx.model.classify([r.perturbed for r in found]).argmax(1).tolist() if found else []
-        instruction, found, final = ctx.model.instruction, [], []
+        found, final = [], []
         for ex, rng in zip(examples, rngs):
-            view = InstructionView(ctx.model, ex.text).bind(ctx)
-            found += arm.attacker.attack([Example(ex.id, instruction, ex.label)], view, arm.transform, degree,
-                                         budget, [rng])
-            final.append(int(view.classify([found[-1].perturbed]).argmax(1)[0]))
+            result, view = search_instruction(arm.attacker, ctx.model, ex, arm.transform, degree, budget, rng, ctx)
+            found.append(result)
+            final.append(int(view.classify([result.perturbed]).argmax(1)[0]))
         return found, final
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:

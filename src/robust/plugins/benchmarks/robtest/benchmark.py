@@ -33,7 +33,7 @@ from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants,
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
-from robust.toolkit.prompting import InstructionView, predict_pairs
+from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
 
@@ -275,10 +275,8 @@ class RobTest(Benchmark):
                 reached[it.id] = [(measured[k % len(drawn)] + tag.transform.measure(ex.text, x)) / (
                     2 if self.config["perturb"] == "both" else 1) for k, (_, x) in enumerate(asked[it.id])]
             else:  # a search over the instruction's words, the example's text fixed
-                view = InstructionView(model, ex.text).bind(ctx)
-                found = self.attackers[(tag.name, kind)].attack(
-                    [Example(ex.id, instruction, ex.label)], view, tag.transform, [degree], self.config["budget"],
-                    [self._rng(ctx, it)])[0]
+                found, _ = search_instruction(self.attackers[(tag.name, kind)], model, ex, tag.transform, degree,
+                                              self.config["budget"], self._rng(ctx, it), ctx)
                 attacks[it.id], texts[it.id] = found, found.variants
                 asked[it.id] = [(v, ex.text) for v in found.variants]
                 reached[it.id] = [tag.transform.measure(instruction, v) for v in found.variants]

@@ -103,7 +103,7 @@ class SynBench(Benchmark):
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits here, in one line."""
-        n, n_test = (max(MIN_N, min(int(self.config[k]), int(limit))) for k in ("n", "n_test"))
+        n, n_test = self.sizes(limit)
         return (f"--limit {limit}: {n} training and {n_test} test samples per level (of n = {self.config['n']}, "
                 f"n_test = {self.config['n_test']}; at least {MIN_N}), at each of {len(self.levels)} levels x "
                 f"{self.config['trials']} trial(s)")
@@ -135,10 +135,11 @@ class SynBench(Benchmark):
     def shape(self) -> tuple[int, ...]:
         return self.setup["shape"]
 
-    def sizes(self, ctx: RunContext) -> tuple[int, int]:
+    def sizes(self, limit: int | None) -> tuple[int, int]:
+        """Training and test samples per level under `--limit` (None: the settings' n and n_test)."""
         n, n_test = int(self.config["n"]), int(self.config["n_test"])
-        if ctx.limit:
-            return max(MIN_N, min(n, ctx.limit)), max(MIN_N, min(n_test, ctx.limit))
+        if limit:
+            return max(MIN_N, min(n, int(limit))), max(MIN_N, min(n_test, int(limit)))
         return n, n_test
 
     # --- the registered pieces ---------------------------------------------------------------------------
@@ -189,7 +190,7 @@ class SynBench(Benchmark):
 
     def run_item(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
         trial, s = item.payload
-        n, n_test = self.sizes(ctx)
+        n, n_test = self.sizes(ctx.limit)
         t0 = time.perf_counter()
         Ztr, ytr, g1, m1 = self.embed_split(s, n, "train", trial, ctx)
         Zte, yte, g2, m2 = self.embed_split(s, n_test, "test", trial, ctx)

@@ -76,6 +76,23 @@ class MeanInterval:
     def halfwidth(self) -> float:
         return (self.high - self.low) / 2
 
+    @classmethod
+    def from_sd(cls, mean: float, sd: float | None, n: int, level: float = LEVEL) -> MeanInterval:
+        """The t interval mean ± t_{n-1} · sd/√n of a mean of n replicates with sample sd `sd`; sd, se and the
+        interval are nan when there is no spread to use (n < 2 or sd None)."""
+        if n < 2 or sd is None:
+            return cls(mean, math.nan, math.nan, math.nan, math.nan, n, level)
+        sd = float(sd)
+        se = sd / math.sqrt(n)
+        half = t_quantile(level, n - 1) * se
+        return cls(mean, sd, se, mean - half, mean + half, n, level)
+
+
+def sample_sd(population_sd: float, n: int) -> float:
+    """The sample sd (ddof 1) of n ≥ 2 values from their population sd (ddof 0, numpy's default np.std):
+    × √(n/(n−1))."""
+    return float(population_sd) * math.sqrt(n / (n - 1))
+
 
 def t_quantile(level: float, dof: float) -> float:
     """Two-sided `level` quantile of Student's t with `dof` degrees of freedom (nan below 1)."""
@@ -94,13 +111,7 @@ def mean_interval(values: Sequence[float] | np.ndarray, level: float = LEVEL) ->
     n = len(v)
     if n == 0:
         return MeanInterval(math.nan, math.nan, math.nan, math.nan, math.nan, 0, level)
-    mean = float(v.mean())
-    if n < 2:
-        return MeanInterval(mean, math.nan, math.nan, math.nan, math.nan, 1, level)
-    sd = float(v.std(ddof=1))
-    se = sd / math.sqrt(n)
-    half = t_quantile(level, n - 1) * se
-    return MeanInterval(mean, sd, se, mean - half, mean + half, n, level)
+    return MeanInterval.from_sd(float(v.mean()), float(v.std(ddof=1)) if n > 1 else None, n, level)
 
 
 def welch_separable(a: MeanInterval, b: MeanInterval, level: float = LEVEL) -> bool | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from robust.core.errors import RobustError
@@ -48,28 +48,6 @@ if TYPE_CHECKING:
     from robust.core.context import RunContext
 
 LOSSLESS_VERSION = 1  # bump when the lossless simulation changes (its cache key)
-
-
-def _rows_of(examples: Iterator[Any]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(inputs, labels) per chunk the DataGenerator drew: its examples' arrays are views of one chunk, used as they
-    are (no copy) when the rows are the whole chunk, else stacked."""
-    rows: list[Any] = []
-    labels: list[int] = []
-    for ex in examples:
-        if rows and ex.data.base is not rows[0].base:
-            yield _chunk(rows), np.asarray(labels)
-            rows, labels = [], []
-        rows.append(ex.data)
-        labels.append(ex.label)
-    if rows:
-        yield _chunk(rows), np.asarray(labels)
-
-
-def _chunk(rows: Sequence[np.ndarray]) -> np.ndarray:
-    base = rows[0].base
-    if base is not None and len(base) == len(rows) and base.shape[1:] == rows[0].shape:
-        return base
-    return np.stack(rows)
 
 
 def _num(value: float) -> float | None:
@@ -125,7 +103,7 @@ class SynBench(Benchmark):
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits here, in one line."""
-        n, n_test = (max(MIN_N, min(int(self.config[k]), int(limit))) for k in ("n", "n_test"))
+        n, n_test = self.sizes(limit)
         return (f"--limit {limit}: {n} training and {n_test} test samples per level (of n = {self.config['n']}, "
                 f"n_test = {self.config['n_test']}; at least {MIN_N}), at each of {len(self.levels)} levels x "
                 f"{self.config['trials']} trial(s)")
@@ -157,10 +135,11 @@ class SynBench(Benchmark):
     def shape(self) -> tuple[int, ...]:
         return self.setup["shape"]
 
-    def sizes(self, ctx: RunContext) -> tuple[int, int]:
+    def sizes(self, limit: int | None) -> tuple[int, int]:
+        """Training and test samples per level under `--limit` (None: the settings' n and n_test)."""
         n, n_test = int(self.config["n"]), int(self.config["n_test"])
-        if ctx.limit:
-            return max(MIN_N, min(n, ctx.limit)), max(MIN_N, min(n_test, ctx.limit))
+        if limit:
+            return max(MIN_N, min(n, int(limit))), max(MIN_N, min(n_test, int(limit)))
         return n, n_test
 
     # --- the registered pieces ---------------------------------------------------------------------------
@@ -190,10 +169,10 @@ class SynBench(Benchmark):
     def embed_split(self, s: float, n: int, split: str, trial: int,
                     ctx: RunContext) -> tuple[np.ndarray, np.ndarray, float, float]:
         """Representations and labels of one split, drawn by the DataGenerator and embedded chunk by chunk."""
-        examples = self.data(ctx, s, n, split, trial).examples(ctx.seed)
+        chunks = self.data(ctx, s, n, split, trial).chunks(ctx.seed)
         feats, labels, t_gen, t_model = [], [], 0.0, 0.0
         start = time.perf_counter()
-        for x, y in _rows_of(examples):
+        for x, y in chunks:
             mid = time.perf_counter()
             t_gen += mid - start
             z = np.asarray(ctx.model.embed_arrays(x), dtype=np.float32)
@@ -211,7 +190,7 @@ class SynBench(Benchmark):
 
     def run_item(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
         trial, s = item.payload
-        n, n_test = self.sizes(ctx)
+        n, n_test = self.sizes(ctx.limit)
         t0 = time.perf_counter()
         Ztr, ytr, g1, m1 = self.embed_split(s, n, "train", trial, ctx)
         Zte, yte, g2, m2 = self.embed_split(s, n_test, "test", trial, ctx)

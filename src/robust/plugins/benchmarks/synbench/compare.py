@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from robust.core.results import Result, Table
-from robust.toolkit.stats import LEVEL, MeanInterval, t_quantile, welch_separable
+from robust.toolkit.stats import MeanInterval, sample_sd, welch_separable
 
 #: settings that must agree for scores to be comparable (absolute scores depend on n and shape, spec A6)
 COMPARABLE_KEYS = ("n", "n_test", "levels", "a_T", "epsilon", "integration", "eps_mode", "covariance",
@@ -27,13 +27,8 @@ def score_interval(summary: Mapping[str, Any], scale: float = 1.0) -> MeanInterv
     mean = float(summary.get("score", math.nan)) / scale
     sd = summary.get("score_sd")
     if sd is None and summary.get("score_std") is not None and n > 1:
-        sd = float(summary["score_std"]) * math.sqrt(n / (n - 1))
-    if n < 2 or sd is None:
-        return MeanInterval(mean, math.nan, math.nan, math.nan, math.nan, n)
-    sd = float(sd) / scale
-    se = sd / math.sqrt(n)
-    half = t_quantile(LEVEL, n - 1) * se
-    return MeanInterval(mean, sd, se, mean - half, mean + half, n)
+        sd = sample_sd(summary["score_std"], n)
+    return MeanInterval.from_sd(mean, None if sd is None else float(sd) / scale, n)
 
 
 def ci_text(m: MeanInterval) -> str:

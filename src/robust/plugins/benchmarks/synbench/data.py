@@ -169,14 +169,23 @@ class SynBenchGaussians(DataGenerator):
             self._sampler = GaussianSampler(self.spec)
         return self._sampler
 
-    def examples(self, seed: int = 0) -> Iterator[Example]:
+    def chunks(self, seed: int = 0) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """(inputs, labels) per chunk as the sampler draws it: level by level, each level's splits in order, n rows
+        per split, at most `memory_mb` of inputs per chunk (each freed before the next is allocated, once the
+        caller lets go of it)."""
         trial, n, memory = int(self.config["trial"]), int(self.config["n"]), int(self.config["memory_mb"])
         rows = rows_for_memory(self.spec.d, memory) if memory else None
         for s in self.levels:
             for split in self.splits:
-                i = 0
-                for x, y in self.sampler.draw(s, n, seed, trial, split, max_rows=rows):
-                    for row, label in zip(x, y):
-                        yield Example(f"s{s:.2f}-{split}-{i}", label=int(label), data=row,
-                                      meta={"s": s, "split": split, "trial": trial})
-                        i += 1
+                yield from self.sampler.draw(s, n, seed, trial, split, max_rows=rows)
+
+    def examples(self, seed: int = 0) -> Iterator[Example]:
+        trial, n = int(self.config["trial"]), int(self.config["n"])
+        parts = [(s, split) for s in self.levels for split in self.splits]  # n rows each, in the order of chunks()
+        k = 0
+        for x, y in self.chunks(seed):
+            for row, label in zip(x, y):
+                s, split = parts[k // n]
+                yield Example(f"s{s:.2f}-{split}-{k % n}", label=int(label), data=row,
+                              meta={"s": s, "split": split, "trial": trial})
+                k += 1

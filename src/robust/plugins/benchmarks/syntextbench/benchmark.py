@@ -117,7 +117,7 @@ class SynTextBench(Benchmark):
 
     def debias(self, ctx: RunContext) -> tuple[bool, str]:
         """Whether d_inter is debiased, and why: decided on the n this run really uses (after --limit)."""
-        n, setting = self.n_sentences(ctx), self.config["debias"]
+        n, setting = self.n_sentences(ctx.limit), self.config["debias"]
         if setting != "auto":
             return setting == "true", f"set: {setting}"
         if n < DEBIAS_BELOW:
@@ -127,7 +127,8 @@ class SynTextBench(Benchmark):
     # --- pieces ----------------------------------------------------------------------------------------
     def generator(self, ctx: RunContext, trial: int, p: float) -> SyntheticSentences:
         options = {k: self.config[k] for k in GENERATOR_SETTINGS}
-        return ctx.create("dataset", "syntextbench-sentences", n=self.n_sentences(ctx), p=p, trial=trial, **options)
+        return ctx.create("dataset", "syntextbench-sentences", n=self.n_sentences(ctx.limit), p=p, trial=trial,
+                          **options)
 
     def task(self, trial: int, p: float, ctx: RunContext) -> Any:
         """The synthetic dataset of one item (depends on run seed, trial and p only)."""
@@ -147,7 +148,7 @@ class SynTextBench(Benchmark):
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits here, in one line."""
-        n = max(8, min(int(self.config["n"]), int(limit)))
+        n = self.n_sentences(limit)
         return (f"--limit {limit}: {n} sentences per level (of n = {self.config['n']}; at least 8), at each of "
                 f"{len(self.config['levels'])} levels x {self.config['trials']} trial(s)")
 
@@ -165,9 +166,10 @@ class SynTextBench(Benchmark):
         token) as the model really applies it (None: the model has one fixed way to embed)."""
         return ctx.model.pooling_used(choose_pooling(self.config["pooling"], ctx.model.provides()))
 
-    def n_sentences(self, ctx: RunContext) -> int:
+    def n_sentences(self, limit: int | None) -> int:
+        """Sentences per level under `--limit` (None: the setting n)."""
         n = int(self.config["n"])
-        return max(8, min(n, int(ctx.limit))) if ctx.limit else n
+        return max(8, min(n, int(limit))) if limit else n
 
     # --- items ---------------------------------------------------------------------------------------
     def items(self, ctx: RunContext) -> list[WorkItem]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from robust.core.results import Result, Table
-from robust.toolkit.stats import separable
+from robust.toolkit.stats import sample_sd, separable
 
 #: settings that must agree for scores to be comparable
 COMPARABLE_KEYS = ("lexicon", "n", "levels", "a_T", "scaling", "split", "p_e", "p_n", "energy", "debias", "folds")
@@ -30,7 +30,7 @@ def _sd_over_trials(summary: dict) -> float | str:
     if summary.get("score_sd") is not None:
         return _round(summary["score_sd"])
     old = summary.get("score_std")
-    return "–" if old is None else _round(float(old) * (trials / (trials - 1)) ** 0.5)
+    return "–" if old is None else _round(sample_sd(old, trials))
 
 
 def compare_results(results: Sequence[tuple[str, Result]]) -> Result:

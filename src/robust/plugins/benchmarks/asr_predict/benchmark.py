@@ -129,6 +129,7 @@ class ASRPredict(Benchmark):
                 if spec.attacker is None:
                     raise RobustError(f"asr-predict attacks are attackers (deepwordbug, pwws, textfooler, ...), "
                                       f"not the transform {spec.text!r}")
+            self._extractor = self.extractor(ctx)  # constant for the run: recorded in every row
         elif self.stage == "fit":
             from robust.plugins.benchmarks.asr_predict.table import load_table
 
@@ -148,7 +149,8 @@ class ASRPredict(Benchmark):
                                   "`robust run --bench asr-predict --set stage=fit --set table=TABLE.csv` (a table "
                                   "comes from `--set stage=build`), or --set predictor=FILE")
             self.predictor = load_predictor(self.predictor_path())
-            self.check_domain(ctx)
+            self._extractor = self.extractor(ctx)  # constant for the run
+            self._mismatch = self.check_domain(ctx)
             if not ctx.data:
                 raise RobustError("asr-predict needs --data: the labelled dataset whose ASR to predict "
                                   "(or --set stage=build / stage=fit)")
@@ -157,16 +159,17 @@ class ASRPredict(Benchmark):
             if len({e.label for e in self.examples}) < 2:
                 raise RobustError(f"{ctx.data}: the dataset features need at least two labels")
 
-    def check_domain(self, ctx: RunContext) -> None:
-        """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`."""
-        fitted, used = self.predictor.domain.get("extractor"), self.extractor(ctx)
+    def check_domain(self, ctx: RunContext) -> list[str]:
+        """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`;
+        returns the differences (`domain.mismatch`) between its extractors and this run's (`self._extractor`)."""
+        fitted, used = self.predictor.domain.get("extractor"), self._extractor
         differ = domain.mismatch(fitted, used)
         if not differ:
-            return
+            return differ
         if self.config["force"]:
             ctx.say(f"asr-predict: forced: the predictor's features came from {domain.describe(fitted)}, this "
                     f"run's from {domain.describe(used)}; the prediction is outside its domain")
-            return
+            return differ
         if not fitted:
             raise RobustError(f"{self.predictor_path()} records no feature extractor (fitted before robust recorded "
                               f"it), and this run computes features with {domain.describe(used)}: refit it with "
@@ -237,7 +240,7 @@ class ASRPredict(Benchmark):
             asr[name] = self.attack_success_rate(name, victim, sub, ctx)
         seconds_attacks = time.perf_counter() - start
         return {"dataset": sub.variant, "family": sub.family, "index": index, "features": features,
-                "extractor": self.extractor(ctx),
+                "extractor": dict(self._extractor),
                 "asr": asr, "target": float(np.mean(list(asr.values()))), "victim_val_accuracy": info["val_accuracy"],
                 "victim_clean_accuracy": info.get("attack_accuracy"), "seconds_features": seconds_features,
                 "seconds_victim": seconds_victim, "seconds_attacks": seconds_attacks}
@@ -329,13 +332,12 @@ class ASRPredict(Benchmark):
         mr_test = [labelled[i] for i in order[:held]]
         features = self.features(train, mr_test, classes, ctx)
         prediction = self.predictor.predict(features)[0]
-        extractor = self.extractor(ctx)
         return {"features": features, "asr": prediction.asr, "error": prediction.error, "low": prediction.low,
                 "high": prediction.high, "basis": prediction.basis, "tree_sd": prediction.tree_sd,
                 "seconds": time.perf_counter() - start, "n": len(labelled), "classes": len(classes),
                 "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta,
-                "trust": self.predictor.trust(prediction.basis), "extractor": extractor,
-                "extractor_mismatch": domain.mismatch(self.predictor.domain.get("extractor"), extractor),
+                "trust": self.predictor.trust(prediction.basis), "extractor": self._extractor,
+                "extractor_mismatch": self._mismatch,
                 "out_of_range": self.predictor.out_of_range(features),
                 "at_edge": domain.at_edge(features, self.predictor.domain.get("feature_ranges") or {})}
 

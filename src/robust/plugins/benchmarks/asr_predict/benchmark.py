@@ -112,10 +112,15 @@ class ASRPredict(Benchmark):
         pooling = model.config.get("pooling") if model is not None else None
         embedder = (model.identity if model is not None else ctx.model_spec) + (f" ({pooling} pooling)" if pooling
                                                                                   else "")
-        own = model is not None and "checkpoint" in model.provides()
-        tokenizer = model.identity if own else ctx.registry.model("minilm").identity
+        tokenizer = model.identity if self._own_tokenizer(ctx) else ctx.registry.model("minilm").identity
         settings = ctx.create("scorer", "asr-features").config
         return domain.extractor(embedder, tokenizer, str(self.config["mode"]), settings)
+
+    @staticmethod
+    def _own_tokenizer(ctx: RunContext) -> bool:
+        """Whether the token features use the embedder's own tokenizer (it has a checkpoint), else MiniLM's: the
+        one choice both what is recorded (`extractor`) and what is used (`_tokens`) follow."""
+        return ctx.model is not None and "checkpoint" in ctx.model.provides()
 
     # items ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
@@ -204,10 +209,9 @@ class ASRPredict(Benchmark):
                             seed=ctx.seed)
         return scorer.score(rows)
 
-    @staticmethod
-    def _tokens(texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
+    def _tokens(self, texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
         """Token ids without truncation (spec §2.0): the embedder's own tokenizer, else MiniLM's."""
-        own = ctx.model is not None and "checkpoint" in ctx.model.provides()
+        own = self._own_tokenizer(ctx)
         tokenizer = (ctx.model if own else ctx.load_model("minilm", {"checkpoint"}, user="asr-predict")).tokenizer
         return [list(ids) for ids in tokenizer(list(texts))["input_ids"]]
 

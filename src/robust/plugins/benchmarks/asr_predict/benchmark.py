@@ -296,10 +296,8 @@ class ASRPredict(Benchmark):
                 "(one item: its progress shows when it ends)")
         assessment = protocols.assess(self.table, n_splits=int(c["splits"]), k=int(c["folds"]),
                                       repeats=int(c["repeats"]), seed=ctx.seed)
-        predictor = fit_predictor(self.table, seed=ctx.seed)
+        predictor = fit_predictor(self.table, seed=ctx.seed, path=self.table_path())
         predictor.meta.update(table=str(self.table_path()), **self._build_seconds())
-        predictor.meta["domain"]["table"] = domain.provenance(self.table_path(), len(self.table), self.table.family,
-                                                             self.table.source)
         predictor.save(self.predictor_path())
         runs = {}
         for result in (assessment.interpolation, assessment.kfold, assessment.extrapolation):

@@ -179,11 +179,6 @@ def forest_trees(forest) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def cv_residuals(table: Table, splits: Sequence[protocols.Split], seed: int = 0) -> np.ndarray:
-    """truth - prediction of the random forest for every (split, test row), concatenated."""
-    return cv_errors(table, splits, seed)[0]
-
-
 def cv_errors(table: Table, splits: Sequence[protocols.Split], seed: int = 0
               ) -> tuple[np.ndarray, protocols.ProtocolResult]:
     """The forest's residuals for every (split, test row), and the per-row squared errors of the forest and the

@@ -215,9 +215,8 @@ def _errors(table: Table, splits: Sequence[protocols.Split], groups: np.ndarray,
     """The error bar of the forest and, beside it, the best no-feature baseline on the same splits with the
     cluster-bootstrap interval of the RMSE difference (groups resampled whole, as the fit's verdict does)."""
     residuals, result = cv_errors(table, splits, seed)
-    best = min(BASELINES, key=lambda b: result.pooled(b)["rmse"])
-    c = protocols.compare(result, "rf", best, groups, seed=seed)
-    return {**_error_bar(residuals), "baseline": best, "baseline_rmse": c.baseline_rmse, "diff_low": c.low,
+    c = protocols.verdict([(result, groups)], {}, "rf", seed=seed).comparisons[0]  # the fit verdict's choice
+    return {**_error_bar(residuals), "baseline": c.baseline, "baseline_rmse": c.baseline_rmse, "diff_low": c.low,
             "diff_high": c.high}
 
 

@@ -112,10 +112,15 @@ class ASRPredict(Benchmark):
         pooling = model.config.get("pooling") if model is not None else None
         embedder = (model.identity if model is not None else ctx.model_spec) + (f" ({pooling} pooling)" if pooling
                                                                                   else "")
-        own = model is not None and "checkpoint" in model.provides()
-        tokenizer = model.identity if own else ctx.registry.model("minilm").identity
+        tokenizer = model.identity if self._own_tokenizer(ctx) else ctx.registry.model("minilm").identity
         settings = ctx.create("scorer", "asr-features").config
         return domain.extractor(embedder, tokenizer, str(self.config["mode"]), settings)
+
+    @staticmethod
+    def _own_tokenizer(ctx: RunContext) -> bool:
+        """Whether the token features use the embedder's own tokenizer (it has a checkpoint), else MiniLM's: the
+        one choice both what is recorded (`extractor`) and what is used (`_tokens`) follow."""
+        return ctx.model is not None and "checkpoint" in ctx.model.provides()
 
     # items ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
@@ -129,6 +134,7 @@ class ASRPredict(Benchmark):
                 if spec.attacker is None:
                     raise RobustError(f"asr-predict attacks are attackers (deepwordbug, pwws, textfooler, ...), "
                                       f"not the transform {spec.text!r}")
+            self._extractor = self.extractor(ctx)  # constant for the run: recorded in every row
         elif self.stage == "fit":
             from robust.plugins.benchmarks.asr_predict.table import load_table
 
@@ -148,7 +154,8 @@ class ASRPredict(Benchmark):
                                   "`robust run --bench asr-predict --set stage=fit --set table=TABLE.csv` (a table "
                                   "comes from `--set stage=build`), or --set predictor=FILE")
             self.predictor = load_predictor(self.predictor_path())
-            self.check_domain(ctx)
+            self._extractor = self.extractor(ctx)  # constant for the run
+            self._mismatch = self.check_domain(ctx)
             if not ctx.data:
                 raise RobustError("asr-predict needs --data: the labelled dataset whose ASR to predict "
                                   "(or --set stage=build / stage=fit)")
@@ -157,16 +164,17 @@ class ASRPredict(Benchmark):
             if len({e.label for e in self.examples}) < 2:
                 raise RobustError(f"{ctx.data}: the dataset features need at least two labels")
 
-    def check_domain(self, ctx: RunContext) -> None:
-        """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`."""
-        fitted, used = self.predictor.domain.get("extractor"), self.extractor(ctx)
+    def check_domain(self, ctx: RunContext) -> list[str]:
+        """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`;
+        returns the differences (`domain.mismatch`) between its extractors and this run's (`self._extractor`)."""
+        fitted, used = self.predictor.domain.get("extractor"), self._extractor
         differ = domain.mismatch(fitted, used)
         if not differ:
-            return
+            return differ
         if self.config["force"]:
             ctx.say(f"asr-predict: forced: the predictor's features came from {domain.describe(fitted)}, this "
                     f"run's from {domain.describe(used)}; the prediction is outside its domain")
-            return
+            return differ
         if not fitted:
             raise RobustError(f"{self.predictor_path()} records no feature extractor (fitted before robust recorded "
                               f"it), and this run computes features with {domain.describe(used)}: refit it with "
@@ -201,10 +209,9 @@ class ASRPredict(Benchmark):
                             seed=ctx.seed)
         return scorer.score(rows)
 
-    @staticmethod
-    def _tokens(texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
+    def _tokens(self, texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
         """Token ids without truncation (spec §2.0): the embedder's own tokenizer, else MiniLM's."""
-        own = ctx.model is not None and "checkpoint" in ctx.model.provides()
+        own = self._own_tokenizer(ctx)
         tokenizer = (ctx.model if own else ctx.load_model("minilm", {"checkpoint"}, user="asr-predict")).tokenizer
         return [list(ids) for ids in tokenizer(list(texts))["input_ids"]]
 
@@ -237,7 +244,7 @@ class ASRPredict(Benchmark):
             asr[name] = self.attack_success_rate(name, victim, sub, ctx)
         seconds_attacks = time.perf_counter() - start
         return {"dataset": sub.variant, "family": sub.family, "index": index, "features": features,
-                "extractor": self.extractor(ctx),
+                "extractor": dict(self._extractor),
                 "asr": asr, "target": float(np.mean(list(asr.values()))), "victim_val_accuracy": info["val_accuracy"],
                 "victim_clean_accuracy": info.get("attack_accuracy"), "seconds_features": seconds_features,
                 "seconds_victim": seconds_victim, "seconds_attacks": seconds_attacks}
@@ -289,10 +296,8 @@ class ASRPredict(Benchmark):
                 "(one item: its progress shows when it ends)")
         assessment = protocols.assess(self.table, n_splits=int(c["splits"]), k=int(c["folds"]),
                                       repeats=int(c["repeats"]), seed=ctx.seed)
-        predictor = fit_predictor(self.table, seed=ctx.seed)
+        predictor = fit_predictor(self.table, seed=ctx.seed, path=self.table_path())
         predictor.meta.update(table=str(self.table_path()), **self._build_seconds())
-        predictor.meta["domain"]["table"] = domain.provenance(self.table_path(), len(self.table), self.table.family,
-                                                             self.table.source)
         predictor.save(self.predictor_path())
         runs = {}
         for result in (assessment.interpolation, assessment.kfold, assessment.extrapolation):
@@ -329,13 +334,12 @@ class ASRPredict(Benchmark):
         mr_test = [labelled[i] for i in order[:held]]
         features = self.features(train, mr_test, classes, ctx)
         prediction = self.predictor.predict(features)[0]
-        extractor = self.extractor(ctx)
         return {"features": features, "asr": prediction.asr, "error": prediction.error, "low": prediction.low,
                 "high": prediction.high, "basis": prediction.basis, "tree_sd": prediction.tree_sd,
                 "seconds": time.perf_counter() - start, "n": len(labelled), "classes": len(classes),
                 "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta,
-                "trust": self.predictor.trust(prediction.basis), "extractor": extractor,
-                "extractor_mismatch": domain.mismatch(self.predictor.domain.get("extractor"), extractor),
+                "trust": self.predictor.trust(prediction.basis), "extractor": self._extractor,
+                "extractor_mismatch": self._mismatch,
                 "out_of_range": self.predictor.out_of_range(features),
                 "at_edge": domain.at_edge(features, self.predictor.domain.get("feature_ranges") or {})}
 

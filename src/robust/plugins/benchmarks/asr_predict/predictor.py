@@ -179,11 +179,6 @@ def forest_trees(forest) -> list[dict[str, np.ndarray]]:
     return out
 
 
-def cv_residuals(table: Table, splits: Sequence[protocols.Split], seed: int = 0) -> np.ndarray:
-    """truth - prediction of the random forest for every (split, test row), concatenated."""
-    return cv_errors(table, splits, seed)[0]
-
-
 def cv_errors(table: Table, splits: Sequence[protocols.Split], seed: int = 0
               ) -> tuple[np.ndarray, protocols.ProtocolResult]:
     """The forest's residuals for every (split, test row), and the per-row squared errors of the forest and the
@@ -220,17 +215,18 @@ def _errors(table: Table, splits: Sequence[protocols.Split], groups: np.ndarray,
     """The error bar of the forest and, beside it, the best no-feature baseline on the same splits with the
     cluster-bootstrap interval of the RMSE difference (groups resampled whole, as the fit's verdict does)."""
     residuals, result = cv_errors(table, splits, seed)
-    best = min(BASELINES, key=lambda b: result.pooled(b)["rmse"])
-    c = protocols.compare(result, "rf", best, groups, seed=seed)
-    return {**_error_bar(residuals), "baseline": best, "baseline_rmse": c.baseline_rmse, "diff_low": c.low,
+    c = protocols.verdict([(result, groups)], {}, "rf", seed=seed).comparisons[0]  # the fit verdict's choice
+    return {**_error_bar(residuals), "baseline": c.baseline, "baseline_rmse": c.baseline_rmse, "diff_low": c.low,
             "diff_high": c.high}
 
 
-def fit_predictor(table: Table, seed: int = 0, k: int = 5, repeats: int = 2) -> Predictor:
+def fit_predictor(table: Table, seed: int = 0, k: int = 5, repeats: int = 2,
+                  path: str | Path | None = None) -> Predictor:
     """The paper's RandomForestRegressor(max_depth=20, random_state=seed) on all rows, plus error bars from
     leave-one-corpus-out ("unseen-corpus", if the table has >= 2 corpus families) and repeated k-fold
     ("known-corpus") residuals of the same model, each beside the best no-feature baseline's error, and the
-    domain (the table's extractor, each feature's range)."""
+    domain (the table's extractor, each feature's range, and its provenance: `domain.provenance` of the file
+    `path` the table was read from, if given)."""
     from robust.plugins.benchmarks.asr_predict.regressors import make_regressor
 
     if len(table) < k:
@@ -242,12 +238,13 @@ def fit_predictor(table: Table, seed: int = 0, k: int = 5, repeats: int = 2) -> 
         errors["unseen-corpus"] = _errors(table, protocols.leave_one_group_out_splits(table.family, seed,
                                                                                       val_fraction=0.0),
                                           table.family, seed)
+    provenance = (domain.provenance(path, len(table), table.family, table.source) if path is not None else
+                  {"format": table.source, "rows": len(table), "families": sorted(set(table.family.tolist()))})
     meta = {"model": "RandomForestRegressor(max_depth=20)", "seed": seed, "rows": len(table),
             "corpus_families": sorted(set(table.family.tolist())), "asr_mean": float(table.y.mean()),
             "asr_range": [float(table.y.min()), float(table.y.max())],
             "domain": {"extractor": table.extractor, "feature_ranges": domain.feature_ranges(table.features, table.X),
-                       "table": {"format": table.source, "rows": len(table),
-                                 "families": sorted(set(table.family.tolist()))}}}
+                       "table": provenance}}
     return Predictor(table.features, forest_trees(forest), errors, meta)
 
 
@@ -257,9 +254,8 @@ def fit_from_table_file(table_path: str | Path, out_path: str | Path, seed: int 
     table = load_table(table_path)
     if drop:
         table = table.without(*drop)
-    predictor = fit_predictor(table, seed)
+    predictor = fit_predictor(table, seed, path=table_path)
     predictor.meta["table"] = Path(table_path).name
-    predictor.meta["domain"]["table"] = domain.provenance(table_path, len(table), table.family, table.source)
     predictor.save(out_path)
     return predictor
 

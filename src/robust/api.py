@@ -10,7 +10,7 @@ from typing import Any
 
 from robust.core.context import RunContext
 from robust.core.data import held_out_examples, load_examples, open_data
-from robust.core.errors import MissingResource, RobustError
+from robust.core.errors import Interruption, MissingResource, RobustError
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
     CAPABILITIES,
@@ -83,8 +83,8 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
 
 __all__ = [
     "CAPABILITIES", "PLUGIN_API", "AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example",
-    "FunctionModel", "MissingResource", "ModelAdapter", "Plugin", "RecipeAttacker", "ReportParts", "Resource",
-    "Result", "RobustError", "RunContext", "Sample", "SampleGroup", "Scorer", "SearchAttacker", "Setting",
+    "FunctionModel", "Interruption", "MissingResource", "ModelAdapter", "Plugin", "RecipeAttacker", "ReportParts",
+    "Resource", "Result", "RobustError", "RunContext", "Sample", "SampleGroup", "Scorer", "SearchAttacker", "Setting",
     "Strip", "Table", "Transform", "WorkItem", "add_scores", "bootstrap", "cache_dir", "changed_words",
     "char_degree", "default_headline", "derive_seed", "held_out_examples", "hookimpl", "interval", "label_index",
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",

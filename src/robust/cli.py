@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from robust.core.errors import RobustError
+from robust.core.errors import Interruption, RobustError
 from robust.core.registry import KINDS, PLURAL
 from robust.core.reporting import fmt
 from robust.core.results import Result, Table
@@ -257,6 +257,11 @@ def run(
                               limit=limit, seed=seed or 0, batch_size=batch_size, out=out_dir, store=_store(),
                               resume=resume, executor=executor, address=address, workers=workers,
                               progress=not quiet, say=say, registry=_registry())
+    except Interruption as exc:  # e.g. an endpoint that stopped answering: the runner ended the run `interrupted`
+        ref = getattr(exc, "run_id", "")
+        err.print(f"interrupted: {exc}" + (f"; run {ref} is saved, continue with `robust run --resume {ref}`" if ref
+                                            else ""), markup=False, soft_wrap=True)
+        raise typer.Exit(75) from None
     except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: the runner has ended the run `interrupted`
         ref = getattr(exc, "run_id", "")
         err.print(f"interrupted: run {ref} is saved; continue with `robust run --resume {ref}`" if ref

@@ -31,6 +31,7 @@ CAPABILITY_METHODS: dict[str, tuple[str, ...]] = {
     "logprobs": ("_logprobs", "logprobs"),
     "next_token_distribution": ("_next_token_distribution", "next_token_distribution"),
     "generate": ("_generate", "generate"),
+    "loglikelihood": ("loglikelihood",),
     "fill_mask": ("_fill_mask", "fill_mask"),
     "tokenize": ("tokenize",),
     "embed_arrays": ("_embed_arrays", "embed_arrays"),

@@ -10,6 +10,11 @@ class RobustError(Exception):
     """A mistake the user can fix (bad name, bad file, missing resource); shown without a traceback."""
 
 
+class Interruption(RobustError):
+    """The run cannot go on now but can resume as it is (a server it queries went away): it ends `interrupted`
+    with this one-line cause, its finished records kept."""
+
+
 class MissingResource(RobustError):
     """A file or package the method needs is not on this machine; the message says how to provide it."""
 

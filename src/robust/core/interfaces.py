@@ -31,6 +31,8 @@ CAPABILITIES = {
     "next_token_distribution": "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L "
     "positions (token_distributions)",
     "generate": "prompts -> continuations (seeded)",
+    "loglikelihood": "(context, continuation) text pairs -> the continuation's summed log-probability after its "
+    "context (lm-eval's loglikelihood; served LMs)",
     "fill_mask": "texts with a mask token -> ranked substitutes",
     "gradients": "texts -> input-embedding gradients of the loss",
     "tokenize": "texts -> the model's token ids",
@@ -484,6 +486,16 @@ class ModelAdapter(Plugin):
         them (SynBench); None: no requirement (vectors of any width)."""
         return None
 
+    def why_not(self, capability: str) -> str:
+        """Why this model lacks a capability, in a few words, for the refusal that names it ('' when there is
+        nothing more to say than that it lacks it)."""
+        return ""
+
+    def run_notes(self) -> dict[str, float]:
+        """Counters this process's part of a run left (a served model's retries, a prompted model's unparseable
+        answers): said in one line when the run ends and stored in its summary; none by default."""
+        return {}
+
     def preload(self) -> None:
         """Load weights and tokenizer ahead of the first query. The runner calls it in a background thread while
         the benchmark prepares its data; an error raised here surfaces when the run starts computing."""
@@ -554,6 +566,11 @@ class ModelAdapter(Plugin):
         """For each text with one `mask_token`: the `top_k` (token, probability) substitutes, best first."""
         fn = lambda batch: self._fill_mask(batch, top_k)  # noqa: E731
         return self._batched(("fill", top_k), texts, fn)
+
+    def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[Any]:
+        """For each (context, continuation): the continuation's log-probability after the context, summed over its
+        tokens, as an object with `logprob`, `tokens` (how many were scored) and `censored` (how many only bounded)."""
+        raise NotImplementedError(f"model {self.identity} scores no continuations")
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of each text as the model sees it (special tokens included)."""

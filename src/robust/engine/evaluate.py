@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import RobustError
+from robust.core.errors import Interruption, RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.registry import Registry
 from robust.core.results import Result
@@ -146,7 +146,7 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
         else:
             run = runner.start(_config(registry, the_store, bench, instance, model, data, attack, scorer, settings,
                                        limit, seed, batch_size, out, say), model=instance)
-    except KeyboardInterrupt as exc:
+    except (KeyboardInterrupt, Interruption) as exc:
         exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
         raise
     return Evaluation(the_store.get(run.id), the_store.records(run.id), the_store.path)

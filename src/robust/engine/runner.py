@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.errors import RobustError, one_line
+from robust.core.errors import Interruption, RobustError, one_line
 from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Registry
 from robust.core.results import Result
@@ -180,8 +180,10 @@ class Runner:
         bench.bind(ctx)
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())
         if missing:
+            why = "; ".join(dict.fromkeys(filter(None, (model.why_not(c) for c in sorted(missing)))))
             raise RobustError(f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model "
-                              f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
+                              f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}"
+                              + (f" ({why})" if why else ""))
         return bench, ctx
 
     def typed(self, config: RunConfig, bench: Benchmark, ctx: RunContext) -> RunConfig:
@@ -291,6 +293,9 @@ class Runner:
             how = "SIGTERM" if isinstance(exc, Interrupted) else "Ctrl-C"
             self.store.end(run_id, owner, "interrupted", meter.take(), f"stopped by {how}")
             raise
+        except Interruption as exc:
+            self.store.end(run_id, owner, "interrupted", meter.take(), one_line(exc))
+            raise
         except BaseException as exc:
             self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))
             raise
@@ -323,6 +328,10 @@ class Runner:
         counted = meter.take()
         result.summary.setdefault("items", len(stored))
         result.summary["model_queries"] = self.store.counters(run_id)[0] + counted[0]
+        notes = model.run_notes()
+        if notes:  # this process's part: a resumed run counts what happened since it resumed
+            result.summary.update({f"model.{key}": value for key, value in notes.items()})
+            self.say("model: " + ", ".join(f"{key.replace('_', ' ')} {value:g}" for key, value in notes.items()))
         self.store.end(run_id, owner, "finished", counted, result=result.to_json())
         return self.store.get(run_id)
 

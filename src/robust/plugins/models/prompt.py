@@ -8,6 +8,10 @@ scores multiple-choice answers; probabilities are the softmax over the class sco
 ("N/A", "", "[MASK]") under the same prompt and renormalises (the paper's W = diag(p_cf)^-1, b = 0; its
 argmax is the paper's). Everything before `{text}` is encoded once and its key/value cache shared by every
 query (`prompt_lm.CausalScorer`).
+
+A served LM (`prompt:api:MODEL`) is scored the same way from the endpoint's log-probabilities
+(`prompt_remote.RemoteScorer`); an endpoint that only generates classifies by its greedy answer, parsed
+(`prompt_remote.parse_answer`).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ PROMPT_KEYS = ("instruction", "template", "separator", "answer_prefix", "labels"
 class PromptModel(ModelAdapter):
     name = "prompt"
     description = ("A causal or seq2seq LM as a classifier by prompting: verbalizer log-likelihoods, k-shot, "
-                   "calibration, shared-prefix cache; prompt:smollm2, prompt:hf:DIR")
+                   "calibration, shared-prefix cache; prompt:smollm2, prompt:hf:DIR, prompt:api:MODEL (served)")
     capabilities = frozenset({"classify", "instruction"})
     settings = {
         "batch_size": Setting(16, min=1, help="examples per forward pass"),
@@ -64,6 +68,7 @@ class PromptModel(ModelAdapter):
         "prefix_cache": Setting(True, help="encode the shared prefix once (false: the naive path, every prompt whole)"),
         "max_length": Setting(2048, min=8, help="tokens per query; longer texts lose their start"),
         "max_padding": Setting(0.1, min=0.0, max=1.0, help="batches are cut where padding would exceed this share"),
+        "answer_tokens": Setting(8, min=1, help="tokens an endpoint that only generates may answer with"),
     }
 
     #: with_instruction's variants that keep their prefix's key/value cache (smollm2, 4-shot: 156 tokens, 7.2 MB
@@ -88,14 +93,28 @@ class PromptModel(ModelAdapter):
         """The wrapped LM adapter (`smollm2`, `hf:...`), one instance per run; its weights load on first use."""
         model = self.ctx.load_model(self.arg, (), user="model 'prompt'")
         caps = model.provides()  # a causal LM scores with logprobs, a seq2seq one generates; both are checkpoints
-        if "checkpoint" not in caps or not caps & {"logprobs", "generate"} or "classify" in caps:
-            raise RobustError(f"model 'prompt' needs a causal or seq2seq transformers LM (smollm2, hf:<id or dir>); "
-                              f"{self.arg!r} is not one")
+        local = "checkpoint" in caps and caps & {"logprobs", "generate"}
+        if "classify" in caps or not (local or caps & {"loglikelihood", "generate"}):
+            raise RobustError(f"model 'prompt' needs a causal or seq2seq transformers LM (smollm2, hf:<id or dir>) "
+                              f"or a served one (api:MODEL); {self.arg!r} is not one")
         return model
+
+    @cached_property
+    def mode(self) -> str:
+        """How classes are scored: 'causal' or 'seq2seq' (a local checkpoint), 'remote' (a served LM's
+        log-likelihoods) or 'answer' (a served LM that only generates: its answer, parsed)."""
+        caps = self.lm.provides()
+        if "checkpoint" in caps:
+            return "causal" if self.lm.task == "causal" else "seq2seq"
+        return "remote" if "loglikelihood" in caps else "answer"
 
     @property
     def causal(self) -> bool:
-        return self.lm.task == "causal"
+        return self.mode == "causal"
+
+    @property
+    def served(self) -> bool:
+        return self.mode in ("remote", "answer")
 
     # data: classes, verbalizers, demonstrations -------------------------------------------------------------
     @cached_property
@@ -209,6 +228,14 @@ class PromptModel(ModelAdapter):
             if len(names) < 2:
                 raise RobustError(f"model 'prompt' needs at least two classes; got {names}")
             self.demonstrations  # noqa: B018 - refuses more shots than training examples
+            if self.served:
+                from robust.plugins.models.prompt_remote import check_verbalizers
+
+                check_verbalizers(names, self.words, self.mode)
+                if self.mode == "answer" and self.config["calibrate"]:
+                    raise RobustError(f"calibration needs class probabilities, and {self.arg} only generates "
+                                      "(its endpoint returns no log-probabilities)")
+                return
             answers = self._layout["answers"]
             for name, word, ids in zip(names, self.words, answers):
                 if not ids:
@@ -246,8 +273,16 @@ class PromptModel(ModelAdapter):
     @cached_property
     def scorer(self) -> Any:
         from robust.plugins.models.prompt_lm import CausalScorer, Seq2SeqScorer
+        from robust.plugins.models.prompt_remote import AnswerScorer, RemoteScorer
 
         self.check()
+        if self.served:
+            prefix, suffix = self.parts
+            tail = suffix.rstrip(" ") if suffix.strip() else suffix  # trailing spaces go to the answer, as in-process
+            answers = [suffix[len(tail):] + self.config["answer_prefix"] + w for w in self.words]
+            if self.mode == "remote":
+                return RemoteScorer(self.lm, prefix, tail, answers)
+            return AnswerScorer(self.lm, prefix, suffix, self.words, int(self.config["answer_tokens"]))
         lay = self._layout
         if self.causal:
             return CausalScorer(self.lm, lay["prefix"], lay["answers"], bool(self.config["prefix_cache"]))
@@ -255,10 +290,14 @@ class PromptModel(ModelAdapter):
 
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """Class scores (verbalizer log-likelihoods, normalised as set), ndarray[n, k]; one forward pass, uncached."""
-        raw = self.scorer.loglik(self._segments(texts))
+        if self.served:
+            raw, tokens = self.scorer.loglik(list(texts))
+        else:
+            raw = self.scorer.loglik(self._segments(texts))
+            tokens = np.array([len(a) for a in self._layout["answers"]])
         mode = self.config["normalize"]
         if mode == "tokens":
-            raw = raw / np.array([len(a) for a in self._layout["answers"]])
+            raw = raw / np.maximum(tokens, 1)
         elif mode == "chars":
             raw = raw / np.array([max(1, len(w.strip())) for w in self.words])
         return raw
@@ -286,7 +325,15 @@ class PromptModel(ModelAdapter):
         return list(probs)
 
     def input_lengths(self, inputs: Sequence[Any]) -> list[int]:
+        if self.served:
+            return [len(text) for text in inputs]
         return [len(ids) for ids in self._segments(inputs)]
+
+    def run_notes(self) -> dict[str, float]:
+        notes = dict(self.lm.run_notes()) if "lm" in self.__dict__ else {}
+        if "scorer" in self.__dict__:
+            notes.update(getattr(self.scorer, "notes", dict)())
+        return notes
 
     # run plumbing ------------------------------------------------------------------------------------------
     def preload(self) -> None:
@@ -308,9 +355,11 @@ class PromptModel(ModelAdapter):
         return f"prompt[{self.lm.identity}|{self.digest}]"
 
     def info(self) -> dict[str, Any]:
-        return {**super().info(), "lm": self.lm.identity, "labels": [str(c) for c in self.classes],
-                "verbalizers": self.words, "demonstrations": [ex.id for ex in self.demonstrations],
-                "prefix_tokens": len(self._layout["prefix"])}
+        out = {**super().info(), "lm": self.lm.identity, "labels": [str(c) for c in self.classes],
+               "verbalizers": self.words, "demonstrations": [ex.id for ex in self.demonstrations], "scoring": self.mode}
+        if self.served:
+            return {**out, "lm_info": self.lm.info()}
+        return {**out, "prefix_tokens": len(self._layout["prefix"])}
 
     def trained_on(self, data: str) -> frozenset[str] | None:
         """The examples of `data` whose text is a demonstration: a benchmark never tests on them."""

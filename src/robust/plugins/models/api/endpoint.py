@@ -1,0 +1,285 @@
+"""What an OpenAI-compatible endpoint can do for one model, found by a probe, and the requests robust makes of it:
+completions (several prompts per request where the server takes a list), chat, next-token top-k
+log-probabilities, echoed prompt log-probabilities, tokenization.
+
+The probe asks the models list (a wrong URL, a refused key or an unknown model is one line), then one tiny
+request per feature. It also checks the server's echo: the echoed log-probability of a prompt's last tokens must
+equal the next-token log-probability of each after the rest of the prompt (llama-cpp-python 0.3's server echoes
+wrong values for prompt tokens; llama.cpp's own returns none), so echo is used only where it is right.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from robust import RobustError
+from robust.plugins.models.api.cache import RequestCache, request_key
+from robust.plugins.models.api.client import EndpointClient, EndpointGone, EndpointRefused
+
+#: the prompt whose echo is checked; its last tokens (" lazy", " dog") are predictable after the rest
+ECHO_PROBE = "The quick brown fox jumps over the lazy dog"
+#: top-k sizes tried, largest first, until the server accepts one
+TOP_K_STEPS = (200, 100, 50, 20, 10, 5, 1)
+#: the largest |echo - next-token| log-probability difference that still counts as equal (float noise)
+ECHO_TOLERANCE = 0.02
+TOKENIZE_ROUTES = (("/extras/tokenize", "input"), ("/tokenize", "content"), ("/tokenize", "prompt"))
+
+
+@dataclass
+class Profile:
+    """What the endpoint offers for the model (found once per run by `Endpoint.probe`)."""
+
+    served: list[str] = field(default_factory=list)  # the model ids the models list names
+    completions: bool = False
+    chat: bool = False
+    top_k: int = 0  # the most next-token log-probabilities a completion returns (0: none)
+    batch: bool = False  # several prompts per completions request
+    echo: bool = False  # echoed prompt log-probabilities passed the check
+    echo_gap: float | None = None  # the largest |echo - next-token| difference seen at the check
+    tokenize: str = ""  # the route that tokenizes ("" none), and the JSON field it reads
+    tokenize_field: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _top(choice: dict[str, Any], position: int = 0) -> dict[str, float] | None:
+    """The top-k {token: log-probability} of a completion choice at a generated position (OpenAI's legacy format:
+    a dict per position; also its list-of-objects variant)."""
+    logprobs = choice.get("logprobs") or {}
+    tops = logprobs.get("top_logprobs")
+    if not tops or len(tops) <= position or tops[position] is None:
+        return None
+    top = tops[position]
+    if isinstance(top, list):  # [{"token": ..., "logprob": ...}]
+        return {t["token"]: float(t["logprob"]) for t in top}
+    return {str(k): float(v) for k, v in top.items()}
+
+
+@dataclass(frozen=True)
+class Echo:
+    """A prompt's tokens as the server split it, with each token's log-probability after the ones before (None for
+    the first) and its character offset in the prompt."""
+
+    tokens: list[str]
+    logprobs: list[float | None]
+    offsets: list[int]
+
+
+class Endpoint:
+    """One model behind one OpenAI-compatible base URL."""
+
+    def __init__(self, client: EndpointClient, model: str, cache: RequestCache | None, batch_size: int,
+                 top_k: int) -> None:
+        self.client, self.model, self.cache = client, model, cache
+        self.batch_size, self.want_top_k = max(1, batch_size), top_k
+        self.profile = Profile()
+        self.cache_hits = 0
+
+    @property
+    def where(self) -> str:
+        return self.client.base_url
+
+    # the probe -------------------------------------------------------------------------------------------
+    def probe(self) -> Profile:
+        """Find what the endpoint offers; one line (RobustError) for a wrong URL, a refused key, an unknown model."""
+        p = self.profile
+        try:
+            listed = self.client.get("/models")
+        except EndpointGone as exc:
+            raise RobustError(f"cannot reach an OpenAI-compatible endpoint at {self.where} ({_cause(exc)}); check "
+                              "--set model.base_url=URL (or OPENAI_BASE_URL) and that the server runs") from None
+        except EndpointRefused as exc:
+            if exc.status in (401, 403):
+                raise RobustError(str(exc)) from None
+            raise RobustError(f"{self.where} is not an OpenAI-compatible endpoint: GET /models gave "
+                              f"{_cause(exc)}; the base URL usually ends in /v1") from None
+        data = listed.get("data") if isinstance(listed, dict) else None
+        if not isinstance(data, list):
+            raise RobustError(f"{self.where}/models did not list models (an OpenAI-compatible endpoint answers "
+                              "{\"data\": [...]}); the base URL usually ends in /v1")
+        p.served = [str(m.get("id")) for m in data if isinstance(m, dict)]
+        if self.model not in p.served:
+            raise RobustError(f"the endpoint {self.where} serves no model {self.model!r}; it serves: "
+                              f"{', '.join(p.served) or 'none'}")
+        p.completions = self._try("/completions", {"prompt": "Hello", "max_tokens": 1, "temperature": 0})
+        p.chat = self._try("/chat/completions", {"messages": [{"role": "user", "content": "Hello"}],
+                                                 "max_tokens": 1, "temperature": 0})
+        if p.completions:
+            p.top_k = self._top_k()
+            p.batch = self._batches()
+            p.echo, p.echo_gap = self._echo_check() if p.top_k else (False, None)
+        p.tokenize, p.tokenize_field = self._tokenizer_route()
+        return p
+
+    def _try(self, route: str, body: dict[str, Any]) -> Any:
+        """The answer to a one-try request, or None where the server refuses it (4xx)."""
+        try:
+            return self.client.post(route, {"model": self.model, **body}, tries=2)
+        except EndpointRefused as exc:
+            if exc.status in (401, 403):
+                raise RobustError(str(exc)) from None
+            return None
+        except EndpointGone as exc:
+            raise RobustError(f"the endpoint {self.where} stopped answering during the probe ({_cause(exc)})") from None
+
+    def _top_k(self) -> int:
+        for k in (k for k in TOP_K_STEPS if k <= self.want_top_k):
+            answer = self._try("/completions", {"prompt": "Hello", "max_tokens": 1, "temperature": 0, "logprobs": k})
+            top = _top(answer["choices"][0]) if answer and answer.get("choices") else None
+            if top:
+                return k
+        return 0
+
+    def _batches(self) -> bool:
+        answer = self._try("/completions", {"prompt": ["Hello", "Good"], "max_tokens": 1, "temperature": 0})
+        return bool(answer) and sorted(c.get("index", -1) for c in answer.get("choices", [])) == [0, 1]
+
+    def _echo_check(self) -> tuple[bool, float | None]:
+        """Echo is right where each of the probe's last two tokens has the log-probability next-token scoring gives."""
+        echoed = self._echo_one(ECHO_PROBE)
+        if echoed is None or len(echoed.tokens) < 3:
+            return False, None
+        gap = 0.0
+        for j in (len(echoed.tokens) - 2, len(echoed.tokens) - 1):
+            head = ECHO_PROBE[: echoed.offsets[j]]
+            top = self.next_tokens([head], self.profile.top_k)[0]
+            lp, want = echoed.logprobs[j], top.get(echoed.tokens[j])
+            if lp is None or want is None:
+                return False, None
+            gap = max(gap, abs(lp - want))
+        return gap <= ECHO_TOLERANCE, gap
+
+    def _echo_one(self, text: str) -> Echo | None:
+        answer = self._try("/completions", {"prompt": text, "max_tokens": 1, "temperature": 0, "echo": True,
+                                            "logprobs": 1})
+        if not answer or not answer.get("choices"):
+            return None
+        return _echo_of(answer["choices"][0], len(text))
+
+    @property
+    def root(self) -> str:
+        """The server's root URL: tokenization routes sit beside /v1 (llama.cpp's, llama-cpp-python's, vLLM's)."""
+        return self.where[: -len("/v1")] if self.where.endswith("/v1") else self.where
+
+    def _tokenizer_route(self) -> tuple[str, str]:
+        for route, key in TOKENIZE_ROUTES:
+            try:
+                answer = self.client.post(self.root + route, {"model": self.model, key: "Hello"}, tries=1)
+            except (EndpointRefused, EndpointGone):
+                continue
+            if isinstance(answer, dict) and isinstance(answer.get("tokens"), list):
+                return route, key
+        return "", ""
+
+    # requests -------------------------------------------------------------------------------------------
+    def complete(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
+        """One completion choice per prompt (`params`: max_tokens, temperature, seed, logprobs, echo), each
+        answered once: cached per prompt, deduplicated, batched `batch_size` prompts per request where the
+        server takes a list, concurrent."""
+        route = "/completions"
+        keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
+        found = self.cache.get_many(keys) if self.cache is not None else {}
+        self.cache_hits += sum(k in found for k in keys)
+        missing = list(dict.fromkeys((k, p) for k, p in zip(keys, prompts) if k not in found))
+        per = self.batch_size if self.profile.batch else 1
+        groups = [missing[s: s + per] for s in range(0, len(missing), per)]
+        bodies = [{"model": self.model, "prompt": [p for _, p in g] if self.profile.batch else g[0][1], **params}
+                  for g in groups]
+
+        def done(i: int, answer: dict[str, Any]) -> None:
+            choices = sorted(answer.get("choices") or [], key=lambda c: c.get("index", 0))
+            if len(choices) != len(groups[i]):
+                raise RobustError(f"the endpoint {self.where} answered {len(choices)} choices for "
+                                  f"{len(groups[i])} prompts")
+            got = {k: c for (k, _), c in zip(groups[i], choices)}
+            found.update(got)
+            if self.cache is not None:
+                self.cache.put_many(got)
+
+        self.client.post_many(route, bodies, done)
+        return [found[k] for k in keys]
+
+    def chat(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
+        """One chat choice per prompt, each sent as one user message; cached and concurrent as `complete`."""
+        route = "/chat/completions"
+        keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
+        found = self.cache.get_many(keys) if self.cache is not None else {}
+        self.cache_hits += sum(k in found for k in keys)
+        missing = list(dict.fromkeys((k, p) for k, p in zip(keys, prompts) if k not in found))
+        bodies = [{"model": self.model, "messages": [{"role": "user", "content": p}], **params} for _, p in missing]
+
+        def done(i: int, answer: dict[str, Any]) -> None:
+            choice = (answer.get("choices") or [None])[0]
+            if choice is None:
+                raise RobustError(f"the endpoint {self.where} answered a chat request with no choice")
+            found[missing[i][0]] = choice
+            if self.cache is not None:
+                self.cache.put_many({missing[i][0]: choice})
+
+        self.client.post_many(route, bodies, done)
+        return [found[k] for k in keys]
+
+    def next_tokens(self, prompts: Sequence[str], k: int) -> list[dict[str, float]]:
+        """The top-k next-token {token: log-probability} after each prompt (greedy, one token generated)."""
+        out = []
+        for choice in self.complete(prompts, max_tokens=1, temperature=0, logprobs=k):
+            top = _top(choice)
+            if top is None:
+                raise RobustError(f"the endpoint {self.where} returned no log-probabilities for a completion")
+            out.append(top)
+        return out
+
+    def echo(self, texts: Sequence[str]) -> list[Echo]:
+        """Each text's tokens with their echoed log-probabilities (use only where `profile.echo`)."""
+        choices = self.complete(texts, max_tokens=1, temperature=0, echo=True, logprobs=1)
+        out = []
+        for text, choice in zip(texts, choices):
+            echoed = _echo_of(choice, len(text))
+            if echoed is None:
+                raise RobustError(f"the endpoint {self.where} echoed no log-probabilities for a prompt")
+            out.append(echoed)
+        return out
+
+    def split(self, text: str) -> tuple[list[str], list[int]]:
+        """A text's tokens and their character offsets as the server splits it, from its echo (whose split is right
+        even where its log-probabilities are not)."""
+        echoed = _echo_of(self.complete([text], max_tokens=1, temperature=0, echo=True, logprobs=1)[0], len(text))
+        if echoed is None:
+            raise RobustError(f"the endpoint {self.where} does not echo a prompt's tokens, so per-token "
+                              "log-probabilities of a text cannot be computed")
+        return echoed.tokens, echoed.offsets
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        route, key = self.profile.tokenize, self.profile.tokenize_field
+        keys = [request_key(self.where, self.model, route, key, t) for t in texts]
+        found = self.cache.get_many(keys) if self.cache is not None else {}
+        missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in found))
+        bodies = [{"model": self.model, key: t} for _, t in missing]
+        answers = self.client.post_many(self.root + route, bodies)
+        got = {k: [int(i) for i in a["tokens"]] for (k, _), a in zip(missing, answers)}
+        if self.cache is not None and got:
+            self.cache.put_many(got)
+        found.update(got)
+        return [found[k] for k in keys]
+
+
+def _echo_of(choice: dict[str, Any], prompt_chars: int) -> Echo | None:
+    """The prompt's part of an echoed choice (tokens starting before `prompt_chars`)."""
+    lp = choice.get("logprobs") or {}
+    tokens, values, offsets = lp.get("tokens"), lp.get("token_logprobs"), lp.get("text_offset")
+    if not tokens or values is None or offsets is None:
+        return None
+    n = sum(1 for o in offsets if o < prompt_chars)
+    if n == 0 or n > len(values):
+        return None
+    vals = [None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in values[:n]]
+    return Echo(list(tokens[:n]), vals, [int(o) for o in offsets[:n]])
+
+
+def _cause(exc: Exception) -> str:
+    text = str(exc)
+    return text[text.find("(") + 1: text.rfind(")")] if "(" in text and text.endswith(")") else text

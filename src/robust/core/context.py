@@ -76,7 +76,9 @@ class RunContext:
                 model = self._models[spec]
             else:
                 self.say(f"loading the helper model {spec}" + (f" for {user}" if user else ""))
-                model = self._models[spec] = self.registry.model(spec)
+                entry, arg = self.registry.model_entry(spec)  # `--set NAME.key=value` configures it (api.base_url)
+                config = self.settings_for(entry)
+                model = self._models[spec] = entry.create(arg, **config) if arg else entry.create(**config)
                 model.bind(self)
         missing = set(needs) - set(model.provides())
         if missing:

@@ -210,10 +210,10 @@ class Runner:
 
     def _plugin(self, name: str) -> Any:
         """The plugin `NAME` of a `--set NAME.key=value` (any kind but benchmark and model)."""
-        for kind in ("transform", "attacker", "scorer", "dataset", "resource"):
+        for kind in ("transform", "attacker", "scorer", "dataset", "resource", "model"):
             if self.registry.has(kind, name):
                 return self.registry.get(kind, name)
-        raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer or dataset named {name!r}")
+        raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer, dataset or model named {name!r}")
 
     def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
         """Prepare the benchmark (its data and settings are checked here, before any model weights load or any

@@ -1,8 +1,9 @@
 """Class scores of a served LM (`prompt:api:MODEL`): the verbalizers' log-likelihoods from the endpoint, or, where it
 only generates, its greedy answer parsed into a class.
 
-The parser (`parse_answer`): the class whose verbalizer occurs first in the answer as a whole word, ignoring case
-("Positive.", "The sentiment is positive" -> positive; at one position the longest verbalizer wins). An answer
+The parser (`parse_answer`): the class whose verbalizer occurs first in the answer's first non-empty line as a whole
+word, ignoring case ("Positive.", "The sentiment is positive" -> positive; at one position the longest verbalizer
+wins; what a completion goes on to write after that line, such as the next review, is not read). An answer
 naming no verbalizer is unparseable: it is counted (said when the run ends, stored in its summary as
 `model.prompt_unparseable`) and scored as a guess, a class drawn from a hash of the text, never one default class.
 """
@@ -35,8 +36,9 @@ def check_verbalizers(names: Sequence[str], words: Sequence[str], mode: str) -> 
 
 
 def parse_answer(answer: str, words: Sequence[str]) -> int | None:
-    """The index of the verbalizer named first in `answer` (whole word, any case), None when none is named."""
-    low = answer.lower()
+    """The index of the verbalizer named first in `answer`'s first non-empty line (whole word, any case), None when
+    none is named."""
+    low = next((line for line in answer.lower().splitlines() if line.strip()), "")
     best: tuple[int, int, int] | None = None  # (position, -length, index)
     for k, word in enumerate(words):
         w = word.strip().lower()

@@ -125,6 +125,8 @@ class ToxicityScorer(PairScorer):
 
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
+        if not self.config["logits"]:  # generations only: a served model, whose endpoint returns no full distribution
+            self.needs = frozenset({"generate"})
         self._badwords: list[str] | None = None
         self._token_sets: dict[str, list[int]] = {}
 

@@ -105,9 +105,9 @@ class Endpoint:
         if self.model not in p.served:
             raise RobustError(f"the endpoint {self.where} serves no model {self.model!r}; it serves: "
                               f"{', '.join(p.served) or 'none'}")
-        p.completions = self._try("/completions", {"prompt": "Hello", "max_tokens": 1, "temperature": 0})
-        p.chat = self._try("/chat/completions", {"messages": [{"role": "user", "content": "Hello"}],
-                                                 "max_tokens": 1, "temperature": 0})
+        p.completions = bool(self._try("/completions", {"prompt": "Hello", "max_tokens": 1, "temperature": 0}))
+        p.chat = bool(self._try("/chat/completions", {"messages": [{"role": "user", "content": "Hello"}],
+                                                      "max_tokens": 1, "temperature": 0}))
         if p.completions:
             p.top_k = self._top_k()
             p.batch = self._batches()
@@ -127,11 +127,11 @@ class Endpoint:
             raise RobustError(f"the endpoint {self.where} stopped answering during the probe ({_cause(exc)})") from None
 
     def _top_k(self) -> int:
+        """The largest k the server takes (a refused k tries the next smaller); 0 where it ignores logprobs."""
         for k in (k for k in TOP_K_STEPS if k <= self.want_top_k):
             answer = self._try("/completions", {"prompt": "Hello", "max_tokens": 1, "temperature": 0, "logprobs": k})
-            top = _top(answer["choices"][0]) if answer and answer.get("choices") else None
-            if top:
-                return k
+            if answer is not None:
+                return k if answer.get("choices") and _top(answer["choices"][0]) else 0
         return 0
 
     def _batches(self) -> bool:

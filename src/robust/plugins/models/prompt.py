@@ -329,6 +329,12 @@ class PromptModel(ModelAdapter):
             return [len(text) for text in inputs]
         return [len(ids) for ids in self._segments(inputs)]
 
+    def _batched(self, key: tuple, inputs: Any, fn: Any) -> list[Any]:
+        if not self.served:
+            return super()._batched(key, inputs, fn)
+        size = max(int(self.config["batch_size"]), getattr(self.lm, "in_flight", 1) * 8)  # keep the endpoint busy
+        return self.cache.map(key, list(inputs), fn, size, lengths=self.input_lengths)
+
     def run_notes(self) -> dict[str, float]:
         notes = dict(self.lm.run_notes()) if "lm" in self.__dict__ else {}
         if "scorer" in self.__dict__:

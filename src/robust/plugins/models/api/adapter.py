@@ -182,12 +182,21 @@ class APIModel(ModelAdapter):
             notes["api_censored_tokens"] = float(self.censored)
         return notes
 
+    @property
+    def in_flight(self) -> int:
+        """Prompts the endpoint works on at once: requests in flight, times prompts per request where it batches.
+        Callers hand over several times this many, so no request waits for a batch's slowest one to return."""
+        per = int(self.config["batch_size"]) if self.profile.batch else 1
+        return int(self.config["concurrency"]) * per
+
     # capabilities -------------------------------------------------------------------------------------------
     def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[Continuation]:
         """Each continuation's log-probability after its context, cached per pair."""
         return self.cache.map(("loglik", self.scoring), [tuple(p) for p in pairs], self._loglikelihood,
-                              int(self.config["concurrency"]) * int(self.config["batch_size"]),
-                              length=lambda pair: len(pair[0]) + len(pair[1]))
+                              8 * self.in_flight, length=lambda pair: len(pair[0]) + len(pair[1]))
+
+    def _batched(self, key: tuple, inputs: Any, fn: Any) -> list[Any]:
+        return self.cache.map(key, list(inputs), fn, 8 * self.in_flight, lengths=self.input_lengths)
 
     def _loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[Continuation]:
         if self.scoring == "echo":
@@ -214,6 +223,11 @@ class APIModel(ModelAdapter):
         with self._lock:
             self.censored += censored
         return [Continuation(c.logprob, c.tokens, c.censored) for c in chains]
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int = 20, seed: int = 0,
+                 do_sample: bool = True) -> list[str]:
+        fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
+        return self.cache.map(("generate", max_new_tokens, seed, do_sample), list(prompts), fn, 8 * self.in_flight)
 
     def _generate(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
         params = {"max_tokens": int(max_new_tokens), "temperature": float(self.config["temperature"]) if do_sample

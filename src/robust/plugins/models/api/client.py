@@ -31,7 +31,12 @@ RETRIED_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 
 class EndpointGone(Interruption):
-    """The endpoint stopped answering (after every retry): the run ends interrupted and resumes once it is back."""
+    """The endpoint stopped answering (after every retry): the run ends interrupted and resumes once it is back.
+    `status`: the HTTP status of the last answer (None: no answer at all)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class EndpointRefused(RobustError):
@@ -65,6 +70,11 @@ def _retry_after(value: str | None) -> float | None:
     except ValueError:
         when = email.utils.parsedate_to_datetime(value)
         return when.timestamp() - time.time() if when else None
+
+
+def _detail(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return f": {text[0]}" if text else ""
 
 
 def _server_message(response: Any) -> str:
@@ -109,16 +119,16 @@ class EndpointClient:
     def _send(self, method: str, path: str, body: dict[str, Any] | None, tries: int) -> Any:
         import httpx
 
-        last = ""
+        last, status_code = "", None
         for attempt in range(tries):
             retry_after = None
             try:
                 response = self._http.request(method, path, json=body)
             except httpx.TimeoutException:
-                last = f"no answer within {self._http.timeout.read:g} s"
+                last, status_code = f"no answer within {self._http.timeout.read:g} s", None
                 cause = "timeout"
             except httpx.TransportError as exc:
-                last = f"connection failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+                last, status_code = f"connection failed ({type(exc).__name__}{_detail(exc)})", None
                 cause = "connection"
             else:
                 if response.status_code < 400:
@@ -136,14 +146,14 @@ class EndpointClient:
                         raise EndpointRefused(f"the endpoint {self.base_url} refused the API key from "
                                               f"{self.key_source} ({status})", response.status_code)
                     raise EndpointRefused(f"{method} {self.base_url}{path}: {status}", response.status_code)
-                last, cause = status, str(response.status_code)
+                last, cause, status_code = status, str(response.status_code), response.status_code
                 retry_after = _retry_after(response.headers.get("retry-after"))
             if attempt + 1 < tries:
                 with self._lock:
                     self.retries[cause] += 1
                 time.sleep(self.retry.wait(attempt, retry_after))
         raise EndpointGone(f"the endpoint {self.base_url} did not answer {path} after {tries} "
-                           f"{'try' if tries == 1 else 'tries'} (last: {last})")
+                           f"{'try' if tries == 1 else 'tries'} (last: {last})", status_code)
 
     # many requests ---------------------------------------------------------------------------------------
     def post_many(self, path: str, bodies: Sequence[dict[str, Any]],

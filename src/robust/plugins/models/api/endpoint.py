@@ -113,10 +113,12 @@ class Endpoint:
             p.batch = self._batches()
             p.echo, p.echo_gap = self._echo_check() if p.top_k else (False, None)
         p.tokenize, p.tokenize_field = self._tokenizer_route()
+        self.client.retries.clear()  # the probe's failures tell what the endpoint lacks; the run counts its own
         return p
 
     def _try(self, route: str, body: dict[str, Any]) -> Any:
-        """The answer to a one-try request, or None where the server refuses it (4xx)."""
+        """The answer to a probe's request, or None where the server refuses it or fails on it (a feature it lacks:
+        llama-cpp-python answers a list of prompts with HTTP 500)."""
         try:
             return self.client.post(route, {"model": self.model, **body}, tries=2)
         except EndpointRefused as exc:
@@ -124,6 +126,8 @@ class Endpoint:
                 raise RobustError(str(exc)) from None
             return None
         except EndpointGone as exc:
+            if exc.status is not None:
+                return None
             raise RobustError(f"the endpoint {self.where} stopped answering during the probe ({_cause(exc)})") from None
 
     def _top_k(self) -> int:

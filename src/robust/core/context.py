@@ -33,6 +33,9 @@ class RunContext:
     #: per-plugin settings from `--set NAME.key=value` (plugin name -> settings)
     plugin_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_spec: str = ""  # how the model under test was named (`--model`)
+    #: the run store's directory (None outside a run): what a plugin keeps for resumed runs (a served model's
+    #: answered requests) lives beside the runs
+    store_dir: Path | None = None
     #: one-line notes for the user ("training the probe victim ... (once; cached)"): say what a step that may take
     #: more than a second is doing before it starts; the CLI prints them, outside a run they go nowhere
     say: Callable[[str], None] = field(default=lambda line: None, repr=False)

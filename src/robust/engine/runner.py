@@ -175,7 +175,7 @@ class Runner:
         out_dir = Path(config.out) if config.out else self.store.path.parent / "outputs"
         ctx = RunContext(run_id, config.seed, model, self.registry, config.data, config.limit,
                          list(config.attacks), list(config.scorers), out_dir, config.plugin_settings, config.model,
-                         say=self.say)
+                         store_dir=self.store.path.parent if self.store is not None else None, say=self.say)
         model.bind(ctx)
         bench.bind(ctx)
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())

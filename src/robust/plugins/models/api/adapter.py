@@ -88,7 +88,8 @@ class APIModel(ModelAdapter):
         "scoring": Setting("auto", choices=SCORING, help="log-likelihoods from the echo (only where the probe's check "
                            "passes) or chained next-token top-k; auto: echo where it is right"),
         "temperature": Setting(1.0, min=0.0, help="when sampling (BYOD's generations); greedy decoding uses 0"),
-        "request_cache": Setting(True, help="keep every answer on disk, keyed by its request ($ROBUST_CACHE/api)"),
+        "request_cache": Setting(True, help="keep every answer on disk, keyed by its request, beside the run store "
+                                 "(api-requests.sqlite)"),
     }
 
     def __init__(self, arg: str = "", **config: Any) -> None:
@@ -119,7 +120,8 @@ class APIModel(ModelAdapter):
         retry = Retry(int(self.config["max_tries"]), float(self.config["backoff"]))
         client = EndpointClient(self.base_url, os.environ.get(key_env, ""), f"${key_env}",
                                 float(self.config["timeout"]), retry, int(self.config["concurrency"]))
-        cache = RequestCache(cache_dir() / "api" / "requests.sqlite") if self.config["request_cache"] else None
+        home = self.ctx.store_dir or cache_dir() / "api"  # beside the run store, so --resume finds the answers
+        cache = RequestCache(home / "api-requests.sqlite") if self.config["request_cache"] else None
         return Endpoint(client, self.arg, cache, int(self.config["batch_size"]), int(self.config["top_k"]))
 
     @cached_property

@@ -11,7 +11,8 @@ import pytest
 
 from .faultproxy import Fault, FaultProxy
 
-MR_PROMPT = "Each review's sentiment is negative or positive.\n\nReview: a gorgeous, witty, seductive movie.\nSentiment:"
+MR_PROMPT = ("Each review's sentiment is negative or positive.\n\nReview: a gorgeous, witty, seductive movie.\n"
+             "Sentiment:")
 
 
 @pytest.fixture(scope="session")

@@ -132,11 +132,11 @@ def test_generation_only_endpoint_classifies_by_parsed_answers(tmp_path, transfo
 
 
 def test_faults_are_retried_counted_and_the_run_finishes(tmp_path, llama_server):
-    settings = {"api.timeout": 2.0, "api.backoff": 0.05, "api.concurrency": 1}
+    settings = {"api.timeout": 10.0, "api.backoff": 0.05, "api.concurrency": 1}
     reference = robust.run("accuracy", model="prompt:api:smollm2", limit=4, store=tmp_path / "a.db",
                            settings={**settings, "api.base_url": llama_server.url})
     with FaultProxy(llama_server.url) as proxy:
-        for fault in (Fault.busy(1), Fault.unavailable(), Fault.stall(6), Fault.drop()):
+        for fault in (Fault.busy(1), Fault.unavailable(), Fault.stall(15), Fault.drop()):
             proxy.inject_matching("POST /v1/completions", fault, 1)
         ev = robust.run("accuracy", model="prompt:api:smollm2", limit=4, store=tmp_path / "b.db",
                         settings={**settings, "api.base_url": proxy.url})
@@ -157,6 +157,8 @@ def test_server_killed_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path,
     from robust.engine.store import Store
 
     settings = {"api.base_url": llama_server.url, "api.backoff": 0.05, "api.max_tries": 2, "api.concurrency": 1}
+    for part in ("ref", "run"):
+        (tmp_path / part).mkdir()
     reference = robust.run("accuracy", model="prompt:api:smollm2", limit=8, store=tmp_path / "ref" / "r.db",
                            settings=settings)
     store = tmp_path / "run" / "r.db"
@@ -182,15 +184,23 @@ def test_server_killed_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path,
     run_id = outcome["error"].run_id
     stored = Store(store).get(run_id)
     assert stored.status == "interrupted" and "did not answer" in stored.error
-    kept = _answers(answers)
+    kept, done = _answers(answers), len(Store(store).records(run_id))
     llama_server.restart()
     ev = robust.run(resume=run_id, store=store)
-    assert ev.status == "finished" and ev.summary["model.api_cached_answers"] >= kept  # nothing asked twice
+    # nothing asked twice: every answer kept serves the resumed run (the probe's two, and one per example whose
+    # record the interrupted run had not committed), and each example's prompt was answered once in all
+    assert ev.status == "finished" and ev.summary["model.api_cached_answers"] == kept - done
+    assert _answers(answers) == 2 + len(reference.records)
     assert set(ev.records) == set(reference.records)
-    for key, record in reference.records.items():
-        assert ev.records[key]["pred"] == record["pred"]
-        assert np.allclose(ev.records[key]["probs"], record["probs"], atol=1e-5)
+    for key, record in reference.records.items():  # equal, up to llama.cpp's own prefix-reuse noise
+        assert {k: v for k, v in ev.records[key].items() if k != "confidence"} == \
+            {k: v for k, v in record.items() if k != "confidence"}
+        assert np.isclose(ev.records[key]["confidence"], record["confidence"], atol=0.02)
 
 
 def _answers(path) -> int:
-    return sqlite3.connect(path).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    """Answers kept in a request cache (0 while its table is still being made)."""
+    try:
+        return sqlite3.connect(path).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0

@@ -113,10 +113,12 @@ class EndpointClient:
     def get(self, path: str) -> Any:
         return self._send("GET", path, None, tries=1)
 
-    def post(self, path: str, body: dict[str, Any], tries: int | None = None) -> Any:
-        return self._send("POST", path, body, tries=tries or self.retry.max_tries)
+    def post(self, path: str, body: dict[str, Any], tries: int | None = None,
+             retried: frozenset[int] = RETRIED_STATUS) -> Any:
+        return self._send("POST", path, body, tries or self.retry.max_tries, retried)
 
-    def _send(self, method: str, path: str, body: dict[str, Any] | None, tries: int) -> Any:
+    def _send(self, method: str, path: str, body: dict[str, Any] | None, tries: int,
+              retried: frozenset[int] = RETRIED_STATUS) -> Any:
         import httpx
 
         last, status_code = "", None
@@ -141,7 +143,7 @@ class EndpointClient:
                                               response.status_code) from None
                 message = _server_message(response)
                 status = f"HTTP {response.status_code}" + (f": {message}" if message else "")
-                if response.status_code not in RETRIED_STATUS:
+                if response.status_code not in retried:
                     if response.status_code in (401, 403):
                         raise EndpointRefused(f"the endpoint {self.base_url} refused the API key from "
                                               f"{self.key_source} ({status})", response.status_code)

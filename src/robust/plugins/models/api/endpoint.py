@@ -17,7 +17,7 @@ from typing import Any
 
 from robust import RobustError
 from robust.plugins.models.api.cache import RequestCache, request_key
-from robust.plugins.models.api.client import EndpointClient, EndpointGone, EndpointRefused
+from robust.plugins.models.api.client import RETRIED_STATUS, EndpointClient, EndpointGone, EndpointRefused
 
 #: the prompt whose echo is checked; its last tokens (" lazy", " dog") are predictable after the rest
 ECHO_PROBE = "The quick brown fox jumps over the lazy dog"
@@ -113,14 +113,13 @@ class Endpoint:
             p.batch = self._batches()
             p.echo, p.echo_gap = self._echo_check() if p.top_k else (False, None)
         p.tokenize, p.tokenize_field = self._tokenizer_route()
-        self.client.retries.clear()  # the probe's failures tell what the endpoint lacks; the run counts its own
         return p
 
     def _try(self, route: str, body: dict[str, Any]) -> Any:
         """The answer to a probe's request, or None where the server refuses it or fails on it (a feature it lacks:
         llama-cpp-python answers a list of prompts with HTTP 500)."""
-        try:
-            return self.client.post(route, {"model": self.model, **body}, tries=2)
+        try:  # retried as any request, except a 500: the server failing on what it cannot do
+            return self.client.post(route, {"model": self.model, **body}, retried=RETRIED_STATUS - {500})
         except EndpointRefused as exc:
             if exc.status in (401, 403):
                 raise RobustError(str(exc)) from None

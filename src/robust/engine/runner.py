@@ -259,9 +259,9 @@ class Runner:
         meter = Meter()
         with _sigterm_interrupts():
             bench, ctx = self.build(config, model=model)
-            model_print = self._fingerprint(config, ctx.model)  # probes a Python object's outputs: before a run
             meter.watch(ctx.model)
-            items = self.plan(bench, ctx)
+            items = self.plan(bench, ctx)  # the data is checked before the model is called
+            model_print = self._fingerprint(config, ctx.model)  # probes a Python object's outputs: before a run
             environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
                            "settings": bench.config, "fingerprint": model_print.to_json()}
             owner = owner_token()

@@ -133,6 +133,17 @@ def test_bad_model_outputs_are_refused_before_a_run_exists(tmp_path, fn, said):
     assert Store(store).runs() == []
 
 
+def test_a_model_that_fails_on_the_probe_is_one_line_before_a_run_exists(tmp_path):
+    def broken(texts):
+        return {t: 1 for t in texts}["missing"]
+
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError, match=r"^the model function:broken fails on the probe texts \(classify\): "
+                       r"KeyError: 'missing'$"):
+        robust.run("accuracy", model=broken, data=ROWS, store=store)
+    assert Store(store).runs() == []
+
+
 def test_logits_are_accepted_when_said_and_give_the_probabilities_run(tmp_path):
     store = tmp_path / "runs.db"
     logits = lambda texts: np.log(keyword_probs(texts)) + 3.0  # noqa: E731 - softmax gives keyword_probs back
@@ -214,8 +225,16 @@ def test_a_bare_encoder_and_a_causal_lm_in_memory_are_what_their_class_is(tmp_pa
 
     path, tokenizer = minilm
     hf = robust.registry().get("model", "hf").target
-    encoder = hf.from_objects(AutoModel.from_pretrained(path), tokenizer)
+    bare = AutoModel.from_pretrained(path)
+    encoder = hf.from_objects(bare, tokenizer)
     assert encoder.task == "encoder" and "classify" not in encoder.provides()
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError, match="needs classify but model .* offers only checkpoint, embed; if it "
+                       "can, name its task"):
+        robust.run("accuracy", model=(bare, tokenizer), data=ROWS, store=store)
+    with pytest.raises(robust.RobustError, match="fails on the probe texts \\(classify\\): AttributeError"):
+        robust.run("accuracy", model=(bare, tokenizer), data=ROWS, settings={"model.task": "classify"}, store=store)
+    assert Store(store).runs() == []
     lm = GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.vocab_size, n_positions=64, n_embd=16, n_layer=1, n_head=2))
     assert lm.config.architectures is None
     causal = hf.from_objects(lm, tokenizer)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from robust.core.errors import RobustError
+from robust.core.errors import RobustError, one_line
 from robust.core.lazy import np
 from robust.toolkit.function_model import checked_outputs
 
@@ -77,12 +77,15 @@ def of_object(model: Any, who: str) -> Fingerprint:
     caps = tuple(sorted(model.provides()))
     labels = tuple(str(c) for c in model.labels) if model.labels is not None else None
     texts = list(PROBE_TEXTS)
-    if "classify" in caps:
-        probe, values = "classify", model._classify(texts)
-    elif "embed" in caps:
-        probe, values = "embed", model._embed(texts, model.pooling_used(None))
-    else:
+    probe = "classify" if "classify" in caps else "embed" if "embed" in caps else ""
+    if not probe:
         return Fingerprint(model.identity, caps, labels)
+    try:
+        values = model._classify(texts) if probe == "classify" else model._embed(texts, model.pooling_used(None))
+    except RobustError:
+        raise
+    except Exception as exc:  # the user's code: one line here, the traceback chained for Python users
+        raise RobustError(f"{who} fails on the probe texts ({probe}): {one_line(exc)}") from exc
     out = checked_outputs(values, len(texts), probe, who)
     width = out.shape[1]
     if probe == "classify" and labels is not None and width != len(labels):

@@ -171,9 +171,11 @@ def test_data_errors_name_the_rows_passed_and_the_setting(tmp_path):
                    store=store)
     assert str(caught.value) == ("the rows passed as data=, row at index 1: missing column 'label' (columns: text, "
                                  "y); set settings={'label_column': ...}")
-    renamed = robust.run("accuracy", model=keyword_probs, data=frame, store=store,
+    said = []
+    renamed = robust.run("accuracy", model=keyword_probs, data=frame, store=store, say=said.append,
                          settings={"text_column": "review", "label_column": "sentiment"})
     assert renamed.status == "finished" and [r.status for r in Store(store).runs()] == ["finished"]
+    assert "preparing accuracy: reading the rows passed as data=" in said
 
 
 def test_a_run_option_given_as_a_setting_says_it_is_a_keyword(tmp_path):

@@ -115,6 +115,23 @@ def test_a_resumed_spec_run_refuses_a_model_that_now_resolves_to_other_weights(t
         robust.unregister_plugin("t-versioned")
 
 
+def test_an_embedder_is_fingerprinted_by_a_fixed_projection_of_its_vectors():
+    from robust.engine.fingerprint import Fingerprint, of_object
+
+    def embedder(dim, scale=1.0):
+        return robust.FunctionModel(lambda texts: np.array([scale * np.random.default_rng(len(t)).standard_normal(
+            dim) for t in texts]), "embed")
+
+    stored = Fingerprint.from_json(json.loads(json.dumps(of_object(embedder(16), "e").to_json())))  # as stored
+    assert stored.width == 16 and len(stored.outputs) == 4 and {len(row) for row in stored.outputs} == {8}
+    assert of_object(embedder(16), "e").difference(stored) is None
+    assert "4 of 4 probe outputs differ" in of_object(embedder(16, 1.5), "e").difference(stored)
+    assert of_object(embedder(12), "e").difference(stored) == ("the model passed to resume returns 12 embedding "
+                                                               "dimensions, the run's model returned 16")
+    assert of_object(robust.FunctionModel(keyword_probs), "c").difference(stored) == (
+        "the model passed to resume offers classify, the run's model offered embed")
+
+
 # 3. model outputs are checked before a run exists ---------------------------------------------------------
 @pytest.mark.parametrize(("fn", "said"), [
     (lambda texts: np.zeros(len(texts)), "returned shape (4,) for 4 texts; expected (4, k) class probabilities"),

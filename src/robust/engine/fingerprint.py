@@ -22,7 +22,8 @@ TOLERANCE = 1e-3  # absolute and relative: outputs closer than this are the same
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What identifies a model: `identity` for a spec; capabilities, labels and probe outputs for an object."""
+    """What identifies a model: `identity` for a spec (nothing else is recorded); capabilities, labels and probe
+    outputs for an object (its identity, a name, is informative only: a new object computing the same is the same)."""
 
     identity: str
     capabilities: tuple[str, ...] = ()
@@ -43,7 +44,7 @@ class Fingerprint:
 
     def difference(self, run: Fingerprint, this: str = "the model passed to resume") -> str | None:
         """One line saying how this model differs from the run's (None: the same model)."""
-        if not self.probe and not run.probe:
+        if not run.capabilities:  # a spec's: what it resolves to
             if self.identity != run.identity:
                 return f"{this} resolves to {self.identity} now, the run's model was {run.identity}"
             return None

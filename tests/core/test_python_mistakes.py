@@ -188,6 +188,11 @@ def test_data_errors_name_the_rows_passed_and_the_setting(tmp_path):
                    store=store)
     assert str(caught.value) == ("the rows passed as data=, row at index 1: missing column 'label' (columns: text, "
                                  "y); set settings={'label_column': ...}")
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, store=store,
+                   data=[{"text": "fine", "label": 1}, {"text": "bad", "label": "neg"}])
+    assert str(caught.value) == ("the rows passed as data=, row at index 1: label 'neg' is not a class index, and "
+                                 "model function:keyword_probs names no classes")
     said = []
     renamed = robust.run("accuracy", model=keyword_probs, data=frame, store=store, say=said.append,
                          settings={"text_column": "review", "label_column": "sentiment"})

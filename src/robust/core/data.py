@@ -18,7 +18,7 @@ from typing import Any
 
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import DataGenerator, Example
-from robust.core.labels import label_problem
+from robust.core.labels import label_index, label_problem
 
 MAX_CHARS = 1_000_000  # per line / text, unless ROBUST_MAX_CHARS says otherwise
 TEXT_SUFFIXES = (".txt", ".text", ".md")
@@ -33,6 +33,11 @@ def where(path: str | Path, row: int | None = None) -> str:
     if str(path).endswith(ROWS_SUFFIX):
         return "the rows passed as data=" + ("" if row is None else f", row at index {row - 1}")
     return str(path) if row is None else f"{path}:{row}"
+
+
+def _example_at(spec: str, example_id: str) -> str:
+    """An example of `spec` as errors name it (rows passed in memory by their index)."""
+    return where(spec, int(example_id)) if spec.endswith(ROWS_SUFFIX) else f"{spec}: example {example_id}"
 
 
 def char_limit() -> int:
@@ -209,7 +214,7 @@ def load_examples(spec: str, ctx: Any, labelled: bool = True, labels: Sequence[A
         if labelled:
             problem = "has no label" if ex.label is None else label_problem(ex.label, labels)
             if problem:
-                raise RobustError(f"{where(spec)}: example {ex.id}: {problem}")
+                raise RobustError(f"{_example_at(spec, ex.id)}: {problem}")
         out.append(ex)
         if limit is not None and len(out) >= limit:
             break
@@ -227,6 +232,11 @@ def held_out_examples(spec: str, ctx: Any, model: Any, limit: int | None = None,
     stop = None if limit is None else limit + len(trained)
     examples = [ex for ex in load_examples(spec, ctx, labels=model.labels, limit=stop, **options)
                 if ex.id not in trained][:limit]
+    for ex in examples:  # every gold label is a class of the model, before a run exists
+        try:
+            label_index(model, ex.label)
+        except RobustError as exc:
+            raise RobustError(f"{_example_at(spec, ex.id)}: {exc}") from None
     if not examples:
         raise RobustError(f"{where(spec)}: the model was trained on every example; nothing is left to test it on")
     return examples

@@ -98,8 +98,10 @@ def test_bad_model_objects_and_data_are_one_line_refusals(tmp_path):
         robust.run("accuracy", model=3, data=ROWS, store=tmp_path / "r.db")
     with pytest.raises(robust.RobustError, match="cannot read data from a int"):
         robust.run("accuracy", model=keyword_probs, data=3, store=tmp_path / "r.db")
-    with pytest.raises(robust.RobustError, match="model settings and batch size apply to a model named by a spec"):
-        robust.run("accuracy", model=keyword_probs, data=ROWS, batch_size=4, store=tmp_path / "r.db")
+    with pytest.raises(robust.RobustError, match=r"model settings \(model.batch_size\) and batch size apply to a "
+                       "model named by a spec or a callable; configure the FunctionModel you passed instead"):
+        robust.run("accuracy", model=robust.FunctionModel(keyword_probs), data=ROWS, batch_size=4,
+                   store=tmp_path / "r.db")
     assert Store(tmp_path / "r.db").runs() == []
 
 

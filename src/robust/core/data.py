@@ -18,12 +18,26 @@ from typing import Any
 
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import DataGenerator, Example
-from robust.core.labels import label_problem
+from robust.core.labels import label_index, label_problem
 
 MAX_CHARS = 1_000_000  # per line / text, unless ROBUST_MAX_CHARS says otherwise
 TEXT_SUFFIXES = (".txt", ".text", ".md")
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
 CSV_SUFFIXES = (".csv", ".tsv", ".tab")
+ROWS_SUFFIX = ".rows.jsonl"  # the file `robust.run` writes rows passed in memory to (a list, DataFrame, Dataset)
+
+
+def where(path: str | Path, row: int | None = None) -> str:
+    """How an error names data (and its row, numbered from 1): `file:row`, or for rows passed in memory what the
+    user passed: `the rows passed as data=, row at index 0`."""
+    if str(path).endswith(ROWS_SUFFIX):
+        return "the rows passed as data=" + ("" if row is None else f", row at index {row - 1}")
+    return str(path) if row is None else f"{path}:{row}"
+
+
+def _example_at(spec: str, example_id: str) -> str:
+    """An example of `spec` as errors name it (rows passed in memory by their index)."""
+    return where(spec, int(example_id)) if spec.endswith(ROWS_SUFFIX) else f"{spec}: example {example_id}"
 
 
 def char_limit() -> int:
@@ -147,22 +161,27 @@ class FileData(DataGenerator):
             ds = ds["test" if "test" in ds else next(iter(ds))]
         yield from enumerate(ds, 1)
 
+    def _hint(self, column: str) -> str:
+        """Rows passed from Python: the setting that names their text or label column."""
+        return f"; set settings={{'{column}_column': ...}}" if str(self.path).endswith(ROWS_SUFFIX) else ""
+
     def _example(self, n: int, row: Any) -> Example:
-        at = f"{self.path}:{n}"
+        at = where(self.path, n)
         if isinstance(row, str) and (not self.labelled or self.path.suffix.lower() in TEXT_SUFFIXES):
             row = {self.text_column: row}
         if not isinstance(row, dict):
             raise RobustError(f"{at}: expected a JSON object (or a string) per line")
         columns = ", ".join(map(str, row))
         if self.text_column not in row:
-            raise RobustError(f"{at}: missing column {self.text_column!r} (columns: {columns})")
+            raise RobustError(f"{at}: missing column {self.text_column!r} (columns: {columns}){self._hint('text')}")
         text = row[self.text_column]
         if not isinstance(text, str) or not text.strip():
             raise RobustError(f"{at}: empty or non-text value in column {self.text_column!r}")
         label = None
         if self.labelled:
             if self.label_column not in row:
-                raise RobustError(f"{at}: missing column {self.label_column!r} (columns: {columns})")
+                raise RobustError(f"{at}: missing column {self.label_column!r} (columns: {columns})"
+                                  + self._hint("label"))
             label = row[self.label_column]
             label = label.strip() if isinstance(label, str) else label
             if label is None or label == "":
@@ -195,14 +214,14 @@ def load_examples(spec: str, ctx: Any, labelled: bool = True, labels: Sequence[A
         if labelled:
             problem = "has no label" if ex.label is None else label_problem(ex.label, labels)
             if problem:
-                raise RobustError(f"{spec}: example {ex.id}: {problem}")
+                raise RobustError(f"{_example_at(spec, ex.id)}: {problem}")
         out.append(ex)
         if limit is not None and len(out) >= limit:
             break
     if not out:
-        raise RobustError(f"{spec}: no examples")
+        raise RobustError(f"{where(spec)}: no examples")
     if len({ex.id for ex in out}) != len(out):
-        raise RobustError(f"{spec}: example ids repeat")
+        raise RobustError(f"{where(spec)}: example ids repeat")
     return out
 
 
@@ -213,8 +232,13 @@ def held_out_examples(spec: str, ctx: Any, model: Any, limit: int | None = None,
     stop = None if limit is None else limit + len(trained)
     examples = [ex for ex in load_examples(spec, ctx, labels=model.labels, limit=stop, **options)
                 if ex.id not in trained][:limit]
+    for ex in examples:  # every gold label is a class of the model, before a run exists
+        try:
+            label_index(model, ex.label)
+        except RobustError as exc:
+            raise RobustError(f"{_example_at(spec, ex.id)}: {exc}") from None
     if not examples:
-        raise RobustError(f"{spec}: the model was trained on every example; nothing is left to test it on")
+        raise RobustError(f"{where(spec)}: the model was trained on every example; nothing is left to test it on")
     return examples
 
 

@@ -325,7 +325,10 @@ class Benchmark(Plugin):
 
     def describe_data(self, ctx: RunContext) -> str:
         """What `prepare` reads, for the line said before it starts (default: the `--data` or default dataset)."""
-        return f"reading {ctx.data or self.default_data}" if (ctx.data or self.default_data) else "building its tasks"
+        from robust.core.data import where
+
+        data = ctx.data or self.default_data
+        return f"reading {where(data)}" if data else "building its tasks"
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits in this benchmark, said in one line at run start."""

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from robust.core.data import ROWS_SUFFIX
 from robust.core.errors import Interruption, RobustError
 from robust.core.interfaces import ModelAdapter
 from robust.core.registry import Registry
 from robust.core.results import Result
-from robust.engine.runner import IN_MEMORY
+from robust.engine.runner import IN_MEMORY, RunConfig, split_settings
 from robust.engine.store import Run, Store
 from robust.toolkit.function_model import FunctionModel
 
@@ -71,18 +72,24 @@ def names(value: str | Sequence[str] | None) -> list[str]:
     return [v.strip() for raw in values for v in str(raw).split(",") if v.strip()]
 
 
-def model_object(model: Any, registry: Registry) -> ModelAdapter | None:
-    """A ModelAdapter for a model given as a Python object (None for a spec string)."""
+def model_object(model: Any, registry: Registry, settings: Mapping[str, Any] | None = None) -> ModelAdapter | None:
+    """A ModelAdapter for a model given as a Python object (None for a spec string), with the `model.KEY` settings
+    given (a ModelAdapter instance, already configured, takes none)."""
+    settings = dict(settings or {})
     if model is None or isinstance(model, str):
         return None
     if isinstance(model, ModelAdapter):
+        if settings:
+            raise RobustError(f"model settings ({', '.join(f'model.{k}' for k in settings)}) and batch size apply "
+                              f"to a model named by a spec or a callable; configure the {type(model).__name__} "
+                              "you passed instead")
         return model
     if isinstance(model, tuple) and len(model) == 2 and hasattr(model[0], "config"):
-        return registry.get("model", "hf").target.from_objects(*model)
+        return registry.get("model", "hf").target.from_objects(*model, **settings)
     if hasattr(model, "config") and hasattr(model, "forward"):  # a transformers model without its tokenizer
-        return registry.get("model", "hf").target.from_objects(model)
+        return registry.get("model", "hf").target.from_objects(model, **settings)
     if callable(model):
-        return FunctionModel(model, "classify", name=getattr(model, "__name__", "function"))
+        return FunctionModel(model, "classify", name=getattr(model, "__name__", "function"), **settings)
     raise RobustError(f"cannot use a {type(model).__name__} as a model: pass a spec such as 'minilm', a "
                       "ModelAdapter, a callable texts -> probabilities, or (transformers model, tokenizer)")
 
@@ -97,10 +104,10 @@ def data_spec(data: Any, directory: Path) -> str | None:
     if not rows:
         raise RobustError("data has no rows")
     text = "".join(json.dumps(row, ensure_ascii=False, sort_keys=True, default=_scalar) + "\n" for row in rows)
-    path = directory / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
+    path = directory / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}{ROWS_SUFFIX}"
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{id(text)}.tmp")
+        partial = path.with_name(f"{path.name}.{id(text)}.tmp")
         partial.write_text(text, encoding="utf-8")
         partial.replace(path)  # atomic: two processes writing the same rows write the same file
     return str(path)
@@ -138,7 +145,19 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     registry = registry or get_registry()
     say = say or (lambda line: None)
     the_store = store if isinstance(store, Store) else Store(store)
-    instance = model_object(model, registry)
+    if resume:
+        stored = RunConfig.from_json((the_store.latest_resumable() if resume == "latest"
+                                      else the_store.get(resume)).config)
+        if isinstance(model, str) and model and model != stored.model:
+            raise RobustError(f"run {resume} was computed with the model {stored.model}, not {model}; resume it "
+                              "without model= (it is rebuilt from its spec)")
+        # an object is configured as it was when the run started
+        model_settings = {**stored.model_settings, **({"batch_size": stored.batch_size} if stored.batch_size else {})}
+    else:
+        model_settings = split_settings(as_assignments(settings))[1]
+        if batch_size:
+            model_settings["batch_size"] = batch_size
+    instance = model_object(model, registry, model_settings)
     runner = Runner(registry, the_store, make_executor(executor, address=address, workers=workers), progress, say)
     try:
         if resume:
@@ -156,8 +175,6 @@ def _config(registry: Registry, store: Store, bench: str | None, instance: Model
             data: Any, attack: Any, scorer: Any, settings: Any, limit: int | None, seed: int,
             batch_size: int | None, out: str | None, say: Callable[[str], None]) -> Any:
     """The RunConfig of a new run, the default model chosen (and said) when none is given."""
-    from robust.engine.runner import RunConfig, split_settings
-
     if not bench:
         raise RobustError("missing the benchmark; see `robust list benchmarks`")
     target = registry.get("benchmark", bench).target  # fails fast with did-you-mean
@@ -174,9 +191,6 @@ def _config(registry: Registry, store: Store, bench: str | None, instance: Model
         say(f"no model given: using {spec}{told}, the default model of {bench}"
             + (" for this data" if defaults else ""))
     if instance is not None:
-        if model_settings or batch_size:
-            raise RobustError("model settings and batch size apply to a model named by a spec; configure the "
-                              f"{type(instance).__name__} you passed instead")
         spec = IN_MEMORY + instance.identity
     return RunConfig(bench=bench, model=spec, data=data_ref or target.default_data, limit=limit, seed=seed or 0,
                      attacks=names(attack), scorers=names(scorer), batch_size=batch_size, settings=bench_settings,

@@ -4,6 +4,7 @@ a lease, and end the run in exactly one of `finished`, `failed` (with its cause)
 from __future__ import annotations
 
 import contextlib
+import difflib
 import platform
 import signal
 import threading
@@ -21,6 +22,7 @@ from robust.core.registry import Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds
+from robust.engine.fingerprint import Fingerprint, of_object, of_spec
 from robust.engine.progress import Estimate, RunProgress, progress_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
 
@@ -75,6 +77,19 @@ def _versions() -> dict[str, str]:
         with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
     return out
+
+
+#: what a run takes as an argument (`robust.run(limit=5)`, `--limit 5`), not as a benchmark setting
+RUN_OPTIONS = ("attack", "batch_size", "data", "limit", "model", "out", "scorer", "seed")
+
+
+def _run_option(key: str, bench: str, settings: Any) -> None:
+    """A benchmark setting the benchmark lacks that is (or resembles) an argument of the run: say so."""
+    meant = difflib.get_close_matches(key, RUN_OPTIONS, n=1, cutoff=0.75)
+    if meant:
+        known = ", ".join(sorted(settings)) or "none"
+        raise RobustError(f"unknown setting {key!r} for {bench} (known: {known}); {meant[0]!r} is an argument of "
+                          f"the run, not a setting: robust.run(..., {meant[0]}=...) or --{meant[0].replace('_', '-')}")
 
 
 class Interrupted(KeyboardInterrupt):
@@ -158,6 +173,7 @@ class Runner:
         unknown = [key for key in config.settings if key not in bench_entry.settings]
         if unknown:
             self._misplaced(unknown[0], config)
+            _run_option(unknown[0], config.bench, bench_entry.settings)
         bench = bench_entry.create(**config.settings)
         if config.attacks and not bench.accepts_attacks:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack")
@@ -181,9 +197,11 @@ class Runner:
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())
         if missing:
             why = "; ".join(dict.fromkeys(filter(None, (model.why_not(c) for c in sorted(missing)))))
+            task = ("; if it can, name its task: --set model.task=TASK or settings={'model.task': TASK}"
+                    if "task" in model.settings else "")
             raise RobustError(f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model "
                               f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}"
-                              + (f" ({why})" if why else ""))
+                              + (f" ({why})" if why else "") + task)
         return bench, ctx
 
     def typed(self, config: RunConfig, bench: Benchmark, ctx: RunContext) -> RunConfig:
@@ -244,9 +262,10 @@ class Runner:
         with _sigterm_interrupts():
             bench, ctx = self.build(config, model=model)
             meter.watch(ctx.model)
-            items = self.plan(bench, ctx)
+            items = self.plan(bench, ctx)  # the data is checked before the model is called
+            model_print = self._fingerprint(config, ctx.model)  # probes a Python object's outputs: before a run
             environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
-                           "settings": bench.config}
+                           "settings": bench.config, "fingerprint": model_print.to_json()}
             owner = owner_token()
             config = self.typed(config, bench, ctx)
             ctx.run_id = self.run_id = self.store.create_run(config.bench, config.model, asdict(config),
@@ -262,16 +281,32 @@ class Runner:
             self.say(f"run {run.id} is already finished")
             return run
         meter, owner = Meter(), owner_token()
+        config = RunConfig.from_json(run.config)
+        if model is not None and not config.model.startswith(IN_MEMORY):
+            raise RobustError(f"run {run.id} was computed with the model {config.model}; resume it without a model "
+                              "(it is rebuilt from that spec)")
+        bench, ctx = self.build(config, run.id, model)
+        stored = run.environment.get("fingerprint")  # runs stored before fingerprints: unchecked
+        if stored:  # the same model, before any record is written (or the run touched)
+            this = f"model {config.model}" if not config.model.startswith(IN_MEMORY) else "the model passed to resume"
+            differs = self._fingerprint(config, ctx.model).difference(Fingerprint.from_json(stored), this)
+            if differs:
+                raise RobustError(f"cannot resume run {run.id}: {differs}")
         with _sigterm_interrupts():
             self.store.acquire(run.id, owner)
             self.run_id = run.id
             with self._holding(run.id, owner, meter):
                 self.say(f"resuming run {run.id} ({run.status})")
-                config = RunConfig.from_json(run.config)
-                bench, ctx = self.build(config, run.id, model)
                 meter.watch(ctx.model)
                 items = self.plan(bench, ctx)
                 return self._execute(run.id, owner, config, bench, ctx, items, meter)
+
+    @staticmethod
+    def _fingerprint(config: RunConfig, model: Any) -> Fingerprint:
+        """The model's fingerprint: a Python object's is probed (its outputs checked), a spec's is its identity."""
+        if config.model.startswith(IN_MEMORY):
+            return of_object(model, f"the model {config.model.removeprefix(IN_MEMORY)}")
+        return of_spec(model)
 
     def reduce(self, ref: str) -> Result:
         """Recompute a run's result from its stored records (no model calls)."""

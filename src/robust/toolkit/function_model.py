@@ -1,4 +1,4 @@
-"""Python API: wrap any callable `texts -> probabilities` or `texts -> embeddings` as a ModelAdapter."""
+"""Python API: wrap any callable `texts -> probabilities` (or logits) or `texts -> embeddings` as a ModelAdapter."""
 
 from __future__ import annotations
 
@@ -10,14 +10,21 @@ from robust.core.interfaces import ModelAdapter
 from robust.core.lazy import np
 from robust.core.settings import Setting
 
+PROBABILITY_TOLERANCE = 1e-3  # a row of class probabilities sums to 1 within this
+LOGITS_HINT = "; for logits pass FunctionModel(fn, outputs='logits') or settings={'model.outputs': 'logits'}"
+
 
 class FunctionModel(ModelAdapter):
-    """`FunctionModel(fn, "classify", labels=[...])`: every call goes through the shared batching cache."""
+    """`FunctionModel(fn, "classify", labels=[...])`: every call goes through the shared batching cache. A classifier
+    returns class probabilities, an array (len(texts), k) of non-negative rows summing to 1, or, with
+    `outputs="logits"`, unnormalised scores that are turned into probabilities by a softmax."""
 
     name = "function"
     description = "A Python callable wrapped as a model (Python API only)"
     capabilities = frozenset({"classify", "embed"})
-    settings = {"batch_size": Setting(64, min=1)}
+    settings = {"batch_size": Setting(64, min=1),
+                "outputs": Setting("probabilities", choices=("probabilities", "logits"),
+                                   help="what a classifier returns; logits are turned into probabilities (softmax)")}
 
     def __init__(self, fn: Callable[[list[str]], Any], capability: str = "classify",
                  name: str = "function", labels: Sequence[Any] | None = None, **config: Any) -> None:
@@ -30,13 +37,43 @@ class FunctionModel(ModelAdapter):
         return frozenset({self.capability})
 
     def _call(self, texts: Sequence[str]) -> list[np.ndarray]:
-        out = np.asarray(self.fn(list(texts)), dtype=np.float64)
-        if out.ndim != 2 or len(out) != len(texts):
-            raise RobustError(f"function model {self.arg!r} must return an array of shape (len(texts), k)")
-        return list(out)
+        out = self.fn(list(texts))
+        if self.capability == "classify" and self.config["outputs"] == "logits":
+            out = _softmax(checked_outputs(out, len(texts), "logits", f"function {self.arg!r}"))
+        return list(checked_outputs(out, len(texts), self.capability, f"function {self.arg!r}", LOGITS_HINT))
 
     def _classify(self, texts: Sequence[str]) -> list[np.ndarray]:
         return self._call(texts)
 
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[np.ndarray]:
         return self._call(texts)
+
+
+def checked_outputs(values: Any, n: int, what: str, who: str, hint: str = "") -> np.ndarray:
+    """A model's outputs for `n` texts as a float array (n, k), checked: `what` is classify (class probabilities:
+    non-negative, rows summing to 1), logits or embed; anything else is refused in one line naming `who` (and
+    ending with `hint` when rows are not probabilities)."""
+    expected = {"classify": "class probabilities", "logits": "class logits", "embed": "embeddings"}[what]
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise RobustError(f"{who} returned a {type(values).__name__} that is not an array of numbers for {n} texts; "
+                          f"expected ({n}, k) {expected}") from None
+    if out.ndim != 2 or len(out) != n or out.shape[1] < 1:
+        raise RobustError(f"{who} returned shape {out.shape} for {n} texts; expected ({n}, k) {expected}")
+    if not np.isfinite(out).all():
+        raise RobustError(f"{who} returned a non-finite value (NaN or infinity) among its {expected}")
+    if what == "classify":
+        bad = np.flatnonzero((out < 0).any(1) | (np.abs(out.sum(1) - 1) > PROBABILITY_TOLERANCE))
+        if len(bad):
+            row = out[bad[0]]
+            shown = ", ".join(f"{v:.3g}" for v in row[:6]) + (", ..." if len(row) > 6 else "")
+            raise RobustError(f"{who} returned [{shown}] for text {bad[0] + 1} of {n}: not probabilities "
+                              "(non-negative, summing to 1)" + hint)
+    return out
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    from scipy.special import softmax
+
+    return softmax(logits, axis=1)

@@ -129,8 +129,12 @@ class HFModel(ModelAdapter):
     @classmethod
     def from_objects(cls, model: Any, tokenizer: Any = None, **config: Any) -> HFModel:
         """An adapter over a transformers model (and its tokenizer) already in memory: `robust.run(bench,
-        model=(model, tokenizer))`. It is used where it is (its device and dtype) and never reloaded."""
-        task = _task_from_config(model.config.to_dict())
+        model=(model, tokenizer))`. It is used where it is (its device and dtype) and never reloaded. Its task comes
+        from the object's class (its head: `BertForSequenceClassification` classifies whatever
+        `config.architectures` says), unless the setting `task` names one."""
+        task = config.get("task", "auto")
+        if task == "auto":
+            task = _task_from_config({**model.config.to_dict(), "architectures": [type(model).__name__]})
         if tokenizer is None and task != "vision":
             raise RobustError(f"a {type(model).__name__} needs its tokenizer: pass model=(model, tokenizer)")
         adapter = cls("in-memory", **{**config, "device": str(getattr(model, "device", "cpu"))})

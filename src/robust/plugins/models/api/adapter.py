@@ -45,10 +45,14 @@ class _Chain:
     tokens: int = 0
     censored: int = 0
 
-    def step(self, top: dict[str, float]) -> None:
-        """Take the longest top-k token that starts what is left; none: censored at the k-th log-probability, and the
-        rest is out of reach (its tokens would follow one the model did not rank)."""
-        piece = max((t for t in top if t and self.rest.startswith(t)), key=len, default="")
+    def step(self, top: dict[str, float], whole: bool = False) -> None:
+        """Take the longest top-k token that starts what is left (`whole`: only what is left, one known token); none:
+        censored at the k-th log-probability, and the rest is out of reach (its tokens would follow one the model
+        did not rank)."""
+        if whole:
+            piece = self.rest if self.rest in top else ""
+        else:
+            piece = max((t for t in top if t and self.rest.startswith(t)), key=len, default="")
         self.tokens += 1
         if piece:
             self.context, self.rest = self.context + piece, self.rest[len(piece):]
@@ -211,16 +215,17 @@ class APIModel(ModelAdapter):
             return out
         return self._chain(pairs)
 
-    def _chain(self, pairs: Sequence[tuple[str, str]]) -> list[Continuation]:
+    def _chain(self, pairs: Sequence[tuple[str, str]], whole: bool = False) -> list[Continuation]:
         """Next-token scoring: every pair's continuation consumed one top-k token at a time, all pairs' next steps
-        sent together (requests for the same context, e.g. several classes' first tokens, asked once)."""
+        sent together (requests for the same context, e.g. several classes' first tokens, asked once); `whole`: each
+        continuation is one token of the server's own split."""
         k = self.profile.top_k
         chains = [_Chain(context, rest) for context, rest in pairs]
         while live := [c for c in chains if c.rest]:
             contexts = list(dict.fromkeys(c.context for c in live))
             tops = dict(zip(contexts, self.endpoint.next_tokens(contexts, k)))
             for c in live:
-                c.step(tops[c.context])
+                c.step(tops[c.context], whole)
         censored = sum(c.censored for c in chains)
         with self._lock:
             self.censored += censored
@@ -271,7 +276,7 @@ class APIModel(ModelAdapter):
             tokens, offsets = self.endpoint.split(text)
             spans.append(len(tokens) - 1)
             pairs += [(text[: offsets[j]], tokens[j]) for j in range(1, len(tokens))]
-        scored = iter(self._chain(pairs))
+        scored = iter(self._chain(pairs, whole=True))
         return [np.array([next(scored).logprob for _ in range(n)], dtype=float) for n in spans]
 
     def _text_of(self, ids: Sequence[int]) -> str:

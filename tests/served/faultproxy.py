@@ -113,6 +113,7 @@ class FaultProxy:
 
     @property
     def forwarded(self) -> int:
+        """Requests passed on without a fault."""
         return sum(c.fault is None for c in self.calls)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------

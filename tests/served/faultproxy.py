@@ -68,7 +68,7 @@ class Call:
     method: str
     path: str
     fault: str | None  # the fault's kind, or None when forwarded
-    status: int | None  # the status the client was sent (None for a drop)
+    status: int | None  # the status sent to the client (None: dropped, or not answered yet)
 
 
 @dataclass
@@ -113,6 +113,7 @@ class FaultProxy:
 
     @property
     def forwarded(self) -> int:
+        """Requests passed on without a fault."""
         return sum(c.fault is None for c in self.calls)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
@@ -144,9 +145,9 @@ class FaultProxy:
     # -- per request -------------------------------------------------------------------------------------------
 
     def _next(self, method: str, path: str, body: bytes) -> tuple[int, Fault | None]:
+        """Number the request and decide its fault (counted as injected from here on)."""
         with self._lock:
             number = len(self.calls) + 1
-            self.calls.append(Call(number, method, path, None, None))  # placeholder, completed by _record
             fault = self.at.get(number)
             if fault is None:
                 text = f"{method} {path}\n{body.decode('utf-8', 'replace')}"
@@ -155,12 +156,13 @@ class FaultProxy:
                         rule.left = None if rule.left is None else rule.left - 1
                         fault = rule.fault
                         break
+            self.calls.append(Call(number, method, path, fault.kind if fault else None, None))
             return number, fault
 
-    def _record(self, number: int, fault: Fault | None, status: int | None) -> None:
+    def _answered(self, number: int, status: int | None) -> None:
         with self._lock:
-            old = self.calls[number - 1]
-            self.calls[number - 1] = Call(number, old.method, old.path, fault.kind if fault else None, status)
+            call = self.calls[number - 1]
+            self.calls[number - 1] = Call(call.number, call.method, call.path, call.fault, status)
 
     def _forward(self, method: str, path: str, headers: dict[str, str], body: bytes):
         conn = http.client.HTTPConnection(self._host, self._port, timeout=self.upstream_timeout)
@@ -193,18 +195,18 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
             number, fault = proxy._next(self.command, self.path, body)
             kind = fault.kind if fault else None
             if kind == "drop":
-                proxy._record(number, fault, None)
+                proxy._answered(number, None)
                 self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             if kind in ("429", "503"):
                 extra = [("Retry-After", f"{fault.seconds:g}")] if kind == "429" else []
                 message = b'{"error": {"message": "injected fault", "type": "fault_proxy"}}'
-                proxy._record(number, fault, int(kind))
+                proxy._answered(number, int(kind))
                 self._reply(int(kind), message, [("Content-Type", "application/json"), *extra])
                 return
             if kind == "stall" and proxy._closing.wait(fault.seconds):
-                proxy._record(number, fault, None)
+                proxy._answered(number, None)
                 self.close_connection = True
                 return
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
@@ -212,7 +214,7 @@ def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:
                 status, resp_headers, resp_body = proxy._forward(self.command, self.path, headers, body)
             except OSError as e:  # upstream down or refusing: what a gateway answers
                 status, resp_headers, resp_body = 502, [("Content-Type", "text/plain")], f"upstream: {e}".encode()
-            proxy._record(number, fault, status)
+            proxy._answered(number, status)
             try:
                 self._reply(status, resp_body, resp_headers)
             except OSError:  # the client gave up (a stalled request past its timeout)

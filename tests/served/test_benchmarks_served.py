@@ -32,7 +32,7 @@ def _report(cli, tmp_path, run_id, env=None):
 ], ids=["robtest-typo", "attack-deepwordbug"])
 def test_classification_benchmarks_over_the_endpoint(cli, tmp_path, llama_server, bench_args):
     run, _ = _run(cli, *bench_args, "--model", "prompt:api:smollm2", "--set", f"api.base_url={llama_server.url}")
-    assert run["status"] == "finished" and run["queries"] > 0
+    assert run["status"] == "finished" and run["model_queries"] > 0
     assert run["environment"]["model"]["lm_info"]["scoring"] == "next-token"
     assert run["result"]["summary"]["model.api_requests"] > 0
     _report(cli, tmp_path, run["id"])

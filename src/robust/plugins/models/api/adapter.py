@@ -24,7 +24,7 @@ from typing import Any
 
 from robust import ModelAdapter, RobustError, Setting, cache_dir
 from robust.plugins.models.api.cache import RequestCache
-from robust.plugins.models.api.client import EndpointClient, Retry
+from robust.plugins.models.api.client import EndpointClient, EndpointRefused, Retry
 from robust.plugins.models.api.endpoint import Endpoint, Profile
 
 SCORING = ("auto", "echo", "next-token")
@@ -45,14 +45,17 @@ class _Chain:
     tokens: int = 0
     censored: int = 0
 
+    def piece(self, top: dict[str, float], whole: bool = False) -> str:
+        """The top-k token this step takes ('' when none fits)."""
+        if whole:
+            return self.rest if self.rest in top else ""
+        return max((t for t in top if t and self.rest.startswith(t)), key=len, default="")
+
     def step(self, top: dict[str, float], whole: bool = False) -> None:
         """Take the longest top-k token that starts what is left (`whole`: only what is left, one known token); none:
         censored at the k-th log-probability, and the rest is out of reach (its tokens would follow one the model
         did not rank)."""
-        if whole:
-            piece = self.rest if self.rest in top else ""
-        else:
-            piece = max((t for t in top if t and self.rest.startswith(t)), key=len, default="")
+        piece = self.piece(top, whole)
         self.tokens += 1
         if piece:
             self.context, self.rest = self.context + piece, self.rest[len(piece):]
@@ -89,6 +92,8 @@ class APIModel(ModelAdapter):
         "backoff": Setting(0.5, min=0.0, help="seconds before the first retry (doubling, with jitter; Retry-After "
                            "wins)"),
         "top_k": Setting(200, min=1, help="next-token log-probabilities asked for (the server may cap it)"),
+        "wide_k": Setting(5000, min=1, help="asked again where a continuation's token is outside the top k "
+                          "(skipped where the server refuses it); beyond it, a token is censored"),
         "scoring": Setting("auto", choices=SCORING, help="log-likelihoods from the echo (only where the probe's check "
                            "passes) or chained next-token top-k; auto: echo where it is right"),
         "temperature": Setting(1.0, min=0.0, help="when sampling (BYOD's generations); greedy decoding uses 0"),
@@ -108,6 +113,7 @@ class APIModel(ModelAdapter):
             raise RobustError(f"base URL {self.base_url!r} is not an http(s) URL")
         self._lock = threading.Lock()
         self.censored = 0  # tokens scored at their top-k bound (next-token scoring)
+        self._refuses_wide = False
 
     @property
     def identity_name(self) -> str:
@@ -224,6 +230,9 @@ class APIModel(ModelAdapter):
         while live := [c for c in chains if c.rest]:
             contexts = list(dict.fromkeys(c.context for c in live))
             tops = dict(zip(contexts, self.endpoint.next_tokens(contexts, k)))
+            unseen = list(dict.fromkeys(c.context for c in live if not c.piece(tops[c.context], whole)))
+            if unseen:  # keep the continuation in view: ask those again with a wider k where the server allows it
+                tops.update(zip(unseen, self._wider(unseen, tops)))
             for c in live:
                 c.step(tops[c.context], whole)
         censored = sum(c.censored for c in chains)
@@ -235,6 +244,18 @@ class APIModel(ModelAdapter):
                  do_sample: bool = True) -> list[str]:
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
         return self.cache.map(("generate", max_new_tokens, seed, do_sample), list(prompts), fn, 8 * self.in_flight)
+
+    def _wider(self, contexts: list[str], tops: dict[str, dict[str, float]]) -> list[dict[str, float]]:
+        """The top `wide_k` next tokens after each context, or the top k already in hand where the server refuses a
+        k that large (hosted APIs cap it at 5 or 20)."""
+        wide = int(self.config["wide_k"])
+        if wide <= self.profile.top_k or self._refuses_wide:
+            return [tops[c] for c in contexts]
+        try:
+            return self.endpoint.next_tokens(contexts, wide)
+        except EndpointRefused:
+            self._refuses_wide = True
+            return [tops[c] for c in contexts]
 
     def _generate(self, prompts: Sequence[str], max_new_tokens: int, seed: int, do_sample: bool) -> list[str]:
         params = {"max_tokens": int(max_new_tokens), "temperature": float(self.config["temperature"]) if do_sample

@@ -37,28 +37,31 @@ WHY_NOT = {
 
 @dataclass
 class _Chain:
-    """One continuation being scored token by token from next-token top-k log-probabilities."""
+    """One continuation being scored token by token from next-token top-k log-probabilities: along the server's own
+    split of it (`pieces`) where the server tells it, else greedily, each step the longest top-k token that starts
+    what is left."""
 
     context: str
     rest: str
+    pieces: list[str] | None = None
     logprob: float = 0.0
     tokens: int = 0
     censored: int = 0
 
-    def piece(self, top: dict[str, float], whole: bool = False) -> str:
-        """The top-k token this step takes ('' when none fits)."""
-        if whole:
-            return self.rest if self.rest in top else ""
+    def piece(self, top: dict[str, float]) -> str:
+        """The top-k token this step takes ('' when the next token is not among them)."""
+        if self.pieces is not None:
+            return self.pieces[0] if self.pieces[0] in top else ""
         return max((t for t in top if t and self.rest.startswith(t)), key=len, default="")
 
-    def step(self, top: dict[str, float], whole: bool = False) -> None:
-        """Take the longest top-k token that starts what is left (`whole`: only what is left, one known token); none:
-        censored at the k-th log-probability, and the rest is out of reach (its tokens would follow one the model
-        did not rank)."""
-        piece = self.piece(top, whole)
+    def step(self, top: dict[str, float]) -> None:
+        """Take the next token; outside the top k: censored at the k-th log-probability, and the rest is out of reach
+        (its tokens would follow one the model did not rank)."""
+        piece = self.piece(top)
         self.tokens += 1
         if piece:
             self.context, self.rest = self.context + piece, self.rest[len(piece):]
+            self.pieces = self.pieces[1:] if self.pieces is not None else None
             self.logprob += top[piece]
         else:
             self.rest, self.logprob, self.censored = "", self.logprob + min(top.values()), self.censored + 1
@@ -221,20 +224,29 @@ class APIModel(ModelAdapter):
             return out
         return self._chain(pairs)
 
+    def _pieces(self, texts: Sequence[str]) -> dict[str, list[str] | None]:
+        """The server's own split of each continuation, where its echo tells it (None: unknown, scored greedily)."""
+        out: dict[str, list[str] | None] = {}
+        for text in dict.fromkeys(texts):
+            tokens = self.endpoint.split(text)[0] if self.profile.echo_tokens and text else None
+            out[text] = tokens if tokens is not None and "".join(tokens) == text else None
+        return out
+
     def _chain(self, pairs: Sequence[tuple[str, str]], whole: bool = False) -> list[Continuation]:
         """Next-token scoring: every pair's continuation consumed one top-k token at a time, all pairs' next steps
         sent together (requests for the same context, e.g. several classes' first tokens, asked once); `whole`: each
         continuation is one token of the server's own split."""
         k = self.profile.top_k
-        chains = [_Chain(context, rest) for context, rest in pairs]
+        pieces = {} if whole else self._pieces([rest for _, rest in pairs])
+        chains = [_Chain(context, rest, [rest] if whole else pieces[rest]) for context, rest in pairs]
         while live := [c for c in chains if c.rest]:
             contexts = list(dict.fromkeys(c.context for c in live))
             tops = dict(zip(contexts, self.endpoint.next_tokens(contexts, k)))
-            unseen = list(dict.fromkeys(c.context for c in live if not c.piece(tops[c.context], whole)))
+            unseen = list(dict.fromkeys(c.context for c in live if not c.piece(tops[c.context])))
             if unseen:  # keep the continuation in view: ask those again with a wider k where the server allows it
                 tops.update(zip(unseen, self._wider(unseen, tops)))
             for c in live:
-                c.step(tops[c.context], whole)
+                c.step(tops[c.context])
         censored = sum(c.censored for c in chains)
         with self._lock:
             self.censored += censored

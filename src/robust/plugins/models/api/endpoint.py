@@ -39,6 +39,7 @@ class Profile:
     batch: bool = False  # several prompts per completions request
     echo: bool = False  # echoed prompt log-probabilities passed the check
     echo_gap: float | None = None  # the largest |echo - next-token| difference seen at the check
+    echo_tokens: bool = False  # the echo splits a prompt into the server's tokens (even where its values are wrong)
     tokenize: str = ""  # the route that tokenizes ("" none), and the JSON field it reads
     tokenize_field: str = ""
 
@@ -146,6 +147,7 @@ class Endpoint:
         echoed = self._echo_one(ECHO_PROBE)
         if echoed is None or len(echoed.tokens) < 3:
             return False, None
+        self.profile.echo_tokens = "".join(echoed.tokens) == ECHO_PROBE
         gap = 0.0
         for j in (len(echoed.tokens) - 2, len(echoed.tokens) - 1):
             head = ECHO_PROBE[: echoed.offsets[j]]

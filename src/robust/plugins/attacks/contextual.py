@@ -1,4 +1,4 @@
-"""Contextual (RobTest §2.6): replace words by what a language model expects in context, antonyms removed.
+"""Contextual (Chen et al. 2023, Table 1): replace words by what a language model expects in context, antonyms removed.
 
 Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else `lm`):
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,

@@ -49,7 +49,7 @@ class Identity(ArrayModel):
 
 class RandomProjection(ArrayModel):
     """`random-projection:K`: K seeded orthonormal directions of the flattened input (a linear baseline that
-    keeps a fraction c = ‖P 1_d/√d‖ ≈ sqrt(K/d) of SynBench's signal, spec §7.3 V5)."""
+    keeps a fraction c = ‖P 1_d/√d‖ ≈ sqrt(K/d) of SynBench's signal, docs/synbench.md)."""
 
     name = "random-projection"
     description = "Reference representation: K seeded random orthonormal projections of the flattened input"

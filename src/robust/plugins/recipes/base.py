@@ -8,7 +8,7 @@ is a distinct text classified for an example, the original included; `drive` cut
 budget allows, so `AttackResult.queries <= budget` always holds.
 
 Modes:
-- `faithful` (default; spec robusttext.md §3.4, the ASR labels): the reference implementation's semantics.
+- `faithful` (default; Dang et al. 2024, §3.3, the ASR labels): the reference implementation's semantics.
   OpenAttack (PWWS, TextFooler, DeepWordBug): the goal is the model's own prediction on the original text
   (untargeted `ClassifierGoal(origin_pred)`), every example is attacked (misclassified ones too), texts are
   WordPunct tokens joined by single spaces, PWWS and TextFooler lower-case the input. TextAttack (DeepWordBug

@@ -2,7 +2,7 @@
 
 Two reference implementations (setting `variant`):
 
-- `openattack` (default; OpenAttack's DeepWordBugAttacker, the ASR labels of spec robusttext.md §3.4): WordPunct
+- `openattack` (default; OpenAttack's DeepWordBugAttacker, the ASR labels of Dang et al. 2024, §3.3): WordPunct
   tokens ranked by p(goal | token replaced by "<UNK>") ascending ("replaceone"), the first `power` (5) tokens
   get a homoglyph at one random character (left as it is when that character has no look-alike), and one
   final query decides success. Queries: 1 + n + 1 for n tokens.

@@ -2,9 +2,9 @@
 
 `AdapterWrapper` turns a robust ModelAdapter into a TextAttack ModelWrapper: every text goes through the
 adapter's `classify`, i.e. robust's output cache, length-sorted batches and dynamic padding (TextAttack's
-HuggingFaceModelWrapper pads every batch to the model's maximum length, 512 for BERT; anchors.md §4.3).
-`RecipeRunner` builds a recipe once per model and attacks examples one by one with TextAttack's own
-`Attack.attack`, seeding TextAttack's random sources per example, and converts each result.
+HuggingFaceModelWrapper pads every batch to the model's maximum length, 512 for BERT; TextAttack's
+`HuggingFaceModelWrapper.__call__`). `RecipeRunner` builds a recipe once per model and attacks examples one by one with
+TextAttack's own `Attack.attack`, seeding TextAttack's random sources per example, and converts each result.
 """
 
 from __future__ import annotations

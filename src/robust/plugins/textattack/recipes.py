@@ -1,7 +1,7 @@
 """TextAttack 0.3.11's attack recipes as a static table, and what each needs that may be missing offline.
 
 Nothing here imports textattack, nltk, torch or transformers: `robust list` reads this table and checks for
-files only (anchors.md §4.1/§4.5 list which TextAttack components download what).
+files only (docs/textattack.md lists which TextAttack components download what).
 """
 
 from __future__ import annotations

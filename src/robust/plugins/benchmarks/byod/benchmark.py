@@ -73,7 +73,7 @@ class BYOD(Benchmark):
         "text_column": "text",
         "per_line": Setting(False, help="plain text: one paragraph per line instead of blank-line blocks"),
         "splitter": Setting("auto", choices=("auto", "nltk", "regex"), help="auto: nltk punkt_tab if set up"),
-        "detokenize": Setting(False, help="apply the wikitext detokenizer (spec §2.2) to each paragraph"),
+        "detokenize": Setting(False, help="apply the wikitext detokenizer of BYOD's code to each paragraph"),
         "negation_source": Setting("auto", choices=("auto", "topic", "all"),
                                    help="topic: first sentence of each paragraph; auto: topic if faithful"),
         "badwords_path": "",
@@ -173,14 +173,14 @@ class BYOD(Benchmark):
                 elif test == "toxicity":
                     for k, x in enumerate(s):
                         pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
-                elif test == "lrs" and faithful and words > 100:  # the code's filter (spec §3.3)
+                elif test == "lrs" and faithful and words > 100:  # the code's filter (Jain et al. 2023, §6)
                     pool.offer((p.index,), Candidate(f"p{p.index}", p.text, {"sentences": list(s)}))
                 elif test == "lrs" and not faithful and len(s) >= n_in:
                     start = pick("lrs-window", len(s) - n_in + 1)
                     window = list(s[start: start + n_in])
                     pool.offer((p.index,), Candidate(f"p{p.index}s{start}", " ".join(window),
                                                      {"sentences": window, "passage": p.index}))
-                elif test == "word_order" and words > 20 and long:  # one sentence per paragraph (§3.4)
+                elif test == "word_order" and words > 20 and long:  # one sentence per paragraph (BYOD's code)
                     k, x = long[pick("word-order", len(long))]
                     pool.offer((p.index,), Candidate(f"p{p.index}s{k}", x))
                 elif test in ("tokenization", "entropy") and len(p.text) >= 50:
@@ -194,7 +194,7 @@ class BYOD(Benchmark):
         out = {t: pool.items() for t, pool in pools.items()}
         if self._n(HEALTH, ctx):
             out[HEALTH] = health.items()
-        if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (spec §7 item 3)
+        if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (docs/byod.md)
             benign = BottomK(3 * self._n(BENIGN, ctx) + 100, seed, BENIGN)
             for p in self._corpus(ctx, self.config["benign_data"]):
                 for k, x in enumerate(p.sentences):
@@ -216,7 +216,7 @@ class BYOD(Benchmark):
                 out.append(Candidate(cand.id, " ".join(s[-n_in:]), {"sentences": s[-n_in:], "donor": donor}))
             return out
         out = []
-        for cand in pool:  # clean: a uniformly random *other* passage (spec §7 item 7)
+        for cand in pool:  # clean: a uniformly random *other* passage (docs/byod.md)
             others = [d for d in donors if d[0] != cand.data["passage"]]
             if not others:
                 continue

@@ -42,7 +42,8 @@ def punkt_available() -> bool:
 
 
 def split_sentences(text: str, backend: str = "auto") -> list[str]:
-    """Sentences of a paragraph: nltk.sent_tokenize (Punkt, spec §2.3) or the regex fallback (spec §8.2)."""
+    """Sentences of a paragraph: nltk.sent_tokenize (Punkt, BYOD's code, `word_order.py`) or the regex fallback
+    (docs/byod.md, Your data)."""
     text = " ".join(text.split())
     if not text:
         return []
@@ -54,7 +55,8 @@ def split_sentences(text: str, backend: str = "auto") -> list[str]:
 
 
 def word_tokenize(text: str, backend: str = "auto") -> list[str]:
-    """Treebank tokens (nltk.word_tokenize, spec §2.3) or a regex stand-in splitting off punctuation."""
+    """Treebank tokens (nltk.word_tokenize, BYOD's code, `word_order.py`) or a regex stand-in splitting off
+    punctuation."""
     if backend == "nltk" or (backend == "auto" and punkt_available()):
         import nltk
 
@@ -62,7 +64,7 @@ def word_tokenize(text: str, backend: str = "auto") -> list[str]:
     return _REGEX_WORD.findall(text)
 
 
-# --- the wikitext detokenizer (spec §2.2, exact order of the code) ---------------------------------
+# --- the wikitext detokenizer (BYOD's code, `wikitext_detokenizer`, exact order of the code) --------------------------
 def wikitext_detokenize(string: str) -> str:
     string = string.replace("s '", "s'")
     string = re.sub(r"/' [0-9]/", r"/'[0-9]/", string)  # a no-op in the original (literal slashes); kept

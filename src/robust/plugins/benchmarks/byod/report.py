@@ -47,7 +47,7 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
         values[test] = [round(float(x), 6) for x in v]
     if BENIGN in by_test and "negation" in scores:
         benign = np.abs(scorers[BENIGN].numbers(by_test[BENIGN]))
-        normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (§4)
+        normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (paper §4)
         summary.update({"negation_benign_abs_delta": float(benign.mean()), "negation_benign_n": len(benign),
                         "negation_sensitivity_normalized": normalized})
         details += [["negation", "negation_benign_abs_delta", float(benign.mean())],

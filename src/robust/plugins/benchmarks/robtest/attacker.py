@@ -1,5 +1,5 @@
 """RobTest's two accesses as reusable Attackers: `rule-sampling` (random draws of a transform) and
-`saliency-greedy` (greedy by word saliency, spec robtest.md §3.2). Both are batched over examples."""
+`saliency-greedy` (greedy by word saliency, Chen et al. 2023, §2.2). Both are batched over examples."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ class SaliencyGreedy(SearchAttacker):
         rngs = rngs or [self.ctx.rng("saliency-greedy", ex.id) for ex in examples]
         transform.precompute([ex.text for ex in examples], degrees)
         config = self.search_config
-        # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (spec §3.2)
+        # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (Chen et al. 2023, §2.2)
         golds = [None if config.faithful else label_index(model, ex.label) for ex in examples]
         searches = [search_for(transform, ex.text, d, rng, config, gold)
                     for ex, d, rng, gold in zip(examples, degrees, rngs, golds)]

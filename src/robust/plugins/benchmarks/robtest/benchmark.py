@@ -1,4 +1,6 @@
-"""The `robtest` benchmark: RobTest's evaluation protocol (spec robtest.md §1, §3, Appendix A.0).
+"""The `robtest` benchmark: RobTest's evaluation protocol (Chen et al. 2023,
+"From Adversarial Arms Race to Model-centric Evaluation: Motivating a Unified Automatic Robustness Evaluation
+Framework", Findings of ACL 2023, §2.2 and §4.1; the main loop of RobTest's code, src/robtest.py).
 
 Work items are (dimension-tag, access, degree, example), e.g. `typo-M/rule/0.1/000042`, plus one shared
 degree-0 item per example (`clean/000042`). Worst(d) is cumulative and computed in `reduce`, from records.
@@ -37,7 +39,7 @@ from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
 
-#: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
+#: sizes per preset: quick finishes in minutes on a CPU; paper = Chen et al. 2023, §4.1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
 MAX_EDITS = 20  # edits kept per record
@@ -57,8 +59,8 @@ class RobTest(Benchmark):
     chunk_size = 56
     settings = {
         "mode": Setting("evaluate", choices=("evaluate", "augment"),
-                        help="augment: write perturbed copies of the data (spec §1 step 6)"),
-        "preset": Setting("quick", choices=tuple(PRESETS), help="quick finishes in minutes; paper = spec §1"),
+                        help="augment: write perturbed copies of the data (Chen et al. 2023, §3)"),
+        "preset": Setting("quick", choices=tuple(PRESETS), help="quick finishes in minutes; paper = the paper's §4.1"),
         "n": Setting(0, min=0, help="examples sampled (0: from the preset)"),
         "aug_num": Setting(0, min=0, help="rule-based draws per example and degree (0: from the preset)"),
         "access": Setting(["rule", "score"], choices=("rule", "score"), min_items=1),
@@ -66,7 +68,7 @@ class RobTest(Benchmark):
         "score_attacker": Setting("saliency-greedy", help="the Attacker of score-based access"),
         "degrees": Setting(list(DEGREES), min=0.0, max=1.0, min_items=1),
         "variant": Setting("clean", choices=("clean", "faithful"),
-                           help="clean: spec §6 resolutions; faithful: the public code's quirks (spec §5.4)"),
+                           help="clean: docs/robtest.md's resolutions; faithful: the public code's quirks"),
         "final": Setting("code", choices=("code", "eq1"), help="code reproduces the printed finals; eq1: Eq. 1"),
         "text_column": "text",
         "label_column": "label",
@@ -224,7 +226,7 @@ class RobTest(Benchmark):
         attacks: dict[str, AttackResult] = {}
         for (_, access), members in groups.items():
             attacks.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
-            if access == "rule" and self.faithful:  # the code draws again for the Worst pass (spec §3.3, §6 #5)
+            if access == "rule" and self.faithful:  # the code draws again for the Worst pass (docs/robtest.md)
                 found = self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members])
                 worst.update({k: r.variants for k, r in found.items()})
         variants.update({k: r.variants for k, r in attacks.items()})

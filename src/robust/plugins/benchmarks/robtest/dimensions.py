@@ -10,9 +10,9 @@ from typing import Any
 from robust.core.errors import RobustError
 from robust.core.registry import Entry, Registry
 
-#: the report's page order (spec §4.3); unknown dimensions follow in name order
+#: the report's page order (Chen et al. 2023, Appendix G); unknown dimensions follow in name order
 DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflection", "Syntax", "Distraction")
-#: dimensions that only carry the malicious tag (spec §2.0 Table 1)
+#: dimensions that only carry the malicious tag (Chen et al. 2023, Table 1)
 MALICIOUS_ONLY = {"distraction"}
 
 
@@ -46,7 +46,8 @@ def dimension_of(name: str, target: Any) -> str:
 
 
 def tag_of(name: str, target: Any) -> str:
-    """'M' or 'G': from the name suffix (-M/-G), else a `tag` attribute, else by dimension (spec §2.0)."""
+    """'M' or 'G': from the name suffix (-M/-G), else a `tag` attribute, else by dimension (Chen et al. 2023, Table
+    1)."""
     if name.endswith("-M"):
         return "M"
     if name.endswith("-G"):

@@ -1,4 +1,4 @@
-"""The robustness report (spec robtest.md §1 step 5): per dimension-tag the table `Method | degrees | Final
+"""The robustness report (Chen et al. 2023, Appendix G): per dimension-tag the table `Method | degrees | Final
 Score` and the four curves, radar maps of Final Scores, and the comparison of several runs."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 from robust.core.results import Result, Table
 from robust.toolkit.stats import MeanInterval, sample_sd, welch_separable
 
-#: settings that must agree for scores to be comparable (absolute scores depend on n and shape, spec A6)
+#: settings that must agree for scores to be comparable (absolute scores depend on n and shape, docs/synbench.md)
 COMPARABLE_KEYS = ("n", "n_test", "levels", "a_T", "epsilon", "integration", "eps_mode", "covariance",
                    "translation", "denominator")
 

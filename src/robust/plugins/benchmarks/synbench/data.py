@@ -1,4 +1,4 @@
-"""The class-conditional Gaussian generator (spec §2.1, eq. 5.1; Gaussian-H §2.2), registered as the dataset
+"""The class-conditional Gaussian generator (Ko 2024, §5.2.1, eq. 5.1; Gaussian-H §5.3.4), registered as the dataset
 `synbench-gaussians`.
 
 x − μ̄ | y ~ N(y·s·1_d/√d, Σ), y = ±1 with P(y=+1) = 1/2 drawn per sample (the code's Bernoulli labels),

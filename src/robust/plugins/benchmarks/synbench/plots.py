@@ -75,7 +75,8 @@ def expected_bound_curves(result: Result) -> Any:
 
 
 def level_points(result: Result) -> Any:
-    """(a_k, b_k) per level for the representation and the inputs, on the universal curve b(a) (spec §3.2)."""
+    """(a_k, b_k) per level for the representation and the inputs, on the universal curve b(a) (Ko 2024, §5.2.2, Theorem
+    9)."""
     fig, ax = _figure()
     levels = result.data.get("levels", [])
     eps = result.data.get("epsilons", [])

@@ -33,7 +33,7 @@ THRESHOLDS = {"thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_item
 
 
 def _check(scorer: Scorer) -> None:
-    """grid100 integration starts at a = 0.6 (spec §4.4)."""
+    """grid100 integration starts at a = 0.6 (Ko 2024, eq. 5.4)."""
     c = scorer.config
     low = GRID_MIN_A_T if c.get("integration") == "grid100" else 0.5
     for a_T in [*c["thresholds"], c.get("a_T", 0.7)]:

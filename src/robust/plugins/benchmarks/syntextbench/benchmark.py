@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 
 def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
-    """Spec §3.1: encoders average the first and last layer, decoders take the last token."""
+    """Ko et al. 2023, §3: encoders average the first and last layer, decoders take the last token."""
     if setting != "auto":
         return setting
     return "last-token" if capabilities & DECODER_CAPABILITIES else "first-last-avg"
@@ -42,8 +42,8 @@ def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
 
 def lexicon_feasibility(texts: Sequence[str], ys: np.ndarray, scores: Mapping[str, float],
                         rng: np.random.Generator) -> float | None:
-    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (spec §2.7); None without
-    polarity scores or sentences."""
+    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (Ko et al. 2023, §2.2, Fig. 4); None
+    without polarity scores or sentences."""
     if not scores or not len(texts):
         return None
     totals = np.array([sum(scores.get(w, 0.0) for w in t.split()) for t in texts])
@@ -162,7 +162,7 @@ class SynTextBench(Benchmark):
         return self.generator(self.ctx, 0, 0.0).word_lists()
 
     def pooling(self, ctx: RunContext) -> str | None:
-        """The pooling requested (spec §3.1: encoders average the first and last layer, decoders take the last
+        """The pooling requested (Ko et al. 2023, §3: encoders average the first and last layer, decoders take the last
         token) as the model really applies it (None: the model has one fixed way to embed)."""
         return ctx.model.pooling_used(choose_pooling(self.config["pooling"], ctx.model.provides()))
 
@@ -263,7 +263,7 @@ class SynTextBench(Benchmark):
                                          "a_T": a_T, "n_levels": len(self.config["levels"])})
 
     def no_rule_reason(self, recs: Sequence[Mapping[str, Any]]) -> str:
-        """Why no level has a lexicon-rule accuracy (spec §2.7), in one phrase."""
+        """Why no level has a lexicon-rule accuracy (Ko et al. 2023, §2.2, Fig. 4), in one phrase."""
         try:
             scored = bool(self.word_lists.scores)
         except RobustError:

@@ -1,4 +1,5 @@
-"""Word lists for SynTextBench (spec §2.1): positive, negative and neutral words from a word-level lexicon.
+"""Word lists for SynTextBench (Ko et al. 2023, §2.2, App. A.3): positive, negative and neutral words from a word-level
+lexicon.
 
 Two built-in lexicons are `DataGenerator` plugins (one `Example` per list entry, label "pos"/"neg"/"neu"):
 - `sentiwordnet`: SentiWordNet 3.0 read from a file, with the paper's rule; the paper's lexicon.
@@ -43,7 +44,7 @@ class WordLists:
     pos: list[str]
     neg: list[str]
     neu: list[str]
-    #: word -> polarity (> 0 positive), for the lexicon-rule feasibility diagnostic (spec §2.7)
+    #: word -> polarity (> 0 positive), for the lexicon-rule feasibility diagnostic (Ko et al. 2023, §2.2, Fig. 4)
     scores: dict[str, float] = field(default_factory=dict)
 
     def sizes(self) -> dict[str, int]:
@@ -99,8 +100,8 @@ def parse_sentiwordnet(lines: Iterable[str]) -> Iterator[tuple[float, float, str
 
 def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sentiwordnet",
                      source: str = "") -> WordLists:
-    """The paper's rule (spec §2.1): PosScore > NegScore -> pos, < -> neg, both 0 -> neu, equal > 0 dropped.
-    One entry per synset term with its sense number removed (duplicates kept)."""
+    """The paper's rule (Ko et al. 2023, §2.2, App. A.3): PosScore > NegScore -> pos, < -> neg, both 0 -> neu, equal > 0
+    dropped. One entry per synset term with its sense number removed (duplicates kept)."""
     pos: list[str] = []
     neg: list[str] = []
     neu: list[str] = []
@@ -115,7 +116,8 @@ def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sent
                 neg.append(word)
             elif ps == 0:
                 neu.append(word)
-    scores = {w: sum(v) / len(v) for w, v in polarity.items()}  # mean PosScore - NegScore (spec §2.7)
+    # mean PosScore - NegScore (Ko et al. 2023, §2.2, Fig. 4)
+    scores = {w: sum(v) / len(v) for w, v in polarity.items()}
     return WordLists(name, source, pos, neg, neu, scores)
 
 
@@ -172,7 +174,7 @@ def read_sentiwordnet(path: Path) -> WordLists:
 
 # --- embedded default: AFINN + wordfreq -----------------------------------------------------------------
 def paper_stopwords() -> set[str]:
-    """The 284 stop words of the paper's appendix ([P] A.2; 271 distinct)."""
+    """The 284 stop words of the paper's appendix (Ko et al. 2023, A.2; 271 distinct)."""
     return set((Path(__file__).parent / "stopwords_paper.txt").read_text().split())
 
 

@@ -33,8 +33,8 @@ class SynTextBenchScore(Scorer):
     }
 
     def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[dict[str, Any]]:
-        """(a_p, δ_p, K, D, d_inter, d_intra) of each task ([P] Alg. 1 lines 4-7) and the signed scaled margin
-        of every held-out sentence, per class (for the bootstrap)."""
+        """(a_p, δ_p, K, D, d_inter, d_intra) of each task (Ko et al. 2023, Alg. 1 lines 4-7) and the signed scaled
+        margin of every held-out sentence, per class (for the bootstrap)."""
         c = self.config
         options = {"energy": float(c["energy"]), "scaling": c["scaling"], "debias": bool(c["debias"])}
         out = []

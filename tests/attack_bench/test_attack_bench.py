@@ -148,7 +148,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path):
 
 def test_example_objects_are_what_attackers_receive(tmp_path):
     bench, ctx = make(tmp_path)
-    assert all(isinstance(it.payload[1], Example) for it in bench.items(ctx))
+    assert all(isinstance(it.payload.example, Example) for it in bench.items(ctx))
     assert [it.id for it in bench.items(ctx)][:2] == [f"{GREEDY}/000001", f"{GREEDY}/000002"]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.data import held_out_examples
 from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem, check_pairing
+from robust.core.interfaces import Attacker, AttackResult, Benchmark, Example, Transform, WorkItem, check_pairing
 from robust.core.labels import label_index
 from robust.core.registry import Entry
 from robust.core.results import Result, Table
@@ -39,6 +39,14 @@ class Arm:
     attacker: Attacker
     transform: Transform | None
     plugins: dict[str, str | None]  # the qualified names of its attacker and transform (each record carries them)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What an attack work item attacks: one example, with the `--attack` value (arm) attacking it."""
+
+    arm: str
+    example: Example
 
 
 class AttackBenchmark(Benchmark):
@@ -121,13 +129,13 @@ class AttackBenchmark(Benchmark):
         return found, final
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
-        return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.arms for ex in self.examples]
+        return [WorkItem(f"{name}/{ex.id}", Target(name, ex)) for name in self.arms for ex in self.examples]
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
-        for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
-            group = [it for it in items if it.payload[0] == name]
-            examples = [it.payload[1] for it in group]
+        for name in dict.fromkeys(it.payload.arm for it in items):  # a chunk rarely spans two attackers
+            group = [it for it in items if it.payload.arm == name]
+            examples = [it.payload.example for it in group]
             arm = self.arms[name]
             start = time.perf_counter()
             # TextAttack's convention for every attacker: an example the model already gets wrong is skipped

@@ -34,6 +34,15 @@ class Candidate:
     data: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Pair:
+    """What a BYOD work item scores: a test, its unperturbed example and the transformed one."""
+
+    test: str
+    x: Example
+    x_prime: Example
+
+
 def parse_tests(value: str) -> list[str]:
     names = [ALIASES.get(t.strip().lower(), t.strip().lower()) for t in str(value).split(",") if t.strip()]
     if not names or names == ["all"]:
@@ -248,9 +257,9 @@ class BYOD(Benchmark):
                     x = Example(cand.id, cand.text, data=cand.data)
                     variants = transform.apply(x, 1.0, ctx.rng(test, cand.id)) if transform else [x]
                     if variants:
-                        items.append(WorkItem(f"{test}/{kept:05d}", (test, x, variants[0])))
+                        items.append(WorkItem(f"{test}/{kept:05d}", Pair(test, x, variants[0])))
                         kept += 1
-            empty = [test for test in self.tests if all(item.payload[0] != test for item in items)]
+            empty = [test for test in self.tests if all(item.payload.test != test for item in items)]
             if empty:  # a test without examples would silently vanish from the result
                 hint = "; choose other tests with --test" if len(empty) < len(self.tests) else ""
                 raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
@@ -261,11 +270,11 @@ class BYOD(Benchmark):
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         by_test: dict[str, list[int]] = {}
         for k, item in enumerate(items):
-            by_test.setdefault(item.payload[0], []).append(k)
+            by_test.setdefault(item.payload.test, []).append(k)
         records: list[dict[str, Any]] = [{} for _ in items]
         for test, members in by_test.items():
             _, scorer = self.components(ctx, test)
-            rows = [{"test": test, "x": items[k].payload[1], "x_prime": items[k].payload[2],
+            rows = [{"test": test, "x": items[k].payload.x, "x_prime": items[k].payload.x_prime,
                      "seed": ctx.seed_for(test)} for k in members]
             done = [{"test": test, "source": r["x"].id, "x": r["x"].text,
                      **({"x_prime": r["x_prime"].text} if r["x_prime"].text != r["x"].text else {}), **value}

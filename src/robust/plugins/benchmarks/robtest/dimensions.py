@@ -39,6 +39,17 @@ class DimensionTag:
                 "plugin": self.entry.qualified}
 
 
+@dataclass(frozen=True)
+class Cell:
+    """What a RobTest work item evaluates: `kind` is "clean", "augment", "rule" or a search access; `tag` the
+    dimension-tag (None for clean); `example` the index of the example in the benchmark's examples."""
+
+    kind: str
+    tag: DimensionTag | None
+    degree: float
+    example: int
+
+
 def dimension_of(name: str, target: Any) -> str:
     """The radar axis: the `dimension` attribute in the paper's spelling (Typo, Glyph, ...), else the name."""
     raw = str(getattr(target, "dimension", "") or name)

@@ -26,6 +26,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from robust import hookimpl
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
 from robust.core.lazy import np
@@ -365,3 +366,9 @@ class Contextual(HelperModels, WordTransform):
 
 
 TRANSFORMS = [Contextual]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

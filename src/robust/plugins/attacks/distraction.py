@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from robust import hookimpl
 from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.core.settings import Setting
@@ -256,3 +257,9 @@ class Distraction(SentenceTransform):
 
 
 TRANSFORMS = [Distraction]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

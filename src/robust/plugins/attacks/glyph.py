@@ -19,6 +19,7 @@ import os
 import unicodedata
 from typing import ClassVar
 
+from robust import hookimpl
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
@@ -289,4 +290,12 @@ class GlyphG(WordTransform):
 
 
 TRANSFORMS = [GlyphM, GlyphG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)
+
+
 __all__ = ["ECES", "SIMILAR", "GlyphG", "GlyphM", "dces_neighbours", "ices_neighbours", "substitute_char"]

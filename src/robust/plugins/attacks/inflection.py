@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from robust import hookimpl
 from robust.core.interfaces import Example
 from robust.core.lazy import np
 from robust.toolkit.lexicon import in_collocation, within_zipf
@@ -270,3 +271,9 @@ class Inflection(WordTransform):
 
 
 TRANSFORMS = [Inflection]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -27,6 +27,7 @@ import os
 import re
 from typing import Any, ClassVar
 
+from robust import hookimpl
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.toolkit.transforms import (
@@ -440,3 +441,9 @@ class PhoneticG(_Phonetic):
 
 
 TRANSFORMS = [PhoneticM, PhoneticG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -25,6 +25,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
+from robust import hookimpl
 from robust.core.lazy import np
 from robust.core.settings import Setting
 from robust.toolkit.lexicon import (
@@ -191,3 +192,9 @@ def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, o
 
 
 TRANSFORMS = [Synonym]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

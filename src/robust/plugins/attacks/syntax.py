@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from robust import hookimpl
 from robust.core.errors import RobustError
 from robust.core.interfaces import Example
 from robust.core.lazy import np
@@ -120,3 +121,9 @@ class Syntax(SentenceTransform):
 
 
 TRANSFORMS = [Syntax]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from robust import hookimpl
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.toolkit.transforms import (
@@ -166,3 +167,9 @@ class TypoG(WordTransform):
 
 
 TRANSFORMS = [TypoM, TypoG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -1,0 +1,7 @@
+import robust
+import a_dependency_that_is_not_installed  # noqa: F401
+
+
+@robust.hookimpl
+def register_transforms(register):
+    raise AssertionError("never reached")

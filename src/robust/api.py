@@ -52,9 +52,10 @@ from robust.toolkit.figures import Strip, ranking_figure, strips_figure
 from robust.toolkit.function_model import FunctionModel
 from robust.toolkit.stats import bootstrap, proportion_se, wilson
 from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
+from robust.toolkit.transforms import WordTransform
 
 #: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
-PLUGIN_API = "1.0"
+PLUGIN_API = "1.1"
 
 
 def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
@@ -89,5 +90,5 @@ __all__ = [
     "char_degree", "default_headline", "derive_seed", "held_out_examples", "hookimpl", "interval", "label_index",
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
-    "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words",
+    "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
 ]

@@ -81,7 +81,8 @@ def test_one_isolation_path_for_submodules_and_commands(cli, plugin_site):
     entries = json.loads(proc.stdout)
     broken = sorted((e["plugin"], e["step"], e["cause"]) for e in entries if e["kind"] == "broken")
     assert broken == [("badcmd", "register_commands", "RuntimeError: this command hook is broken on purpose"),
-                      ("subs.bad", "import", "ModuleNotFoundError: No module named 'a_dependency_that_is_not_installed'")]
+                      ("subs.bad", "import",
+                       "ModuleNotFoundError: No module named 'a_dependency_that_is_not_installed'")]
     names = {e.get("name") for e in entries}
     assert "sub-upper" in names and "cmd-lower" not in names and "typo-M" in names
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]

@@ -1,5 +1,6 @@
-import robust
 import a_dependency_that_is_not_installed  # noqa: F401
+
+import robust
 
 
 @robust.hookimpl

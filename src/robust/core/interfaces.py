@@ -24,22 +24,6 @@ if TYPE_CHECKING:
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
-CAPABILITIES = {
-    "embed": "texts -> vectors (ndarray[n, d])",
-    "classify": "texts -> class probabilities (ndarray[n, k])",
-    "logprobs": "texts -> per-token log-probabilities",
-    "next_token_distribution": "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L "
-    "positions (token_distributions)",
-    "generate": "prompts -> continuations (seeded)",
-    "fill_mask": "texts with a mask token -> ranked substitutes",
-    "gradients": "texts -> input-embedding gradients of the loss",
-    "tokenize": "texts -> the model's token ids",
-    "embed_arrays": "arrays -> vectors (ndarray[n, d])",
-    "checkpoint": "a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
-    "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens",
-    "instruction": "a prompted model: `model.instruction` (the instruction it reads) and "
-    "`model.with_instruction(text)` (the same model under another instruction), for benchmarks that perturb the prompt",
-}
 
 
 @dataclass(frozen=True)
@@ -423,6 +407,37 @@ def summarize_scores(records: Iterable[Mapping[str, Any]], scorers: Sequence[Sco
     for s in scorers:
         out.update(s.summarize([r["scores"].get(s.name) for r in rows], rows))
     return out
+
+
+@dataclass(frozen=True)
+class Capability:
+    """What a model capability provides, and the ModelAdapter methods that implement it (the one-batch method or
+    the public one; registration refuses an adapter declaring the capability without overriding one of them)."""
+
+    provides: str
+    methods: tuple[str, ...] = ()  # none: the capability is attributes (`checkpoint`: `source`, `tokenizer`)
+
+
+#: every capability a ModelAdapter can declare, beside the methods below that implement them
+CAPABILITY_TABLE: dict[str, Capability] = {
+    "embed": Capability("texts -> vectors (ndarray[n, d])", ("_embed", "embed")),
+    "classify": Capability("texts -> class probabilities (ndarray[n, k])", ("_classify", "classify")),
+    "logprobs": Capability("texts -> per-token log-probabilities", ("_logprobs", "logprobs")),
+    "next_token_distribution": Capability(
+        "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L positions "
+        "(token_distributions)", ("_next_token_distribution", "next_token_distribution")),
+    "generate": Capability("prompts -> continuations (seeded)", ("_generate", "generate")),
+    "fill_mask": Capability("texts with a mask token -> ranked substitutes", ("_fill_mask", "fill_mask")),
+    "tokenize": Capability("texts -> the model's token ids", ("tokenize",)),
+    "embed_arrays": Capability("arrays -> vectors (ndarray[n, d])", ("_embed_arrays", "embed_arrays")),
+    "checkpoint": Capability("a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
+                             "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens"),
+    "instruction": Capability("a prompted model: `model.instruction` (the instruction it reads) and "
+                              "`model.with_instruction(text)` (the same model under another instruction), for "
+                              "benchmarks that perturb the prompt", ("with_instruction",)),
+}
+#: capability -> what it provides (the public view of CAPABILITY_TABLE)
+CAPABILITIES = {name: c.provides for name, c in CAPABILITY_TABLE.items()}
 
 
 class ModelAdapter(Plugin):

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.data import held_out_examples, load_examples, open_data
-from robust.core.errors import MissingResource, RobustError
+from robust.core.data import content_hash, held_out_examples, load_examples, open_data
+from robust.core.errors import MissingResource, RobustError, unknown
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
     CAPABILITIES,
@@ -28,28 +28,20 @@ from robust.core.interfaces import (
     Transform,
     WorkItem,
     add_scores,
+    check_pairing,
     summarize_scores,
 )
 from robust.core.labels import label_index
-from robust.core.paths import cache_dir, package_dir
 from robust.core.plugins import get_registry as registry
 from robust.core.plugins import register_plugin, unregister_plugin
-from robust.core.reporting import (
-    ReportParts,
-    Sample,
-    SampleGroup,
-    default_headline,
-    interval,
-    num,
-    pct,
-    ranking,
-    ranking_sentence,
-)
-from robust.core.results import Result, Table
+from robust.core.registry import Entry, Registry
+from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
 from robust.toolkit.figures import Strip, ranking_figure, strips_figure
 from robust.toolkit.function_model import FunctionModel
+from robust.toolkit.paths import cache_dir, package_dir
+from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.stats import bootstrap, proportion_se, wilson
 from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
 from robust.toolkit.transforms import WordTransform
@@ -91,4 +83,5 @@ __all__ = [
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
     "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
+    "check_pairing", "content_hash", "Entry", "Registry", "unknown",
 ]

@@ -12,8 +12,8 @@ import typer
 
 from robust.core.errors import RobustError
 from robust.core.registry import KINDS, PLURAL
-from robust.core.reporting import fmt
 from robust.core.results import Result, Table
+from robust.toolkit.reporting import fmt
 
 app = typer.Typer(help="Measure how robust language models are.", add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_enable=False, no_args_is_help=True)

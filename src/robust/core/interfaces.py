@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from robust.core.context import RunContext
-    from robust.core.reporting import ReportParts
-    from robust.core.results import Result
+    from robust.core.results import ReportParts, Result
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
@@ -364,10 +363,11 @@ class Benchmark(Plugin):
                labels: Sequence[Any] | None = None) -> ReportParts:
         """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
         of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
-        the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
-        from robust.core.reporting import ReportParts, default_headline
+        the Result of `compare` and no records. Default: `figures(result)`, and the page's default headline (the
+        first summary numbers)."""
+        from robust.core.results import ReportParts
 
-        return ReportParts(default_headline(result), self.figures(result))
+        return ReportParts(None, self.figures(result))
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:

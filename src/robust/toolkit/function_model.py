@@ -7,8 +7,8 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
-from robust.core.lazy import np
 from robust.core.settings import Setting
+from robust.toolkit.lazy import np
 
 
 class FunctionModel(ModelAdapter):

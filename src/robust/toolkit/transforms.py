@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
 from robust.core.settings import Setting
+from robust.toolkit.lazy import np
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,

@@ -26,11 +26,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from robust import hookimpl
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import (
     LIGHT_WORDS,
     antonyms,

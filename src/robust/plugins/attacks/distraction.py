@@ -23,10 +23,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from robust import hookimpl
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     REACH_TOLERANCE,

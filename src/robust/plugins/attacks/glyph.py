@@ -19,10 +19,8 @@ import os
 import unicodedata
 from typing import ClassVar
 
-from robust import hookimpl
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree
 
 SPACES = ("similar", "dces", "eces", "ices")
@@ -140,7 +138,7 @@ def _render_space() -> tuple[str, np.ndarray]:
 
 @functools.cache
 def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
-    from robust.core.paths import cache_dir
+    from robust import cache_dir
 
     path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
     if path.exists():

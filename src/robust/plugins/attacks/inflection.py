@@ -24,9 +24,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from robust import hookimpl
-from robust.core.interfaces import Example
-from robust.core.lazy import np
+from robust import Example, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import in_collocation, within_zipf
 from robust.toolkit.transforms import (
     MODE,

@@ -27,9 +27,8 @@ import os
 import re
 from typing import Any, ClassVar
 
-from robust import hookimpl
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
+from robust import Example, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     budget,
@@ -183,7 +182,7 @@ def final_check(token: str, match: str) -> bool:
 @functools.cache
 def lexicon() -> dict[str, list[str]]:
     """Level-1 SOUNDEX code -> lower-case lexicon tokens (built once, cached in `cache_dir()/phonetic/`)."""
-    from robust.core.paths import cache_dir
+    from robust import cache_dir
 
     path = cache_dir() / "phonetic" / f"lexicon-{LEXICON_VERSION}.json"
     if path.exists():

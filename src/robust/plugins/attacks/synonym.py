@@ -25,9 +25,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from robust import hookimpl
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import (
     LIGHT_WORDS,
     WORDNET_POS,

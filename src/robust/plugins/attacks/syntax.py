@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from robust import hookimpl
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.paraphrase import RULES, rule_paraphrases_many
 from robust.toolkit.transforms import SentenceTransform, reaches, with_degree
 

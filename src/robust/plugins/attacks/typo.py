@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from robust import hookimpl
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
+from robust import Example, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,

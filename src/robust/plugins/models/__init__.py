@@ -2,7 +2,7 @@
 prompted to classify), and the array models `identity`, `random-projection:K`, `random-vit` and `timm:<name>`
 (embed_arrays)."""
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
 from robust.plugins.models.embedded import MiniLM, SmolLM2
 from robust.plugins.models.finetune import FineTuned

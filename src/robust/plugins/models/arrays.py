@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, RobustError, Setting
+from robust.toolkit.lazy import np
 
 
 @dataclass(frozen=True)

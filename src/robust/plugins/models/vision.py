@@ -10,10 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import RobustError, Setting
 from robust.plugins.models.arrays import ArrayInput, ArrayModel
+from robust.toolkit.lazy import np
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

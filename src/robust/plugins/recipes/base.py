@@ -25,9 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.interfaces import AttackResult, Example, ModelAdapter, RecipeAttacker, Transform
-from robust.core.labels import label_index
-from robust.core.settings import Setting
+from robust import AttackResult, Example, ModelAdapter, RecipeAttacker, Setting, Transform, label_index
 from robust.toolkit.search import Search, drive
 
 if TYPE_CHECKING:

@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Setting
 from robust.plugins.recipes.base import Found, Recipe, start, token_edits
 from robust.plugins.recipes.charset import TEXTATTACK_OPS, homoglyph
 from robust.plugins.recipes.lexicon import stopwords
 from robust.plugins.recipes.tokens import replaced, textattack_words, wordpunct
 from robust.plugins.recipes.transforms import CharacterBugs
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, by_drop, leave_one_out
 from robust.toolkit.text import levenshtein
 

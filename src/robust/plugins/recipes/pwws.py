@@ -10,10 +10,10 @@ replacement. Clean mode skips the substitutes of stop words (it never uses them)
 
 from __future__ import annotations
 
-from robust.core.lazy import np
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
 

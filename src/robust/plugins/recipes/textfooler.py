@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
 

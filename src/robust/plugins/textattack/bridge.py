@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from robust.core.interfaces import AttackResult
-from robust.core.labels import label_index
-from robust.core.lazy import np
+from robust import AttackResult, label_index
 from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe
+from robust.toolkit.lazy import np
 from robust.toolkit.text import word_edits
 
 textattack = import_textattack()
@@ -32,7 +31,7 @@ from textattack.models.wrappers import ModelWrapper  # noqa: E402
 from textattack.shared.utils import set_seed  # noqa: E402
 
 if TYPE_CHECKING:
-    from robust.core.interfaces import Example, ModelAdapter
+    from robust import Example, ModelAdapter
 
 
 @dataclass

@@ -15,9 +15,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from robust.core.errors import MissingResource
-from robust.core.paths import nltk_data_dir
+from robust import MissingResource
 from robust.plugins.textattack.recipes import INSTALL_HINT, RESOURCES, textattack_cache, textattack_installed
+from robust.toolkit.paths import nltk_data_dir
 
 OFFLINE_FLAGS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 _REWRITTEN = ("TFHUB_CACHE_DIR", "PYTORCH_TRANSFORMERS_CACHE", "HF_HOME", "XDG_CACHE_HOME")

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.paths import cache_dir, nltk_data_dir
+from robust import cache_dir
+from robust.toolkit.paths import nltk_data_dir
 
 TEXTATTACK_VERSION = "0.3.11"
 INSTALL_HINT = "install the extra in its own environment: see docs/textattack.md"

@@ -27,14 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, WorkItem
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, Result, RobustError, RunContext, Setting, Table, WorkItem, cache_dir, load_examples
 from robust.plugins.benchmarks.asr_predict import data as corpora
 from robust.plugins.benchmarks.asr_predict import domain
 from robust.plugins.benchmarks.asr_predict.constants import (
@@ -48,6 +41,7 @@ from robust.plugins.benchmarks.asr_predict.constants import (
     protocol_rank,
 )
 from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
+from robust.toolkit.lazy import np
 
 
 def default_path(name: str) -> str:
@@ -277,7 +271,7 @@ class ASRPredict(Benchmark):
     def attack_success_rate(self, name: str, victim: Any, sub: corpora.SubDataset, ctx: RunContext) -> float:
         """Dang et al. 2024, §3.3: successes / all attacked examples (every example of the attack set is attacked;
         success = the victim's prediction differs from its own original prediction)."""
-        from robust.core.interfaces import Example
+        from robust import Example
 
         spec = self.specs[name]
         attacker = ctx.create("attacker", spec.attacker)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
+from robust import RobustError
 
 FAMILIES = ("wn-noun", "wn-verb", "wn-examples", "mr")
 CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (Dang et al. 2024, §5)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 #: the fields of an extractor that must agree for a predictor to apply (versions are in the names)
 COMPARED = ("embedder", "tokenizer", "mode", "surrogate", "clustering")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS, MODES
+from robust.toolkit.lazy import np
 
 #: torch.nn.PairwiseDistance(p=2) computes ||a - b + eps|| with eps = 1e-6 (faithful mode only)
 PDIST_EPS = 1e-6

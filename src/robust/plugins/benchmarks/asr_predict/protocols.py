@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, METRICS, POOLED_RMSE
 from robust.plugins.benchmarks.asr_predict.regressors import baseline_predict, fit_predict, metrics
 from robust.plugins.benchmarks.asr_predict.table import Table
+from robust.toolkit.lazy import np
 
 #: the released extrapolation script's corpus list, banking77 twice as printed (Dang et al. 2024, §5;
 #: docs/asr_predict.md)

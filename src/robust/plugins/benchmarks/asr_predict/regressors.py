@@ -14,9 +14,9 @@ the global mean when the variant has no training rows).
 
 from __future__ import annotations
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.lazy import np
+from robust import MissingResource, RobustError
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODELS
+from robust.toolkit.lazy import np
 
 
 def make_regressor(name: str, seed: int = 0):

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import AUTHORS_EXTRACTOR, EXTRACTOR_COLUMN, FEATURE_KEYS, FEATURES
+from robust.toolkit.lazy import np
 
 #: pandas.read_csv's default NA strings (`Nan`, as the authors wrote, is NOT one of them)
 PANDAS_NA = frozenset({

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
+from robust import RobustError, cache_dir
+from robust.toolkit.lazy import np
 
 TINY_BERT = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
              "max_position_embeddings": 512}

@@ -14,24 +14,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import held_out_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import (
+from robust import (
     Attacker,
     AttackResult,
     Benchmark,
+    Entry,
     Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
+    Table,
     Transform,
     WorkItem,
     add_scores,
     check_pairing,
+    held_out_examples,
+    label_index,
     summarize_scores,
 )
-from robust.core.labels import label_index
-from robust.core.registry import Entry
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
 from robust.toolkit.chance import chance_check, chance_summary
 from robust.toolkit.prompting import search_instruction

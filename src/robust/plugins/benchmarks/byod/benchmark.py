@@ -10,12 +10,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from robust.core.context import RunContext
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, check_pairing, summarize_scores
-from robust.core.results import Result
-from robust.core.seeding import derive_seed
-from robust.core.settings import Setting
+from robust import (
+    Benchmark,
+    Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
+    WorkItem,
+    add_scores,
+    check_pairing,
+    derive_seed,
+    summarize_scores,
+)
 from robust.plugins.benchmarks.byod.constants import ALIASES, BENIGN, COMPONENTS, DEFAULT_N, HEALTH, TESTS
 from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, split_sentences
 from robust.plugins.benchmarks.byod.report import build_result, compare, figures, report_parts

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from robust.core.errors import MissingResource
-from robust.core.seeding import derive_seed
+from robust import MissingResource, derive_seed
 
 MAX_SENTENCE_CHARS = 2000  # the code drops longer sentences (WikiDataset, all_sentences=True)
 _REGEX_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -33,7 +32,7 @@ class Passage:
 def punkt_available() -> bool:
     """Whether NLTK's English punkt_tab is installed (by `robust setup punkt`); never downloads."""
     try:
-        from robust.core.paths import require_nltk
+        from robust.toolkit.paths import require_nltk
 
         require_nltk("tokenizers/punkt_tab/english", "punkt")
         return True

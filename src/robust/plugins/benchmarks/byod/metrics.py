@@ -8,9 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.lazy import np
-from robust.core.paths import package_dir
+from robust import MissingResource, RobustError, package_dir
+from robust.toolkit.lazy import np
 
 EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, Jain et al. 2023, §6)
 LN2 = math.log(2.0)

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
     count_badwords_faithful,
@@ -25,6 +23,7 @@ from robust.plugins.benchmarks.byod.metrics import (
     stderr,
 )
 from robust.plugins.benchmarks.byod.transforms import chopped_tokenization, special_affixes
+from robust.toolkit.lazy import np
 
 Row = Mapping[str, Any]
 POSITIONS_PER_CALL = 1024  # distributions per token_distributions call: each is a vocabulary-wide float row

@@ -11,9 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example, Transform
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, Transform
 from robust.plugins.benchmarks.byod.corpus import word_tokenize
 from robust.toolkit.text import char_degree, word_modification_rate
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import AttackResult, Example, ModelAdapter, SearchAttacker, Transform
-from robust.core.labels import label_index
-from robust.core.settings import Setting
+from robust import AttackResult, Example, ModelAdapter, RobustError, SearchAttacker, Setting, Transform, label_index
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, search_for
 from robust.toolkit.search import drive

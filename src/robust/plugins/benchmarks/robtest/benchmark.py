@@ -13,22 +13,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import held_out_examples, load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import (
+from robust import (
     AttackResult,
     Benchmark,
+    Entry,
     Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
     WorkItem,
     add_scores,
     check_pairing,
+    held_out_examples,
+    label_index,
+    load_examples,
     summarize_scores,
 )
-from robust.core.labels import label_index
-from robust.core.registry import Entry
-from robust.core.results import Result
-from robust.core.settings import Setting
 from robust.plugins.benchmarks.robtest.data import sample
 from robust.plugins.benchmarks.robtest.dimensions import Cell, DimensionTag, plan
 from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants, pairs

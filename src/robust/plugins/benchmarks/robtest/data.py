@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from robust.core.interfaces import Example
+from robust import Example
 
 
 def sample(examples: Sequence[Example], n: int, seed: int) -> list[Example]:

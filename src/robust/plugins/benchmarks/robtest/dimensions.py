@@ -7,8 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.registry import Entry, Registry
+from robust import Entry, Registry, RobustError
 
 #: the report's page order (Chen et al. 2023, Appendix G); unknown dimensions follow in name order
 DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflection", "Syntax", "Distraction")

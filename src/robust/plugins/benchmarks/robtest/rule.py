@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from robust.core.interfaces import Example, Transform
+from robust import Example, Transform
 
 if TYPE_CHECKING:
     import numpy as np

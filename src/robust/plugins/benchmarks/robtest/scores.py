@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 
 #: the degree grid of the paper's reports (Chen et al. 2023, §2.2, Eq. 1); degree 0 is the clean input
 DEGREES: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)

@@ -19,7 +19,7 @@ from robust.toolkit.text import budget, join, levenshtein, words
 if TYPE_CHECKING:
     import numpy as np
 
-    from robust.core.interfaces import Transform
+    from robust import Transform
 
 __all__ = ["GreedyConfig", "Outcome", "Search", "drive", "greedy_search", "search_for", "sentence_search"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:

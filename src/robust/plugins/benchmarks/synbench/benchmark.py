@@ -16,12 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, DataGenerator, WorkItem
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, DataGenerator, Result, RobustError, Setting, Table, WorkItem, cache_dir
 from robust.plugins.benchmarks.synbench.constants import (
     A_T_GRID,
     COVARIANCES,
@@ -43,9 +38,10 @@ from robust.plugins.benchmarks.synbench.constants import (
 from robust.plugins.benchmarks.synbench.data import format_shape, parse_shape
 from robust.plugins.benchmarks.synbench.probe import probe
 from robust.plugins.benchmarks.synbench.trials import choose_eps, intervals
+from robust.toolkit.lazy import np
 
 if TYPE_CHECKING:
-    from robust.core.context import RunContext
+    from robust import RunContext
 
 LOSSLESS_VERSION = 1  # bump when the lossless simulation changes (its cache key)
 

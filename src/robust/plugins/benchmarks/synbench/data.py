@@ -14,11 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.lazy import np
-from robust.core.seeding import rng_for
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, RobustError, Setting, rng_for
 from robust.plugins.benchmarks.synbench.constants import (
     BLOCK_ROWS,
     COVARIANCES,
@@ -28,6 +24,7 @@ from robust.plugins.benchmarks.synbench.constants import (
     TRANSLATIONS,
 )
 from robust.plugins.benchmarks.synbench.theory import band_apply, band_cholesky
+from robust.toolkit.lazy import np
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robust.core.lazy import np
-from robust.core.seeding import rng_for
+from robust import rng_for
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF
 from robust.plugins.benchmarks.synbench.probe import ProbePoint, probe
+from robust.toolkit.lazy import np
 
 
 def noise_block(rows: int, width: int, rng: np.random.Generator) -> np.ndarray:

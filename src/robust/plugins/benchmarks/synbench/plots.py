@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from robust.core.lazy import np
-from robust.core.results import Result
+from robust import Result
 from robust.plugins.benchmarks.synbench.scoring import expected_bound
 from robust.plugins.benchmarks.synbench.theory import b_ref
+from robust.toolkit.lazy import np
 
 
 def _figure(width: float = 8.4, height: float = 4.0) -> tuple[Any, Any]:

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF
 from robust.plugins.benchmarks.synbench.theory import Eigen, eps_absolute, robust_weights
+from robust.toolkit.lazy import np
 
 
 @dataclass

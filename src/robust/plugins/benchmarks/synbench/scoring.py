@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import GRID_MIN_A_T, GRID_POINTS, INTEGRATIONS
+from robust.toolkit.lazy import np
 
 
 def expected_bound(a_t: float | np.ndarray, accuracies: Sequence[float], bounds: Sequence[float]) -> np.ndarray:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF, H_BAND
+from robust.toolkit.lazy import np
 
 
 def b_ref(a: float | np.ndarray) -> np.ndarray:

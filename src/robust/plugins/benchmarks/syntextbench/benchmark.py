@@ -10,11 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_scores
-from robust.core.lazy import np
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, Result, RobustError, Setting, Table, WorkItem, add_scores, summarize_scores
 from robust.plugins.benchmarks.syntextbench.constants import (
     DEBIAS_BELOW,
     DECODER_CAPABILITIES,
@@ -28,9 +24,10 @@ from robust.plugins.benchmarks.syntextbench.constants import (
 from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore
 from robust.plugins.benchmarks.syntextbench.scoring import reference_margin
+from robust.toolkit.lazy import np
 
 if TYPE_CHECKING:
-    from robust.core.context import RunContext
+    from robust import RunContext
 
 
 def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:

@@ -6,10 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from robust.core.errors import RobustError, unknown
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.seeding import rng_for
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, RobustError, Setting, rng_for, unknown
 from robust.plugins.benchmarks.syntextbench.constants import DEFAULT_LEXICON
 from robust.plugins.benchmarks.syntextbench.generator import GeneratorConfig, SyntheticTask, make_task
 from robust.plugins.benchmarks.syntextbench.lexicon import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 @dataclass(frozen=True)

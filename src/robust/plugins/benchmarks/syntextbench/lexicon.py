@@ -20,9 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, MissingResource, RobustError, Setting
 
 SWN_FILE = "SentiWordNet_3.0.0.txt"
 SWN_ENV = "ROBUST_SENTIWORDNET"
@@ -122,7 +120,7 @@ def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sent
 
 
 def _nltk_dirs() -> list[Path]:
-    from robust.core.paths import nltk_data_dir
+    from robust.toolkit.paths import nltk_data_dir
 
     dirs = [nltk_data_dir(), *(Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p)]
     try:
@@ -182,7 +180,7 @@ def afinn_word_lists(n_frequent: int = 30000) -> WordLists:
     """AFINN-en-165 polar words (score > 0 / < 0) and, as neutral words, the `n_frequent` most frequent
     English words (wordfreq) that are alphabetic, not in AFINN, not stop words or negations. Multiword AFINN
     entries are joined with '_' like SentiWordNet's multiword lemmas."""
-    from robust.core.paths import package_dir
+    from robust import package_dir
 
     afinn_dir, wordfreq_dir = package_dir("afinn"), package_dir("wordfreq")
     if afinn_dir is None or wordfreq_dir is None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from robust.core.lazy import np
-from robust.core.results import Result
+from robust import Result
 from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import wilson
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 from robust.plugins.benchmarks.syntextbench.constants import SCALINGS, SECONDARY_A_T
 from robust.plugins.benchmarks.syntextbench.scoring import (
     crossfit_point,
@@ -15,6 +13,7 @@ from robust.plugins.benchmarks.syntextbench.scoring import (
     syntextbench_score,
     task_point,
 )
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import interval
 
 

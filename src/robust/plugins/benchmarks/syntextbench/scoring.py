@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.syntextbench.constants import SCALINGS
+from robust.toolkit.lazy import np
 
 _EPS = 1e-12
 

@@ -120,8 +120,6 @@ class Transform(Plugin):
     unit: ClassVar[str] = "word"
     #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
     dimension: ClassVar[str] = ""
-    #: RobTest's tag: "M" (malicious) or "G" (general); "" = from a -M/-G name suffix, else from the dimension
-    tag: ClassVar[str] = ""
     #: keys of `Example.data` it reads (BYOD's passage swap reads a window and donor sentences): a benchmark whose
     #: examples do not carry them refuses it before a run exists
     needs_data: ClassVar[frozenset[str]] = frozenset()
@@ -170,8 +168,6 @@ class Attacker(Plugin):
     needs = frozenset({"classify"})
     #: whether it perturbs through a Transform's edits (set by its shape)
     uses_transform: ClassVar[bool] = True
-    #: the column this attacker fills in RobTest-style reports ('rule', 'score', or its own name)
-    access: ClassVar[str] = ""
 
     def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
                degree: float | None = None, budget: int | None = None,

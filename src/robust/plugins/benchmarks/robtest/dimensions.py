@@ -62,7 +62,8 @@ def tag_of(name: str, target: Any) -> str:
         return "M"
     if name.endswith("-G"):
         return "G"
-    explicit = str(getattr(target, "tag", "") or "").upper()[:1]  # Transform.tag; an attacker has none
+    # a transform's optional `tag` ("M" malicious, "G" general) is RobTest's own attribute, not the Transform's
+    explicit = str(getattr(target, "tag", "") or "").upper()[:1]
     if explicit in ("M", "G"):
         return explicit
     dimension = str(getattr(target, "dimension", "") or name).lower()
@@ -99,5 +100,6 @@ def plan(names: Iterable[str], registry: Registry, defaults: dict[str, str],
             if spec.transform is None and spec.attacker.target.uses_transform:
                 raise RobustError(f"attacker {spec.attacker.name!r} searches over a transform's edits; "
                                   f"name one, e.g. --attack {spec.attacker.name}:typo-M")
-            tag.accesses[spec.attacker.target.access or registry.display(spec.attacker)] = spec.attacker
+            # an attacker's optional `access` names its column in the report (RobTest's own: rule, score)
+            tag.accesses[getattr(spec.attacker.target, "access", "") or registry.display(spec.attacker)] = spec.attacker
     return sorted(tags.values(), key=lambda d: d.sort_key)

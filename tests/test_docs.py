@@ -33,3 +33,15 @@ def test_the_example_package_passes_its_own_tests():
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(package / "tests")],
                           capture_output=True, text=True, env=env, cwd=package)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_score_fields_table_is_what_each_benchmark_offers():
+    from robust.core.plugins import get_registry
+
+    section = DOC[DOC.index("The fields each built-in benchmark offers"):].split("\n\n")[1]
+    rows = re.findall(r"^\| `([\w-]+)`(?:, `([\w-]+)`)? \| [^|]+ \| (.+) \|$", section, re.M)
+    table = {name: set(re.findall(r"`(\w+)`", fields)) for first, second, fields in rows
+             for name in filter(None, (first, second))}
+    offered = {e.name: set(e.target.score_fields) for e in get_registry() if e.kind == "benchmark"
+               and e.distribution == "robust"}
+    assert table == offered

@@ -85,3 +85,17 @@ def test_a_scorer_that_reads_fields_a_benchmark_lacks_is_refused_before_the_run(
                    "--scorer", "centroid-gap")
     assert proc.returncode == 1 and "reads test_embeddings, test_labels, which benchmark 'accuracy'" in proc.stderr
     assert example("runs", "--json").stdout.strip() == "[]"
+
+
+def test_the_minimal_plugin_of_the_docs_installs_and_runs(cli, plugin_site, tmp_path):
+    # docs/plugins.md opens with this package: one WordTransform of 15 lines, run by RobTest next to
+    # robust-example's model and data
+    site = plugin_site("robust-example", "robust-minimal")
+    env = {"ROBUST_CACHE": str(tmp_path / "cache")}
+    assert cli("setup", "keyword-lexicon", site=site, env=env).returncode == 0
+    proc = cli("run", "--bench", "robtest", "--model", "keywords", "--data", "tiny-reviews", "--attack", "shout",
+               "--set", "degrees=1.0", "--set", "aug_num=2", "--set", "access=rule", "--limit", "6", "--json",
+               "--quiet", site=site, env=env)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)["result"]["data"]
+    assert data["tags"][0]["plugin"] == "robust-minimal:shout"

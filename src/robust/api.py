@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.data import held_out_examples, load_examples, open_data
-from robust.core.errors import Interruption, MissingResource, RobustError
+from robust.core.data import content_hash, held_out_examples, load_examples, open_data
+from robust.core.errors import Interruption, MissingResource, RobustError, unknown
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
     CAPABILITIES,
@@ -28,33 +28,26 @@ from robust.core.interfaces import (
     Transform,
     WorkItem,
     add_scores,
+    check_pairing,
     summarize_scores,
 )
 from robust.core.labels import label_index
-from robust.core.paths import cache_dir, package_dir
 from robust.core.plugins import get_registry as registry
 from robust.core.plugins import register_plugin, unregister_plugin
-from robust.core.reporting import (
-    ReportParts,
-    Sample,
-    SampleGroup,
-    default_headline,
-    interval,
-    num,
-    pct,
-    ranking,
-    ranking_sentence,
-)
-from robust.core.results import Result, Table
+from robust.core.registry import Entry, Registry
+from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
 from robust.toolkit.figures import Strip, ranking_figure, strips_figure
 from robust.toolkit.function_model import FunctionModel
+from robust.toolkit.paths import cache_dir, package_dir
+from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.stats import bootstrap, proportion_se, wilson
 from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
+from robust.toolkit.transforms import WordTransform
 
 #: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
-PLUGIN_API = "1.0"
+PLUGIN_API = "1.1"
 
 
 def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
@@ -89,5 +82,6 @@ __all__ = [
     "char_degree", "default_headline", "derive_seed", "held_out_examples", "hookimpl", "interval", "label_index",
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
-    "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words",
+    "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
+    "check_pairing", "content_hash", "Entry", "Registry", "unknown",
 ]

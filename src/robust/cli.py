@@ -12,8 +12,8 @@ import typer
 
 from robust.core.errors import Interruption, RobustError
 from robust.core.registry import KINDS, PLURAL
-from robust.core.reporting import fmt
 from robust.core.results import Result, Table
+from robust.toolkit.reporting import fmt
 
 app = typer.Typer(help="Measure how robust language models are.", add_completion=False, rich_markup_mode=None,
                   pretty_exceptions_enable=False, no_args_is_help=True)
@@ -457,15 +457,9 @@ def setup(names: list[str] | None = typer.Argument(None, help="Resources to prep
 
 
 def _add_plugin_commands() -> None:
-    from robust.core.plugins import load_plugins, pm
+    from robust.core.plugins import add_commands
 
-    load_plugins()
-    for impl in pm.hook.register_commands.get_hookimpls():
-        try:
-            impl.function(app=app)
-        except Exception as exc:  # a broken plugin never breaks the CLI
-            err.print(f"[yellow]warning:[/] plugin {impl.plugin_name!r} failed in register_commands: "
-                      f"{escape(repr(exc))}")
+    add_commands(app)  # a plugin failing here is listed under broken plugins, as one failing to import
 
 
 def _quick_list(args: list[str]) -> bool:

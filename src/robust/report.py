@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import RobustError
-from robust.core.reporting import ReportParts, Sample, fmt, interval, label_name
-from robust.core.results import Result, Table
+from robust.core.results import ReportParts, Result, Sample, Table
 from robust.engine.store import Run
+from robust.toolkit.reporting import default_headline, fmt, interval, label_name
 
 
 # --- samples ---------------------------------------------------------------------------------------------
@@ -219,8 +219,9 @@ def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[st
     out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
            "<meta name='viewport' content='width=device-width, initial-scale=1'>",
            f"<title>{esc(title)}</title><style>{CSS}</style></head><body>", f"<h1>{esc(title)}</h1>"]
-    if parts.headline:
-        out.append(f"<p class='headline'>{esc(parts.headline)}</p>")
+    headline = default_headline(result) if parts.headline is None else parts.headline
+    if headline:
+        out.append(f"<p class='headline'>{esc(headline)}</p>")
     if parts.notes:
         out.append("<ul class='notes'>" + "".join(f"<li>{esc(n)}</li>" for n in parts.notes) + "</ul>")
     sections = [("figures", "Figures", len(figures) > 1), ("results", "Results", True),
@@ -269,8 +270,9 @@ def markdown(title: str, meta: Mapping[str, Any], result: Result, parts: ReportP
              labels: Sequence[Any] | None = None) -> str:
     parts = parts or ReportParts()
     lines = [f"# {_md(title)}", ""]
-    if parts.headline:
-        lines += [f"**{_md(parts.headline)}**", ""]
+    headline = default_headline(result) if parts.headline is None else parts.headline
+    if headline:
+        lines += [f"**{_md(headline)}**", ""]
     lines += [f"- {_md(n)}" for n in parts.notes] + ([""] if parts.notes else [])
     lines += [f"- **{_md(k)}**: {_md(v)}" for k, v in meta.items()]
     lines += ["", "## Summary", ""]

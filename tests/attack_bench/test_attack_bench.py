@@ -12,7 +12,7 @@ import pytest
 from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
-from robust.core.interfaces import AttackResult, Example, RecipeAttacker
+from robust.core.interfaces import AttackResult, Example, RecipeAttacker, Scorer
 from robust.core.registry import Entry
 from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark, summarize
 from tests.robtest.robtest_toys import ToyWord, keyword_probs, registry_with, write_reviews
@@ -20,7 +20,8 @@ from tests.robtest.robtest_toys import ToyWord, keyword_probs, registry_with, wr
 GREEDY = "saliency-greedy:toy-G"
 
 
-def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), settings=None, **bench_settings):
+def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), settings=None, scorers=(),
+         **bench_settings):
     model = FunctionModel(fn, "classify", labels=["neg", "pos"], batch_size=10_000)
     registry = registry_with(ToyWord)
     for target in (AttackBenchmark, *extra_attackers):
@@ -28,7 +29,9 @@ def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), sett
     data = write_reviews(tmp_path / "reviews.jsonl", n_pos=6, n_neg=4)
     plugin = settings if settings is not None else {"saliency-greedy": {"stop_on_flip": True}}
     ctx = RunContext("t", seed=3, model=model, registry=registry, data=str(data), attacks=list(attacks),
-                     plugin_settings=plugin)
+                     plugin_settings=plugin, scorers=[s.name for s in scorers])
+    for scorer in scorers:
+        registry.add(Entry("scorer", scorer.name, scorer, "tests", "local", "0"))
     bench = AttackBenchmark(**bench_settings).bind(ctx)
     bench.required_capabilities(ctx)
     bench.prepare(ctx)
@@ -80,6 +83,28 @@ def test_native_attack_flips_positives_and_fails_on_negatives(tmp_path):
     assert summary["attack_success_rate"] == pytest.approx(6 / 10)
     assert summary["clean_accuracy"] == 1.0
     assert summary["mean_perturbed_word_share"] == pytest.approx(np.mean([r["word_share"] for r in pos]))
+
+
+class KeptWords(Scorer):
+    """Share of the original's words the adversarial text keeps, for successful attacks (None otherwise)."""
+
+    name = "kept-words"
+    inputs = frozenset({"text", "perturbed", "status", "clean_pred", "pred"})
+
+    def values(self, rows, model=None):
+        return [sum(a == b for a, b in zip(r["text"].split(), r["perturbed"].split())) / len(r["text"].split())
+                if r["status"] == "succeeded" and r["pred"] != r["clean_pred"] else None for r in rows]
+
+
+def test_a_scorer_reads_the_fields_the_attack_benchmark_offers(tmp_path):
+    bench, ctx = make(tmp_path, scorers=(KeptWords,))
+    records = run(bench, ctx, chunk=4)
+    pos = [r for r in records.values() if r["label"] == "pos"]
+    assert pos and all(r["scores"]["kept-words"] == pytest.approx(1 - r["word_share"]) for r in pos)
+    assert all(r["scores"]["kept-words"] is None for r in records.values() if r["label"] == "neg")
+    summary = bench.reduce(records, ctx).summary
+    assert summary["kept-words"] == pytest.approx(np.mean([1 - r["word_share"] for r in pos]))
+    assert summary["kept-words_n"] == len(pos)
 
 
 def test_records_do_not_depend_on_chunking(tmp_path):
@@ -148,7 +173,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path):
 
 def test_example_objects_are_what_attackers_receive(tmp_path):
     bench, ctx = make(tmp_path)
-    assert all(isinstance(it.payload[1], Example) for it in bench.items(ctx))
+    assert all(isinstance(it.payload.example, Example) for it in bench.items(ctx))
     assert [it.id for it in bench.items(ctx)][:2] == [f"{GREEDY}/000001", f"{GREEDY}/000002"]
 
 

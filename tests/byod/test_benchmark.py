@@ -140,12 +140,12 @@ def test_bos_tokenizer_counts_last_sentence_without_bos_in_clean_mode(llama_dir,
         ms[mode] = [r["m"] for r in recs.values() if r["test"] == "lrs"]
     bench = BYOD(test="lrs")
     ctx = make_ctx(model, corpus_file, limit=3)
-    lasts = [it.payload[2].meta["last"] for it in bench.items(ctx) if it.payload[0] == "lrs"]
+    lasts = [it.payload.x_prime.meta["last"] for it in bench.items(ctx) if it.payload.test == "lrs"]
     bos = model.tokenizer.bos_token_id
     assert all(model.tokenize([" " + s])[0][0] == bos for s in lasts)
     assert ms["clean"] == [len(model.tokenize([" " + s])[0]) - 1 for s in lasts]
-    faithful_items = [it for it in BYOD(test="lrs", mode="faithful").items(ctx) if it.payload[0] == "lrs"]
-    assert ms["faithful"] == [len(model.tokenize([" " + it.payload[2].meta["last"]])[0]) for it in faithful_items]
+    faithful_items = [it for it in BYOD(test="lrs", mode="faithful").items(ctx) if it.payload.test == "lrs"]
+    assert ms["faithful"] == [len(model.tokenize([" " + it.payload.x_prime.meta["last"]])[0]) for it in faithful_items]
 
 
 class TriggeredModel(ModelAdapter):

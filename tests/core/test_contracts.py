@@ -80,6 +80,30 @@ def test_missing_methods_are_named():
         check_plugin(Wishful, "model")
 
 
+def test_every_capability_is_implemented_by_a_method_of_model_adapter_and_documented():
+    # the table beside ModelAdapter: each capability's description and the methods the contract check asks for
+    from robust.core.interfaces import CAPABILITY_TABLE
+
+    assert set(robust.CAPABILITIES) == set(CAPABILITY_TABLE) and "gradients" not in CAPABILITY_TABLE
+    for name, cap in CAPABILITY_TABLE.items():
+        assert cap.provides and all(callable(getattr(robust.ModelAdapter, m, None)) for m in cap.methods), name
+    # every capability some built-in adapter declares is in the table
+    declared = {c for e in robust.registry() if e.kind == "model" for c in e.target.capabilities}
+    assert declared <= set(CAPABILITY_TABLE)
+
+
+def test_the_removed_gradients_capability_is_deprecated_not_refused():
+    class Old(robust.ModelAdapter):
+        name = "old"
+        capabilities = frozenset({"classify", "gradients"})
+
+        def _classify(self, texts):
+            return np.zeros((len(texts), 2))
+
+    with pytest.warns(DeprecationWarning, match="capability 'gradients', deprecated in plugin API 1.1"):
+        check_plugin(Old, "model")
+
+
 def test_settings_merge_with_the_base_classes():
     class Own(robust.ModelAdapter):
         name = "own"

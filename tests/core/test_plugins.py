@@ -71,6 +71,25 @@ def test_a_plugin_failing_in_one_hook_leaves_nothing_registered(cli, plugin_site
     assert next(r for r in rows if r["name"] == "halfbroken")["status"].startswith("broken: RuntimeError")
 
 
+def test_one_isolation_path_for_submodules_and_commands(cli, plugin_site):
+    # a package of plugins (`PLUGINS`, as robust's own attacks) whose one submodule fails to import, and a plugin
+    # whose register_commands raises: both are listed under broken plugins with their cause, once each, by the
+    # registry (no warnings.warn, no line printed by the CLI itself); the working submodule registers
+    site = plugin_site("robust-subplugins")
+    proc = cli("--debug", "list", "--json", site=site)  # --debug: the full command line, commands included
+    assert proc.returncode == 0, proc.stderr
+    entries = json.loads(proc.stdout)
+    broken = sorted((e["plugin"], e["step"], e["cause"]) for e in entries if e["kind"] == "broken")
+    assert broken == [("badcmd", "register_commands", "RuntimeError: this command hook is broken on purpose"),
+                      ("subs.bad", "import",
+                       "ModuleNotFoundError: No module named 'a_dependency_that_is_not_installed'")]
+    names = {e.get("name") for e in entries}
+    assert "sub-upper" in names and "cmd-lower" not in names and "typo-M" in names
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 2 and sum("subs.bad" in w for w in warnings) == sum("badcmd" in w for w in warnings) == 1
+    assert "UserWarning" not in proc.stderr and "failed in register_commands: RuntimeError(" not in proc.stderr
+
+
 def test_name_clashes_warn_once_and_bare_names_are_ambiguous(cli, plugin_site):
     site = plugin_site("robust-hello", "robust-clash")
     proc, entries = _listed(cli, site)

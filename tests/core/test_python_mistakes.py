@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import robust
-from robust.core.paths import package_dir
 from robust.engine.store import Store
+from robust.toolkit.paths import package_dir
 
 ROWS = [{"text": f"review number {i} was {'great' if i % 2 else 'awful'}", "label": i % 2} for i in range(10)]
 

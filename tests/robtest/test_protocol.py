@@ -10,6 +10,7 @@ from robust import FunctionModel
 from robust.core.context import RunContext
 from robust.core.data import load_examples
 from robust.core.errors import RobustError
+from robust.core.interfaces import WorkItem
 from robust.core.results import Result
 from robust.plugins.benchmarks.robtest import RobTest
 from robust.plugins.benchmarks.robtest.dimensions import plan, select
@@ -49,6 +50,17 @@ def test_items_are_stable_unique_and_share_degree_zero(tmp_path):
     assert not any("/0/" in i for i in ids)
     bench2, ctx2, _ = make(tmp_path)
     assert ids == [i.id for i in bench2.items(ctx2)]
+
+
+def test_items_carry_typed_cells_and_the_search_stream_comes_from_the_cell(tmp_path):
+    bench, ctx, _ = make(tmp_path)
+    item = next(i for i in bench.items(ctx) if i.id == "toy-G/score/0.3/000018")
+    cell = item.payload
+    assert (cell.kind, cell.tag.name, cell.degree, bench.examples[cell.example].id) == ("score", "toy-G", 0.3, "000018")
+    # one stream per (tag, access, example), read from the cell: an id the benchmark could not parse changes nothing
+    # (the old code split item.id and failed on this one)
+    renamed = WorkItem("an opaque id", cell)
+    assert bench._rng(ctx, renamed).random() == ctx.rng("toy-G", "score", "000018").random()
 
 
 def test_records_do_not_depend_on_batch_composition(tmp_path):

@@ -28,8 +28,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from robust.core.paths import package_dir
 from robust.plugins.models.embedded import SMOLLM2_GGUF
+from robust.toolkit.paths import package_dir
 
 LLAMA_MODEL = "smollm2"
 LLAMA_API_KEY = "test-key-0123"

@@ -203,7 +203,7 @@ def test_import_is_offline_and_leaves_hf_home_alone(tmp_path):
 
 
 def _robust_nltk():
-    from robust.core.paths import nltk_data_dir
+    from robust.toolkit.paths import nltk_data_dir
 
     return nltk_data_dir()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from typing import Any
 
 from robust.core.errors import RobustError
@@ -24,25 +25,13 @@ REQUIRED: dict[str, tuple[str | tuple[str, ...], ...]] = {
     "scorer": (("values", "score"),),
     "resource": ("path", "setup"),
 }
-#: model capability -> the methods that implement it (the one-batch method or the public one)
-CAPABILITY_METHODS: dict[str, tuple[str, ...]] = {
-    "embed": ("_embed", "embed"),
-    "classify": ("_classify", "classify"),
-    "logprobs": ("_logprobs", "logprobs"),
-    "next_token_distribution": ("_next_token_distribution", "next_token_distribution"),
-    "generate": ("_generate", "generate"),
-    "loglikelihood": ("loglikelihood",),
-    "fill_mask": ("_fill_mask", "fill_mask"),
-    "tokenize": ("tokenize",),
-    "embed_arrays": ("_embed_arrays", "embed_arrays"),
-    "gradients": ("gradients",),
-    "instruction": ("with_instruction",),
-}
+#: capabilities that are gone from CAPABILITY_TABLE but still accepted, with a DeprecationWarning, until PLUGIN_API 2.0
+DEPRECATED_CAPABILITIES = {"gradients": "no adapter implemented it and nothing calls it"}
 
 
 def check_plugin(obj: Any, kind: str) -> None:
     """Raise a one-line TypeError when `obj` (a class or an instance) cannot be registered as a `kind` plugin."""
-    from robust.core.interfaces import CAPABILITIES, Plugin, RecipeAttacker, SearchAttacker
+    from robust.core.interfaces import CAPABILITY_TABLE, Plugin, RecipeAttacker, SearchAttacker
 
     cls = obj if inspect.isclass(obj) else type(obj)
     label = getattr(cls, "__qualname__", repr(obj))
@@ -57,12 +46,15 @@ def check_plugin(obj: Any, kind: str) -> None:
         raise TypeError(f"attacker {name!r} subclasses neither SearchAttacker (it searches over a transform's "
                         "edits) nor RecipeAttacker (it brings its own edits): declare its shape")
     if kind == "model":
-        unknown = sorted(set(cls.capabilities) - set(CAPABILITIES))
+        for cap in sorted(set(cls.capabilities) & set(DEPRECATED_CAPABILITIES)):
+            warnings.warn(f"{kind} {name!r} declares capability {cap!r}, deprecated in plugin API 1.1 "
+                          f"({DEPRECATED_CAPABILITIES[cap]}); drop it", DeprecationWarning, stacklevel=2)
+        unknown = sorted(set(cls.capabilities) - set(CAPABILITY_TABLE) - set(DEPRECATED_CAPABILITIES))
         if unknown:
             raise TypeError(f"{kind} {name!r} declares unknown capabilities {', '.join(unknown)}; known: "
-                            + ", ".join(sorted(CAPABILITIES)))
-        missing += [" or ".join(CAPABILITY_METHODS[c]) for c in sorted(cls.capabilities)
-                    if c in CAPABILITY_METHODS and not any(_overrides(cls, m) for m in CAPABILITY_METHODS[c])]
+                            + ", ".join(sorted(CAPABILITY_TABLE)))
+        methods = [CAPABILITY_TABLE[c].methods for c in sorted(cls.capabilities) if c in CAPABILITY_TABLE]
+        missing += [" or ".join(m) for m in methods if m and not any(_overrides(cls, one) for one in m)]
     if missing:
         raise TypeError(f"{kind} {name!r} does not implement {', '.join(missing)}")
     check_settings(f"{kind} {name!r}", getattr(cls, "settings", {}))

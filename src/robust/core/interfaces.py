@@ -19,29 +19,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from robust.core.context import RunContext
-    from robust.core.reporting import ReportParts
-    from robust.core.results import Result
+    from robust.core.results import ReportParts, Result
 
 
 # Capabilities a ModelAdapter may declare and other plugins may need.
-CAPABILITIES = {
-    "embed": "texts -> vectors (ndarray[n, d])",
-    "classify": "texts -> class probabilities (ndarray[n, k])",
-    "logprobs": "texts -> per-token log-probabilities",
-    "next_token_distribution": "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L "
-    "positions (token_distributions)",
-    "generate": "prompts -> continuations (seeded)",
-    "loglikelihood": "(context, continuation) text pairs -> the continuation's summed log-probability after its "
-    "context (lm-eval's loglikelihood; served LMs)",
-    "fill_mask": "texts with a mask token -> ranked substitutes",
-    "gradients": "texts -> input-embedding gradients of the loss",
-    "tokenize": "texts -> the model's token ids",
-    "embed_arrays": "arrays -> vectors (ndarray[n, d])",
-    "checkpoint": "a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
-    "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens",
-    "instruction": "a prompted model: `model.instruction` (the instruction it reads) and "
-    "`model.with_instruction(text)` (the same model under another instruction), for benchmarks that perturb the prompt",
-}
 
 
 @dataclass(frozen=True)
@@ -139,8 +120,6 @@ class Transform(Plugin):
     unit: ClassVar[str] = "word"
     #: the robustness dimension it belongs to (RobTest's radar axis and `--attack` group), if any
     dimension: ClassVar[str] = ""
-    #: RobTest's tag: "M" (malicious) or "G" (general); "" = from a -M/-G name suffix, else from the dimension
-    tag: ClassVar[str] = ""
     #: keys of `Example.data` it reads (BYOD's passage swap reads a window and donor sentences): a benchmark whose
     #: examples do not carry them refuses it before a run exists
     needs_data: ClassVar[frozenset[str]] = frozenset()
@@ -189,8 +168,6 @@ class Attacker(Plugin):
     needs = frozenset({"classify"})
     #: whether it perturbs through a Transform's edits (set by its shape)
     uses_transform: ClassVar[bool] = True
-    #: the column this attacker fills in RobTest-style reports ('rule', 'score', or its own name)
-    access: ClassVar[str] = ""
 
     def attack(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform | None = None,
                degree: float | None = None, budget: int | None = None,
@@ -385,10 +362,11 @@ class Benchmark(Plugin):
                labels: Sequence[Any] | None = None) -> ReportParts:
         """What `robust report` puts first: a one-sentence headline, figures (the first one beside it) and samples
         of the texts the run produced. `labels` are the model's class names (None: unknown); also called with
-        the Result of `compare` and no records. Default: the first summary numbers and `figures(result)`."""
-        from robust.core.reporting import ReportParts, default_headline
+        the Result of `compare` and no records. Default: `figures(result)`, and the page's default headline (the
+        first summary numbers)."""
+        from robust.core.results import ReportParts
 
-        return ReportParts(default_headline(result), self.figures(result))
+        return ReportParts(None, self.figures(result))
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
@@ -428,6 +406,39 @@ def summarize_scores(records: Iterable[Mapping[str, Any]], scorers: Sequence[Sco
     for s in scorers:
         out.update(s.summarize([r["scores"].get(s.name) for r in rows], rows))
     return out
+
+
+@dataclass(frozen=True)
+class Capability:
+    """What a model capability provides, and the ModelAdapter methods that implement it (the one-batch method or
+    the public one; registration refuses an adapter declaring the capability without overriding one of them)."""
+
+    provides: str
+    methods: tuple[str, ...] = ()  # none: the capability is attributes (`checkpoint`: `source`, `tokenizer`)
+
+
+#: every capability a ModelAdapter can declare, beside the methods below that implement them
+CAPABILITY_TABLE: dict[str, Capability] = {
+    "embed": Capability("texts -> vectors (ndarray[n, d])", ("_embed", "embed")),
+    "classify": Capability("texts -> class probabilities (ndarray[n, k])", ("_classify", "classify")),
+    "logprobs": Capability("texts -> per-token log-probabilities", ("_logprobs", "logprobs")),
+    "next_token_distribution": Capability(
+        "texts or token ids -> next-token probabilities (ndarray[n, V]), also at the last L positions "
+        "(token_distributions)", ("_next_token_distribution", "next_token_distribution")),
+    "generate": Capability("prompts -> continuations (seeded)", ("_generate", "generate")),
+    "loglikelihood": Capability("(context, continuation) text pairs -> the continuation's summed log-probability "
+                                "after its context (lm-eval's loglikelihood; served LMs)", ("loglikelihood",)),
+    "fill_mask": Capability("texts with a mask token -> ranked substitutes", ("_fill_mask", "fill_mask")),
+    "tokenize": Capability("texts -> the model's token ids", ("tokenize",)),
+    "embed_arrays": Capability("arrays -> vectors (ndarray[n, d])", ("_embed_arrays", "embed_arrays")),
+    "checkpoint": Capability("a transformers checkpoint behind the model: `model.source` (hub id or directory) and "
+                             "`model.tokenizer`, for plugins that fine-tune its weights or count its tokens"),
+    "instruction": Capability("a prompted model: `model.instruction` (the instruction it reads) and "
+                              "`model.with_instruction(text)` (the same model under another instruction), for "
+                              "benchmarks that perturb the prompt", ("with_instruction",)),
+}
+#: capability -> what it provides (the public view of CAPABILITY_TABLE)
+CAPABILITIES = {name: c.provides for name, c in CAPABILITY_TABLE.items()}
 
 
 class ModelAdapter(Plugin):

@@ -1,15 +1,18 @@
 """Plugin discovery: entry points of the group `robust` (built-ins included), each loaded in isolation.
 
-A plugin that fails to import, or whose hook raises, or registers something that breaks its kind's contract
-(`robust.core.contracts`), is recorded as broken with its one-line cause (and its traceback, shown by `--debug`);
+A plugin that fails to import, or whose hook raises (`register_commands` included), or registers something that
+breaks its kind's contract (`robust.core.contracts`), is recorded as broken with its one-line cause (and its
+traceback, shown by `--debug`);
 whatever it had registered is dropped, so nothing is half-registered. Entry points are told apart by distribution:
-two distributions may both name an entry point `models`; both load, and the clash is noted.
+two distributions may both name an entry point `models`; both load, and the clash is noted. An entry point's module
+may list submodules in `PLUGINS`: each is a plugin of its own (`attacks.typo`), loaded and isolated on its own.
 `ROBUST_LOAD_PLUGINS=dist1,dist2` loads only those third-party distributions ("" loads none);
 `ROBUST_TRACE_PLUGINS=1` prints every hook call and what it registered to stderr.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import traceback
@@ -81,7 +84,8 @@ def load_plugins() -> None:
             _load_notes.append(f"entry point {ep.name!r} of {dist} {version} has the name of {holder}'s; both are "
                                f"loaded, {dist}'s as plugin {name!r}")
         try:
-            pm.register(ep.load(), name=name)
+            module = ep.load()
+            pm.register(module, name=name)
         except Exception as exc:  # a broken plugin must never break its siblings
             if isinstance(exc, ValueError) and "already registered" in str(exc):
                 exc = ValueError(f"its module {ep.value} is already registered by another entry point")
@@ -89,6 +93,33 @@ def load_plugins() -> None:
             continue
         _origins[name] = (dist, version)
         _trace(f"loaded {name} from {dist} {version}")
+        for sub in getattr(module, "PLUGINS", ()):  # a package of plugins: each submodule loads on its own
+            _load_one(f"{name}.{sub}", f"{module.__name__}.{sub}", dist, version)
+
+
+def _load_one(name: str, module: str, dist: str, version: str) -> None:
+    """Import and register one plugin module; a failure is recorded as broken, its siblings unaffected."""
+    try:
+        pm.register(importlib.import_module(module), name=name)
+    except Exception as exc:
+        _load_failures.append(_failure(name, dist, version, "import", exc))
+        return
+    _origins[name] = (dist, version)
+    _trace(f"loaded {name} from {dist} {version}")
+
+
+def add_commands(app: Any) -> None:
+    """Call every plugin's `register_commands` hook; a plugin that raises is listed as broken like one that fails
+    to import (and its registrations are dropped); the other plugins' commands are added."""
+    global _registry
+    load_plugins()
+    for impl in pm.hook.register_commands.get_hookimpls():
+        plugin = pm.get_name(impl.plugin) or "?"
+        try:
+            impl.function(app=app)
+        except Exception as exc:
+            _load_failures.append(_failure(plugin, *_origins.get(plugin, ("local", "0")), "register_commands", exc))
+            _registry = None
 
 
 def register_plugin(module: Any, name: str, distribution: str = "local", version: str = "0") -> None:
@@ -111,7 +142,7 @@ def build_registry() -> Registry:
     load_plugins()
     registry = Registry(broken=list(_load_failures), notes=list(_load_notes))
     staged: dict[str, list[Entry]] = {}
-    failed: set[str] = set()
+    failed: set[str] = {b.plugin for b in _load_failures}
     for hook_name, kind in HOOK_KINDS.items():
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
             plugin = pm.get_name(impl.plugin) or "?"

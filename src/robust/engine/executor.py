@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, TypeVar
 
-from robust.core.environ import env_seconds
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
+from robust.engine.environ import env_seconds
 
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
 GROUP = "robust.executors"

@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from robust.core.errors import RobustError, one_line
-from robust.core.lazy import np
 from robust.toolkit.function_model import checked_outputs
+from robust.toolkit.lazy import np
 
 #: the probe: short texts of different kinds, each model call on them costs one small batch
 PROBE_TEXTS = ("The film was a delight from start to finish.", "A dull, overlong and tiresome plot.",

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.reporting import missing
+from robust.toolkit.reporting import missing
 
 
 def finish_rows(fig: Any, ax: Any, labels: Sequence[str], xlabel: str, xlim: tuple[float, float] = (-2, 102),

@@ -7,8 +7,8 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import ModelAdapter
-from robust.core.lazy import np
 from robust.core.settings import Setting
+from robust.toolkit.lazy import np
 
 PROBABILITY_TOLERANCE = 1e-3  # a row of class probabilities sums to 1 within this
 LOGITS_HINT = "; for logits pass FunctionModel(fn, outputs='logits') or settings={'model.outputs': 'logits'}"

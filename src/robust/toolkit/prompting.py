@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from robust.core.interfaces import Attacker, AttackResult, Example, ModelAdapter, Transform
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 class InstructionView(ModelAdapter):

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.paths import cache_dir
 from robust.toolkit import pickled
+from robust.toolkit.paths import cache_dir
 
 FORMAT = 1
 # ANTHRO's spelling variants accepted as English (phonetic.is_english): colour -> color, ...

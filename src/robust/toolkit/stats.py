@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 LEVEL = 0.95
 

@@ -1,7 +1,7 @@
 """Text measures every plugin shares: whitespace words, edit distances, RobTest's degree measures and budget.
 
 Words are whitespace tokens (`str.split`) and outputs are re-joined with single spaces, as in RobTest's code
-(spec robtest.md §2.1 "common conventions"). Degree measures follow spec §2.1 / Appendix C.
+(RobTest's code). Degree measures follow Chen et al. 2023, Appendix C.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def levenshtein(a: str | Sequence[str], b: str | Sequence[str]) -> int:
 
 
 def char_degree(original: str, perturbed: str, lower: bool = True) -> float:
-    """Relative edit distance D_c = Lev / N_c (spec §2.1; N_c = len(original), spec §6 #3).
+    """Relative edit distance D_c = Lev / N_c (Chen et al. 2023, Appendix C; N_c = len(original), docs/robtest.md).
 
     Lower-cased by default, as RobTest's `EditDistance`; `lower=False` counts case changes.
     """
@@ -50,7 +50,7 @@ def changed_words(original: str, perturbed: str) -> int:
 
 
 def word_modification_rate(original: str, perturbed: str) -> float:
-    """D_w = n_w / N_w: changed word positions over the original's whitespace words (spec §2.1)."""
+    """D_w = n_w / N_w: changed word positions over the original's whitespace words (Chen et al. 2023, Appendix C)."""
     n = len(words(original))
     changed = changed_words(original, perturbed)
     if n == 0:
@@ -59,7 +59,7 @@ def word_modification_rate(original: str, perturbed: str) -> float:
 
 
 def budget(n: int, degree: float) -> int:
-    """k = ceil(N·d), RobTest's budget (spec §2.1); rounded first so 0.1·30 gives 3, not 4."""
+    """k = ceil(N·d), RobTest's budget (Chen et al. 2023, Appendix C); rounded first so 0.1·30 gives 3, not 4."""
     if degree <= 0 or n <= 0:
         return 0
     return math.ceil(round(n * degree, 9))

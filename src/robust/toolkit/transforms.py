@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
 from robust.core.settings import Setting
+from robust.toolkit.lazy import np
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,
@@ -26,7 +26,7 @@ from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms
 
 #: the `mode` setting every built-in transform shares (RobTest passes its `variant` unless the user set one)
 MODE = Setting("clean", choices=("clean", "faithful"),
-               help="clean: the spec's resolutions (valid, meaning-preserving edits); faithful: the public code")
+               help="clean: docs/attacks.md's resolutions (valid, meaning-preserving edits); faithful: the public code")
 #: the local meaning check of word substitutions (`meaning_kept`), shared by Synonym and Contextual
 MIN_LOCAL_SIMILARITY = Setting(0.7, min=-1.0, max=1.0, help="clean: cosine the word with its two neighbours "
                                "must keep (\"some time .\" -> \"some clip .\": 0.31)")
@@ -122,7 +122,7 @@ def pos_tags_many(texts: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
 def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
     """(Penn Treebank tag, Universal POS) of every whitespace word of `text`, tagged by spaCy in context.
 
-    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, spec §6 #15). A word's
+    Stands in for RobTest's NLTK taggers (no NLTK tagger model is available offline, docs/attacks.md). A word's
     tags are those of its first alphanumeric spaCy token (else its first token).
     """
     return pos_tags_many([text])[0]
@@ -285,7 +285,7 @@ class WordTransform(Transform):
 
 
 class SentenceTransform(HelperModels, Transform):
-    """A sentence-level transform measured by 1 − cos of sentence embeddings (spec §2.1, Appendix C).
+    """A sentence-level transform measured by 1 − cos of sentence embeddings (Chen et al. 2023, Appendix C).
 
     The embedder is any object with `embed(texts) -> ndarray[n, d]` (a ModelAdapter), chosen by the
     `embedder` setting independently of the victim; pass one to the constructor or assign `.embedder`
@@ -316,5 +316,5 @@ class SentenceTransform(HelperModels, Transform):
         return [max(0.0, 1.0 - c) for c in similarities(self.embedder, pairs)]
 
     def measure(self, original: str, perturbed: str) -> float:
-        # D_s = 1 − cos(x, x′) (spec §2.1); identical texts are exactly 0
+        # D_s = 1 − cos(x, x′) (Chen et al. 2023, Appendix C); identical texts are exactly 0
         return 0.0 if original == perturbed else self.degrees_of([(original, perturbed)])[0]

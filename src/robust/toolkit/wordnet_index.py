@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
-from robust.core.paths import cache_dir
 from robust.toolkit import pickled
+from robust.toolkit.paths import cache_dir
 
 FORMAT = 1
 POS_LIST = ("n", "v", "a", "r")  # what synsets(lemma) searches without a POS, in this order (as NLTK)

@@ -1,4 +1,4 @@
-"""Contextual (RobTest §2.6): replace words by what a language model expects in context, antonyms removed.
+"""Contextual (Chen et al. 2023, Table 1): replace words by what a language model expects in context, antonyms removed.
 
 Two candidate sources (setting `source`; `auto` = `mlm` when `mlm` is set, else `lm`):
 - `mlm`: a fill-mask model (`mlm=hf:bert-base-uncased` is the paper's), whole whitespace word -> one mask,
@@ -26,10 +26,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import (
     LIGHT_WORDS,
     antonyms,
@@ -365,3 +363,9 @@ class Contextual(HelperModels, WordTransform):
 
 
 TRANSFORMS = [Contextual]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

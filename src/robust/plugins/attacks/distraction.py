@@ -1,4 +1,4 @@
-"""Distraction (RobTest §2.9): append irrelevant content while the sentence embedding stays close.
+"""Distraction (Chen et al. 2023, Table 1): append irrelevant content while the sentence embedding stays close.
 
 Its degree is `SentenceTransform`'s (robust.toolkit.transforms): D_s = 1 − cos(E(x), E(x′)) with a lazily loaded
 sentence embedder (default the embedded `minilm`; never the victim: the degree must not be measured by the model
@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     REACH_TOLERANCE,
@@ -34,7 +33,7 @@ from robust.toolkit.transforms import (
     with_degree,
 )
 
-# RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — spec §2.9
+# RobTest's URL alphabet, verbatim (sic: no J/j, G/g twice) — RobTest's code, Sentence/distraction_transform.py
 URL_CHARS = "ABCDEFGHIGKLMNOPQRSTUVWXYZabcdefghigklmnopqrstuvwxyz0123456789.?/"
 # Naik et al. stress-test tautologies, verbatim from RobTest's code
 STATEMENTS = ("and true is true", "and false is not true")
@@ -106,7 +105,7 @@ class Distraction(SentenceTransform):
 
     # distractors ------------------------------------------------------------------------------
     def distractor(self, kind: str, rng: np.random.Generator) -> str:
-        """One distractor of a type (spec §2.9)."""
+        """One distractor of a type (RobTest's code, Sentence/distraction_transform.py)."""
         if kind == "url":
             segments = ["".join(rng.choice(list(URL_CHARS), size=int(rng.integers(1, 6))))
                         for _ in range(int(rng.integers(1, 6)))]
@@ -120,7 +119,7 @@ class Distraction(SentenceTransform):
         return " ".join(vocab[int(i)] for i in rng.integers(len(vocab), size=int(rng.integers(1, 6))))
 
     def insert(self, text: str, addition: str) -> str:
-        if self.config["mode"] == "clean":  # spec §6 #11: append at the end with one space
+        if self.config["mode"] == "clean":  # docs/attacks.md: append at the end with one space
             return f"{text.rstrip()} {addition}"
         # RobTest's code: before the first . ! ? with no space, and the rest of the text dropped
         parts = _PUNCT_SPLIT.split(text)
@@ -232,7 +231,8 @@ class Distraction(SentenceTransform):
         return j + min(h - j - 1, max(1, round(frac * (h - j))))
 
     def _faithful_draw(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        # spec §2.9 rule-based loop: accept the previous candidate while cos(E(s), E(c)) > 1 − d
+        # RobTest's rule-based loop (Sentence/distraction_transform.py): accept the previous candidate while cos(E(s),
+        # E(c)) > 1 − d
         source = example.text
         threshold = 1.0 - degree
         accepted = candidate = source
@@ -255,3 +255,9 @@ class Distraction(SentenceTransform):
 
 
 TRANSFORMS = [Distraction]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -1,12 +1,12 @@
-"""Glyph (RobTest §2.3): replace characters by visually similar ones.
+"""Glyph (Chen et al. 2023, Table 1): replace characters by visually similar ones.
 
 Four spaces, one chosen uniformly (per draw for Glyph-M, per word for Glyph-G):
-- `similar`: TextBugger's table (spec Appendix A.2);
+- `similar`: TextBugger's table (RobTest's code, Char/glyph_transform.py);
 - `eces`: VIPER's "easy" space, one accented neighbour per ASCII letter (Appendix A.3);
 - `dces`: VIPER's description-based space, rebuilt from Python's Unicode character names (`unicodedata`)
   instead of NamesList.txt: same letter token and case, disallowed scripts removed (Appendix A.4), 20 nearest
   by token-count distance of the names, p ∝ exp(-0.5·dist);
-- `ices`: VIPER's image-based space, rebuilt ("ICES-rebuilt", spec §7.2): 24×24 renderings of every
+- `ices`: VIPER's image-based space, rebuilt ("ICES-rebuilt", docs/attacks.md): 24×24 renderings of every
   letter/number/punctuation/symbol code point ≤ 30000 that matplotlib's bundled DejaVu Sans covers, cosine
   top-20, p ∝ similarity. Built on first use and cached under `cache_dir()/glyph/`.
 Substitutions are length-preserving, so Glyph-M's relative edit distance is exactly count / len(s).
@@ -19,9 +19,8 @@ import os
 import unicodedata
 from typing import ClassVar
 
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree
 
 SPACES = ("similar", "dces", "eces", "ices")
@@ -139,7 +138,7 @@ def _render_space() -> tuple[str, np.ndarray]:
 
 @functools.cache
 def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
-    from robust.core.paths import cache_dir
+    from robust import cache_dir
 
     path = cache_dir() / "glyph" / f"ices-{ICES_VERSION}.npz"
     if path.exists():
@@ -251,7 +250,8 @@ class GlyphM(Transform):
         k = budget(len(text), degree)
         if k == 0:
             return [example]
-        space = _pick(_spaces(self.config), rng)  # one space per generated variant (§2.3)
+        # one space per generated variant (RobTest's code, Char/glyph_transform.py)
+        space = _pick(_spaces(self.config), rng)
         chars = list(text)
         done = 0
         for pos in rng.permutation(len(chars)):
@@ -288,4 +288,12 @@ class GlyphG(WordTransform):
 
 
 TRANSFORMS = [GlyphM, GlyphG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)
+
+
 __all__ = ["ECES", "SIMILAR", "GlyphG", "GlyphM", "dces_neighbours", "ices_neighbours", "substitute_char"]

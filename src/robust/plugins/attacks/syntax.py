@@ -1,6 +1,7 @@
-"""Syntax (RobTest §2.8): syntactic paraphrases kept when 1 − cos(E(x), E(x′)) ≤ d.
+"""Syntax (Chen et al. 2023, §2.1 and Table 1): syntactic paraphrases kept when 1 − cos(E(x), E(x′)) ≤ d.
 
-The paper cites SCPN/SynPG/AESOP and the public code has none (spec §2.8, §6 #10). Two paraphrasers:
+The paper cites SCPN/SynPG/AESOP and the public code has none (Chen et al. 2023, §2.1; docs/attacks.md, Syntax). Two
+paraphrasers:
 - `model=hf:...`: any generator model (a seq2seq/causal paraphraser), `num_candidates` seeded samples;
 - offline default: structure-changing rules on spaCy's dependency parse (clause reordering, active↔passive,
   adjunct fronting, it-clefts, wh-clefts), applied once and composed once (robust.toolkit.paraphrase).
@@ -11,10 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.paraphrase import RULES, rule_paraphrases_many
 from robust.toolkit.transforms import SentenceTransform, reaches, with_degree
 
@@ -91,7 +90,7 @@ class Syntax(SentenceTransform):
         return list(out.items())
 
     def scored(self, text: str) -> list[tuple[str, str, float]]:
-        """Candidates with their degree 1 − cos (spec §2.8), cached per text."""
+        """Candidates with their degree 1 − cos (Chen et al. 2023, §2.1), cached per text."""
         if text not in self._scored:
             self.precompute([text], ())
         return self._scored[text]
@@ -99,8 +98,8 @@ class Syntax(SentenceTransform):
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         """The paraphrases closest to the degree from below: those with (1 − REACH_TOLERANCE)·d ≤ 1 − cos ≤ d
         in a random order, else the single most distant one within d (flagged `unreached`); the original
-        if none is within d (§6 #10). Returning every paraphrase within d made the evaluated texts almost
-        the same at every degree."""
+        if none is within d (docs/attacks.md, Syntax). Returning every paraphrase within d made the evaluated texts
+        almost the same at every degree."""
         if degree <= 0:
             return [example]
         kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
@@ -113,9 +112,15 @@ class Syntax(SentenceTransform):
                             syntax_source=self.source) for i in order]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; spec §3.2)."""
+        """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; Chen et al. 2023, §2.2)."""
         candidates = self.paraphrases(text)
         return candidates[int(rng.integers(len(candidates)))][0] if candidates else None
 
 
 TRANSFORMS = [Syntax]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -1,17 +1,17 @@
-"""Typo (RobTest §2.2): one-character keyboard typos — delete, insert, replace, swap, repeat.
+"""Typo (Chen et al. 2023, Table 1): one-character keyboard typos — delete, insert, replace, swap, repeat.
 
 Typo-M edits random characters (degree = relative Levenshtein distance); Typo-G edits at most one character
-per word (degree = word modification rate). `mode="clean"` (default, spec §6 #2) spends the budget k on
+per word (degree = word modification rate). `mode="clean"` (default, docs/attacks.md) spends the budget k on
 successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"` reproduces RobTest's code
-(k attempts, failures consume budget, the index-0 swap quirk; spec §5.4 #5).
+(k attempts, failures consume budget, the index-0 swap quirk; docs/attacks.md).
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from robust.core.interfaces import Example, Transform
-from robust.core.lazy import np
+from robust import Example, Transform, hookimpl
+from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,
@@ -22,7 +22,7 @@ from robust.toolkit.transforms import (
     with_degree,
 )
 
-# Keyboard neighbours, "copy from textbugger" (spec Appendix A.1); looked up with char.lower().
+# Keyboard neighbours, "copy from textbugger" (RobTest's code, Char/typo_transform.py); looked up with char.lower().
 KEYBOARD: dict[str, str] = {
     "q": "was", "w": "qeasd", "e": "wrsdf", "r": "etdfg", "t": "ryfgh", "y": "tughj", "u": "yihjk",
     "i": "uojkl", "o": "ipkl", "p": "ol", "a": "qwszx", "s": "qweadzx", "d": "wersfxc", "f": "ertdgcv",
@@ -50,7 +50,7 @@ def typo(text: str, pos: int, op: str, rng: np.random.Generator, faithful: bool)
         if new is None:
             return None
         return text[:pos] + new + text[pos + (op == "replace"):]
-    # swap with the previous character; RobTest's index-0 quirk uses text[-1] (spec §2.2 "Quirks")
+    # swap with the previous character; RobTest's index-0 quirk uses text[-1] (RobTest's code, Char/typo_transform.py)
     if pos == 0 and not faithful:
         return None
     before = text[pos - 1]
@@ -94,7 +94,8 @@ class TypoM(Transform):
 
     @staticmethod
     def _faithful_draw(text: str, k: int, rng: np.random.Generator) -> str:
-        """RobTest's loop: k attempts at a random permutation of the positions, failures included (§2.2)."""
+        """RobTest's loop: k attempts at a random permutation of the positions, failures included (RobTest's code,
+        Char/typo_transform.py)."""
         positions = rng.permutation(len(text))
         for i in range(min(k, len(positions))):
             pos = int(positions[i])
@@ -110,7 +111,7 @@ class TypoM(Transform):
 
     @staticmethod
     def _clean_draw(text: str, k: int, rng: np.random.Generator) -> str:
-        """Edits at random positions until the lower-cased Levenshtein distance to the original is k (spec §6 #2).
+        """Edits at random positions until the lower-cased Levenshtein distance to the original is k (docs/attacks.md).
 
         Progress is the measured distance, not a sum of edit costs: two edits can overlap or cancel ("ab" ->
         "aab" -> "ab"), and a pass over the positions can run out when many operations fail (digits, spaces),
@@ -165,3 +166,9 @@ class TypoG(WordTransform):
 
 
 TRANSFORMS = [TypoM, TypoG]
+
+
+@hookimpl
+def register_transforms(register):
+    for transform in TRANSFORMS:
+        register(transform)

@@ -7,9 +7,7 @@ import csv
 from collections.abc import Iterator
 from pathlib import Path
 
-from robust.core.hookspecs import hookimpl
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, Setting, hookimpl
 
 MR_LABELS = {"1": "positive", "-1": "negative"}
 # the files of the `mr` resource's directory

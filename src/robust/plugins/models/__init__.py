@@ -2,7 +2,7 @@
 prompted to classify), `api:` (a model behind an OpenAI-compatible endpoint), and the array models `identity`,
 `random-projection:K`, `random-vit` and `timm:<name>` (embed_arrays)."""
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.models.api import APIModel
 from robust.plugins.models.arrays import ArrayFunction, Identity, RandomProjection
 from robust.plugins.models.embedded import MiniLM, SmolLM2

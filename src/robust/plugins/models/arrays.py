@@ -12,10 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, RobustError, Setting
+from robust.toolkit.lazy import np
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ class Identity(ArrayModel):
 
 class RandomProjection(ArrayModel):
     """`random-projection:K`: K seeded orthonormal directions of the flattened input (a linear baseline that
-    keeps a fraction c = ‖P 1_d/√d‖ ≈ sqrt(K/d) of SynBench's signal, spec §7.3 V5)."""
+    keeps a fraction c = ‖P 1_d/√d‖ ≈ sqrt(K/d) of SynBench's signal, docs/synbench.md)."""
 
     name = "random-projection"
     description = "Reference representation: K seeded random orthonormal projections of the flattened input"

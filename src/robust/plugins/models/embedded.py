@@ -9,9 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import MissingResource
-from robust.core.paths import cache_dir, package_dir
-from robust.core.settings import Setting
+from robust import MissingResource, Setting, cache_dir, package_dir
 from robust.plugins.models.hf import POOLINGS, HFModel
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -16,12 +16,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from robust.core.data import content_hash, load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example, ModelAdapter
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.settings import Setting
+from robust import Example, ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
+from robust.toolkit.lazy import np
 
 #: hyper-parameters that change the trained weights (part of the cache key)
 TRAINING_KEYS = ("epochs", "lr", "train_batch_size", "max_length", "holdout", "seed", "weight_decay", "warmup")

@@ -11,10 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter
-from robust.core.seeding import derive_seed
-from robust.core.settings import Setting
+from robust import ModelAdapter, RobustError, Setting, derive_seed
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,13 +12,9 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
-from robust.core.data import content_hash, load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.settings import Setting
+from robust import ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
 from robust.plugins.models.hf import POOLINGS
+from robust.toolkit.lazy import np
 
 
 class Probe(ModelAdapter):

@@ -25,12 +25,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from robust.core.data import load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example, ModelAdapter
-from robust.core.lazy import np
-from robust.core.seeding import derive_seed
-from robust.core.settings import Setting, schema
+from robust import Example, ModelAdapter, RobustError, Setting, derive_seed, load_examples
+from robust.toolkit.lazy import np
 
 NORMALIZATIONS = ("none", "tokens", "chars")
 #: settings that change the class scores (the identity's digest); batching and the prefix cache do not
@@ -128,8 +124,9 @@ class PromptModel(ModelAdapter):
             if not spec and not ctx.data:
                 return []
             if not spec and not Path(ctx.data).exists() and ctx.registry.has("dataset", ctx.data):
-                split = schema(ctx.registry.get("dataset", ctx.data).target.settings).get("split")
-                if split is not None and "train" in (split.choices or ()):  # a registered dataset's training split
+                # a registered dataset's training split
+                split = ctx.registry.get("dataset", ctx.data).target.settings.get("split")
+                if isinstance(split, Setting) and "train" in (split.choices or ()):
                     return [ex for ex in ctx.create("dataset", ctx.data, split="train").examples(ctx.seed)
                             if ex.label is not None]
             return load_examples(spec or ctx.data, ctx, **cols)

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 def _cache_kwarg(net: Any) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from robust import RobustError
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 #: the score of a class the answer did not name (its probability underflows to 0 in the softmax)
 UNNAMED = -1e9

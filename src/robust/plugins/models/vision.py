@@ -10,10 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import RobustError, Setting
 from robust.plugins.models.arrays import ArrayInput, ArrayModel
+from robust.toolkit.lazy import np
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -21,7 +20,7 @@ VISION_POOLINGS = ("auto", "cls", "mean")
 
 
 def pool_vision_output(out: Any, pooling: str = "auto") -> Any:
-    """The final pooled representation a linear probe would use (spec A9), as a (n, d) tensor.
+    """The final pooled representation a linear probe would use (Ko 2024, §5.2.3), as a (n, d) tensor.
 
     Token outputs (ViT, DeiT, DINOv2, CLIP vision; (n, T, d)): `auto`/`cls` = the normed class token, which is
     timm's pre-logits for ViTs; `mean` = mean of the other tokens. Feature maps (ResNet, ConvNeXt; (n, C, H, W)):
@@ -135,7 +134,7 @@ class RandomViT(ArrayModel):
 
 
 class TimmModel(ArrayModel):
-    """`timm:<model name>`: timm's pooled pre-logits (`num_classes=0`), as the authors' code (spec §4.1).
+    """`timm:<model name>`: timm's pooled pre-logits (`num_classes=0`), as the authors' code (Ko 2024, §5.2.3).
     Needs `pip install timm`; weights come from timm's cache or `checkpoint` (no download when offline)."""
 
     name = "timm"

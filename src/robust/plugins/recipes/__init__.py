@@ -1,6 +1,7 @@
-"""robust's own DeepWordBug, PWWS and TextFooler (spec robusttext.md §3.4 with the offline substitutes of §7.2):
-Attackers batched over examples (one classify call per search step for all examples) under a per-example query
-budget, and the Transforms that make their edits (`deepwordbug-edit`, `wordnet-swap`). See docs/attacks.md."""
+"""robust's own DeepWordBug, PWWS and TextFooler (Dang et al. 2024, §3.3, with the offline substitutes of
+docs/asr_predict.md): Attackers batched over examples (one classify call per search step for all examples) under a
+per-example query budget, and the Transforms that make their edits (`deepwordbug-edit`, `wordnet-swap`). See
+docs/attacks.md."""
 
 from robust import hookimpl
 from robust.plugins.recipes.deepwordbug import DeepWordBug

@@ -8,7 +8,7 @@ is a distinct text classified for an example, the original included; `drive` cut
 budget allows, so `AttackResult.queries <= budget` always holds.
 
 Modes:
-- `faithful` (default; spec robusttext.md §3.4, the ASR labels): the reference implementation's semantics.
+- `faithful` (default; Dang et al. 2024, §3.3, the ASR labels): the reference implementation's semantics.
   OpenAttack (PWWS, TextFooler, DeepWordBug): the goal is the model's own prediction on the original text
   (untargeted `ClassifierGoal(origin_pred)`), every example is attacked (misclassified ones too), texts are
   WordPunct tokens joined by single spaces, PWWS and TextFooler lower-case the input. TextAttack (DeepWordBug
@@ -25,9 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.interfaces import AttackResult, Example, ModelAdapter, RecipeAttacker, Transform
-from robust.core.labels import label_index
-from robust.core.settings import Setting
+from robust import AttackResult, Example, ModelAdapter, RecipeAttacker, Setting, Transform, label_index
 from robust.toolkit.search import Search, drive
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 Two reference implementations (setting `variant`):
 
-- `openattack` (default; OpenAttack's DeepWordBugAttacker, the ASR labels of spec robusttext.md §3.4): WordPunct
+- `openattack` (default; OpenAttack's DeepWordBugAttacker, the ASR labels of Dang et al. 2024, §3.3): WordPunct
   tokens ranked by p(goal | token replaced by "<UNK>") ascending ("replaceone"), the first `power` (5) tokens
   get a homoglyph at one random character (left as it is when that character has no look-alike), and one
   final query decides success. Queries: 1 + n + 1 for n tokens.
@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Setting
 from robust.plugins.recipes.base import Found, Recipe, start, token_edits
 from robust.plugins.recipes.charset import TEXTATTACK_OPS, homoglyph
 from robust.plugins.recipes.lexicon import stopwords
 from robust.plugins.recipes.tokens import replaced, textattack_words, wordpunct
 from robust.plugins.recipes.transforms import CharacterBugs
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, by_drop, leave_one_out
 from robust.toolkit.text import levenshtein
 

@@ -1,7 +1,7 @@
 """Word lists of the recipes, offline: a fixed English stop-word list and OpenAttack's WordNet substitutes.
 
 `wordnet_substitutes(word)` follows OpenAttack's `WordNetSubstitute` called with `pos=None` (no POS tagger
-offline; spec robusttext.md §7.2): for adverb, adjective (satellites included), noun and verb in that order,
+offline; docs/asr_predict.md): for adverb, adjective (satellites included), noun and verb in that order,
 every lemma of every synset of the word (WordNet's morphy, so inflected words find their base form), multi-word
 lemmas cut to their first word, the word itself and every substitute of be/is/are/am dropped, lower-cased,
 first occurrence kept. It reads robust's compact WordNet index, which answers `synsets(word, pos)` as NLTK does.

@@ -1,5 +1,5 @@
 """PWWS, probability weighted word saliency (Ren et al. 2019), as OpenAttack's PWWSAttacker (spec
-robusttext.md §3.4): word saliency S(x, w_i) = p(y|x) - p(y|x with w_i -> "<UNK>") (Eq. 3), softmaxed over the
+Dang et al. 2024, §3.3): word saliency S(x, w_i) = p(y|x) - p(y|x with w_i -> "<UNK>") (Eq. 3), softmaxed over the
 words; for every word the WordNet substitute w_i* that lowers p(y) most, Δp_i* = p(y|x) - p(y|x with w_i ->
 w_i*) (Eq. 4-5); words replaced by w_i* greedily in descending softmax(S)_i · Δp_i* (Eq. 7-8), stop words
 skipped, until the prediction leaves y.
@@ -10,10 +10,10 @@ replacement. Clean mode skips the substitutes of stop words (it never uses them)
 
 from __future__ import annotations
 
-from robust.core.lazy import np
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from robust.core.settings import Setting
+from robust import Setting
 from robust.plugins.recipes.base import Recipe
 from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet, stopwords, wordnet_substitutes
 from robust.plugins.recipes.tokens import Tokens, wordpunct
@@ -22,7 +22,7 @@ class SynonymRecipe(Recipe):
     @classmethod
     def check_available(cls) -> None:
         """A one-line MissingResource when WordNet or the stop words are not set up (before a run starts)."""
-        from robust.core.context import RunContext
+        from robust import RunContext
 
         load_wordnet()
         stopwords(RunContext.default())

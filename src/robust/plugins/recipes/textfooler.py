@@ -1,8 +1,8 @@
 """TextFooler (Jin et al. 2020) as OpenAttack's TextFoolerAttacker with the offline substitutes of spec
-robusttext.md §3.4/§7.2: WordNet substitutes (union over POS; no POS filter, no tagger offline), leave-one-out
-importance with "<UNK>", a sentence-similarity filter by a helper encoder (default `minilm` for the Universal
-Sentence Encoder: cosine of the two windows) on a window of 15 tokens, threshold 0.5 (0.1 for texts of fewer
-than 15 tokens), stop words never replaced.
+Dang et al. 2024, §3.3, with docs/asr_predict.md's offline substitutes: WordNet substitutes (union over POS; no POS
+filter, no tagger offline), leave-one-out importance with "<UNK>", a sentence-similarity filter by a helper encoder
+(default `minilm` for the Universal Sentence Encoder: cosine of the two windows) on a window of 15 tokens, threshold 0.5
+(0.1 for texts of fewer than 15 tokens), stop words never replaced.
 
 Per word, in descending importance: every substitute is classified and its window compared with the current
 text's window; among the substitutes that change the prediction and pass the threshold the most similar is
@@ -10,8 +10,8 @@ kept, and the attack ends if that reaches the goal; if none does, the one with t
 (a failed threshold adds 1) is kept when that is below p(original class) of the original text.
 
 OpenAttack sets the threshold to 0.1 on the attacker object the first time it meets a short text, so every later
-example keeps 0.1 (spec §6 A7). Here the threshold is set per example; `sticky_threshold=true` reproduces the
-quirk in the order examples are given (across `attack` calls of one attacker object).
+example keeps 0.1 (docs/attacks.md, TextFooler). Here the threshold is set per example; `sticky_threshold=true`
+reproduces the quirk in the order examples are given (across `attack` calls of one attacker object).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.interfaces import Example
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import Example, Setting
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.plugins.recipes.tokens import replaced
+from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
 

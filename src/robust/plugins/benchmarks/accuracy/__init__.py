@@ -6,13 +6,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import held_out_examples
-from robust.core.errors import RobustError
-from robust.core.hookspecs import hookimpl
-from robust.core.interfaces import Benchmark, ModelAdapter, Scorer, WorkItem, add_scores, summarize_scores
-from robust.core.labels import label_index
-from robust.core.results import Result, Table
+from robust import (
+    Benchmark,
+    ModelAdapter,
+    Result,
+    RobustError,
+    RunContext,
+    Scorer,
+    Table,
+    WorkItem,
+    add_scores,
+    held_out_examples,
+    hookimpl,
+    label_index,
+    summarize_scores,
+)
 from robust.toolkit.chance import above_chance, chance_check, chance_summary, lead_with_chance
 from robust.toolkit.stats import proportion_se
 
@@ -74,7 +82,7 @@ class Accuracy(Benchmark):
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result:
         """Runs ranked by accuracy; adjacent runs whose difference is within its 95 % bound (Agresti-Coull standard
         errors, as if the runs were independent: conservative for runs on the same examples) are marked."""
-        from robust.core.reporting import ranking
+        from robust import ranking
 
         unable = [label for label, r in results if not above_chance(r.data)]
         entries = [(label, float(r.summary["accuracy"]), proportion_se(r.summary["accuracy"], r.summary["n"]))
@@ -91,7 +99,7 @@ class Accuracy(Benchmark):
         return Result(summary, [table], {"kind": "accuracy-compare", "ranking": rows})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-        from robust.core.reporting import ReportParts, ranking_sentence
+        from robust import ReportParts, ranking_sentence
         from robust.toolkit.figures import ranking_figure
 
         if result.data.get("kind") == "accuracy-compare":

@@ -6,7 +6,7 @@ predictor (table cleaning, regressors, evaluation protocols, persistence) lives 
 `protocols` and `predictor`. No heavy imports here (`robust list` imports every plugin module).
 """
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.benchmarks.asr_predict.benchmark import ASRPredict
 from robust.plugins.benchmarks.asr_predict.scorers import SCORERS
 

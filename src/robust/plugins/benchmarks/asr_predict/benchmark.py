@@ -1,5 +1,7 @@
-"""`asr-predict` (RobustText, spec robusttext.md): predict the attack success rate a classifier fine-tuned on a
-dataset would suffer, from 13 features of the dataset, in seconds instead of fine-tuning and attacking it.
+"""`asr-predict` (RobustText: Dang, Le and Le, "A Curious Case of Searching for the Correlation between Training
+Data and Adversarial Robustness of Transformer Textual Models", Findings of ACL 2024): predict the attack success
+rate a classifier fine-tuned on a dataset would suffer, from 13 features of the dataset, in seconds instead of
+fine-tuning and attacking it.
 
 Three stages (`--set stage=...`), the model (`--model`, default `minilm`) being the embedder of the features:
 * `build`: sample sub-datasets of the offline corpora (corpora.py), and for each one compute its features,
@@ -25,14 +27,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, WorkItem
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, Result, RobustError, RunContext, Setting, Table, WorkItem, cache_dir, load_examples
 from robust.plugins.benchmarks.asr_predict import data as corpora
 from robust.plugins.benchmarks.asr_predict import domain
 from robust.plugins.benchmarks.asr_predict.constants import (
@@ -46,6 +41,7 @@ from robust.plugins.benchmarks.asr_predict.constants import (
     protocol_rank,
 )
 from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
+from robust.toolkit.lazy import np
 
 
 def default_path(name: str) -> str:
@@ -70,7 +66,7 @@ class ASRPredict(Benchmark):
                             help="corpus families sampled by stage=build"),
         "class_counts": Setting(list(corpora.CLASS_COUNTS), min=2, min_items=1, help="relabelled class counts"),
         "subsets": Setting(20, min=1, help="sub-datasets (table rows) built"),
-        "train_size": Setting(450, min=10, help="training texts per sub-dataset (spec §7.2)"),
+        "train_size": Setting(450, min=10, help="training texts per sub-dataset (docs/asr_predict.md)"),
         "val_size": Setting(50, min=1, help="validation texts per sub-dataset"),
         "test_size": Setting(50, min=1, help="attacked texts per corpus variant (and MR-surrogate texts)"),
         "victim": Setting("tiny-bert", help="tiny-bert (random init, MiniLM vocabulary), minilm, or hf:DIR_OR_ID"),
@@ -79,9 +75,9 @@ class ASRPredict(Benchmark):
                                                  "the same sub-datasets with another victim_seed measure label noise"),
         "lr": Setting(0.0, min=0.0, help="victim learning rate (0: 5e-4 for tiny-bert, else 5e-5)"),
         "attacks": Setting(list(ATTACKS), min_items=1, item=str, help="attackers whose mean ASR is the target"),
-        "budget": Setting(1000, min=1, help="classify queries per attacked example (spec §7.2)"),
+        "budget": Setting(1000, min=1, help="classify queries per attacked example (docs/asr_predict.md)"),
         # fit
-        "splits": Setting(202, min=2, help="paper interpolation splits (spec §4.4)"),
+        "splits": Setting(202, min=2, help="paper interpolation splits (Dang et al. 2024, §5)"),
         "folds": Setting(5, min=2, help="k of the repeated k-fold protocol"),
         "repeats": Setting(10, min=1, help="repeats of the k-fold protocol"),
         # predict
@@ -198,7 +194,8 @@ class ASRPredict(Benchmark):
     # features -----------------------------------------------------------------------------------------------
     def features(self, train: Sequence[tuple[str, Any]], mr_test: Sequence[tuple[str, Any]], classes: Sequence[str],
                  ctx: RunContext) -> dict[str, float]:
-        """The 13 features (spec §2) of a training set; `mr_test` is the char-CNN surrogate's held-out set."""
+        """The 13 features (Dang et al. 2024, §3.2 and Appendix A.2) of a training set; `mr_test` is the char-CNN
+        surrogate's held-out set."""
         texts = [t for t, _ in train] + [t for t, _ in mr_test]
         embeddings = ctx.model.embed(texts)
         tokens = self._tokens(texts, ctx)
@@ -210,7 +207,8 @@ class ASRPredict(Benchmark):
         return scorer.score(rows)
 
     def _tokens(self, texts: Sequence[str], ctx: RunContext) -> list[list[int]]:
-        """Token ids without truncation (spec §2.0): the embedder's own tokenizer, else MiniLM's."""
+        """Token ids without truncation (Dang et al. 2024, Appendix A.2): the embedder's own tokenizer, else
+        MiniLM's."""
         own = self._own_tokenizer(ctx)
         tokenizer = (ctx.model if own else ctx.load_model("minilm", {"checkpoint"}, user="asr-predict")).tokenizer
         return [list(ids) for ids in tokenizer(list(texts))["input_ids"]]
@@ -271,9 +269,9 @@ class ASRPredict(Benchmark):
         return ctx.seed if int(self.config["victim_seed"]) < 0 else int(self.config["victim_seed"])
 
     def attack_success_rate(self, name: str, victim: Any, sub: corpora.SubDataset, ctx: RunContext) -> float:
-        """Spec §3.4: successes / all attacked examples (every example of the attack set is attacked; success =
-        the victim's prediction differs from its own original prediction)."""
-        from robust.core.interfaces import Example
+        """Dang et al. 2024, §3.3: successes / all attacked examples (every example of the attack set is attacked;
+        success = the victim's prediction differs from its own original prediction)."""
+        from robust import Example
 
         spec = self.specs[name]
         attacker = ctx.create("attacker", spec.attacker)

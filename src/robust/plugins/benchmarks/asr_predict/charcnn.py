@@ -1,9 +1,10 @@
-"""(9) MR: misclassification rate of a character-level CNN surrogate (Zhang et al. 2015; spec §2.2 (9), §6 A1, C7).
+"""(9) MR: misclassification rate of a character-level CNN surrogate (Zhang et al. 2015; Dang et al. 2024, Appendix A.2
+(9); docs/asr_predict.md).
 
 Topology as the authors' `models/char_cnn.py` (kernels 7,7,3,3,3,3; max-pool 3 after conv 1, 2 and 6; no
 padding; channel dropout 0.1 on the input; fc width 2 x filters, dropout 0.5; weights ~ N(0, 0.05)), training as
 their `utils/train.py` (Adam, cross-entropy, shuffled mini-batches, last-epoch weights). The size is scaled
-down (spec §7.2): the authors' 1024 filters x 1024 characters does not fit a CPU budget of seconds.
+down (docs/asr_predict.md): the authors' 1024 filters x 1024 characters does not fit a CPU budget of seconds.
 torch is imported inside functions (plugin modules stay light).
 """
 
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.features import check_mode
+from robust.toolkit.lazy import np
 
 #: the authors' 69-character alphabet (utils/parsing.py), space included
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789-,;.!?:'\"/\\|_@#$%^&*~`+ =<>()[]{}"
@@ -117,7 +118,7 @@ def train_predict(
 
 def misclassification_score(predicted: np.ndarray, labels: Sequence[int], mode: str = "faithful") -> float:
     """MR from predictions and true class indices 0..K-1. faithful: the code compares 0..K-1 predictions with
-    the stored 1..K labels (spec §6 A1), MR = 1 - mean(pred == label + 1); fixed: mean(pred != label)."""
+    the stored 1..K labels (docs/asr_predict.md), MR = 1 - mean(pred == label + 1); fixed: mean(pred != label)."""
     y = np.asarray(labels, dtype=np.int64)
     pred = np.asarray(predicted, dtype=np.int64)
     if check_mode(mode) == "faithful":

@@ -1,17 +1,19 @@
 """The ASR predictor's fixed names and choices, shared by its modules: stages, attacks and table columns, the 13
-features (spec §2.1), feature modes, regressors and baselines, protocols, and the authors' feature extractors."""
+features (Dang et al. 2024, §3.2, Fig. 3), feature modes, regressors and baselines, protocols, and the authors' feature
+extractors."""
 
 from __future__ import annotations
 
 STAGES = ("predict", "build", "fit")
-ATTACKS = ("deepwordbug", "pwws", "textfooler")  # the target's three attacks (spec §3.4, §6 B1)
+ATTACKS = ("deepwordbug", "pwws", "textfooler")  # the target's three attacks (Dang et al. 2024, §3.3)
 #: table column of each attack's ASR (the authors' names for the three of the target)
 ASR_COLUMNS = {"deepwordbug": "ASR_DeepWordBug", "pwws": "ASR_PWWS", "textfooler": "ASR_TextFooler"}
 TIME_COLUMNS = ("seconds_features", "seconds_victim", "seconds_attacks")
 #: the column of robust's tables naming the feature extractors that computed the row (JSON)
 EXTRACTOR_COLUMN = "Extractor"
 
-#: (record key, column name of the authors' cleaned regression table), in the code's column order (spec §2.1)
+#: (record key, column name of the authors' cleaned regression table), in the code's column order (Dang et al. 2024,
+#: §3.2, Fig. 3)
 FEATURES: tuple[tuple[str, str], ...] = (
     ("avg_tokens", "Avg. # tokens"),
     ("unique_tokens", "# unique tokens"),
@@ -40,7 +42,7 @@ BASES = ("unseen-corpus", "known-corpus")
 POOLED_RMSE = ("pooled RMSE (each tested row's squared errors averaged over the splits that tested it, then over "
                "rows)")
 
-#: the feature extractors behind the authors' tables (data_bert.csv, data_roberta.csv; spec §2.0, §7.2)
+#: the feature extractors behind the authors' tables (data_bert.csv, data_roberta.csv; Dang et al. 2024, Appendix A.2)
 AUTHORS_EXTRACTOR = {"embedder": "USE-v4 (TF-Hub, the authors')", "tokenizer": "bert-base-cased (the authors')",
                      "mode": "the authors' data_insight.py", "surrogate": "char-CNN 1024 filters x 1024 chars "
                      "(the authors')", "clustering": "the hdbscan package, min_cluster_size 5 (the authors')"}

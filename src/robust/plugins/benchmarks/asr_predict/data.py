@@ -1,6 +1,7 @@
-"""Labelled corpora available offline for building a regression table (spec §7.2), their relabelled variants
-(spec §3.1: the random label grouping of the authors' `process_data.py`) and the sub-dataset sampling of §3.2
-with the §7.2 sizes (train / val disjoint, a fixed attack set and a fixed MR set per variant from a held-out 20 %).
+"""Labelled corpora available offline for building a regression table (docs/asr_predict.md), their relabelled variants
+(Dang et al. 2024, §5: the random label grouping of the authors' `process_data.py`) and the sub-dataset sampling of Dang
+et al. 2024, §3.1 with the sizes of docs/asr_predict.md (train / val disjoint, a fixed attack set and a fixed MR set per
+variant from a held-out 20 %).
 
 Families: `wn-noun` (noun glosses labelled by their lexicographer file, 26 classes), `wn-verb` (verb glosses,
 15 classes), `wn-examples` (the quoted example sentences inside glosses, labelled by lexicographer file),
@@ -15,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
+from robust import RobustError
 
 FAMILIES = ("wn-noun", "wn-verb", "wn-examples", "mr")
-CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (spec §3.1)
+CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (Dang et al. 2024, §5)
 _EXAMPLE = re.compile(r'"([^"]{20,})"')
 
 
@@ -77,7 +78,7 @@ def indexed(name: str, family: str, texts: Sequence[str], names: Sequence[str]) 
 
 
 def relabel(corpus: Corpus, k: int, seed: int) -> Corpus:
-    """Spec §3.1: interval = K_orig // k; labels 0..interval*k-1 shuffled (seeded, once per corpus and k),
+    """Dang et al. 2024, §5: interval = K_orig // k; labels 0..interval*k-1 shuffled (seeded, once per corpus and k),
     consecutive groups of `interval` become the new labels; rows with a label >= interval*k are dropped."""
     interval = corpus.n_classes // k
     if interval < 1:
@@ -104,9 +105,9 @@ class SubDataset:
 
 
 def sample(corpus: Corpus, index: int, sizes: tuple[int, int, int], seed: int) -> SubDataset:
-    """Sub-dataset `index` of a variant (spec §3.2 / Alg. 1 with §7.2's sizes): the attack set and the MR set
-    are drawn once per variant from its held-out 20 %; train and val (disjoint: the code's overlap, §6 A3,
-    fixed) are drawn afresh per sub-dataset from the other 80 %."""
+    """Sub-dataset `index` of a variant (Dang et al. 2024, §3.1, Algorithm 1, with docs/asr_predict.md's sizes): the
+    attack set and the MR set are drawn once per variant from its held-out 20 %; train and val (disjoint: the code's
+    overlap, docs/asr_predict.md, fixed) are drawn afresh per sub-dataset from the other 80 %."""
     n_train, n_val, n_test = sizes
     rows = list(zip(corpus.texts, corpus.labels))
     order = list(range(len(rows)))

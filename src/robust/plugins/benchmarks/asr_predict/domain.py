@@ -1,7 +1,7 @@
 """The domain of a fitted ASR predictor: which feature extractors produced its table (embedder, tokenizer, feature
 mode, char-CNN surrogate, clustering), each feature's range in that table, and where the table came from. A
-prediction is only meaningful for features from the same extractors and inside those ranges (spec §7.2: robust's
-MiniLM features are not on the scale of the authors' USE features)."""
+prediction is only meaningful for features from the same extractors and inside those ranges (docs/asr_predict.md;
+robust's MiniLM features are not on the scale of the authors' USE features)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 #: the fields of an extractor that must agree for a predictor to apply (versions are in the names)
 COMPARED = ("embedder", "tokenizer", "mode", "surrogate", "clustering")

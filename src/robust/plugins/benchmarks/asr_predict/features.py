@@ -1,21 +1,22 @@
-"""The 13 dataset features of RobustText (Dang et al., Findings of ACL 2024; spec robusttext.md §2), as pure functions.
+"""The 13 dataset features of RobustText (Dang et al., Findings of ACL 2024, §3.2 and Appendix A.2), as pure functions.
 
-Conventions (spec §2.0): `labels` are class indices 0..K-1 (index into the corpus's class list); `embeddings` is
-E [N, d] (the features use it as given; `dataset_features` L2-normalises it first, like the authors); token
-statistics take token-id lists (special tokens included, no truncation).
+Conventions (Dang et al. 2024, Appendix A.2): `labels` are class indices 0..K-1 (index into the corpus's class list);
+`embeddings` is E [N, d] (the features use it as given; `dataset_features` L2-normalises it first, like the authors);
+token statistics take token-id lists (special tokens included, no truncation).
 
 `mode="faithful"` replicates the authors' `data_insight.py` run on their 1-indexed label storage (stored label =
 index + 1) and the analysis-time inversion of FR. `mode="fixed"` is the paper's stated intent with the bugs of
-spec §6 removed (A1 MR, A2/C4 MD, C1 FR, C2 CHI). Features without a listed bug have one definition.
+the bugs listed in docs/asr_predict.md (mode=faithful and mode=fixed) removed (MR, MD, FR, CHI). Features without a
+listed bug have one definition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS, MODES
+from robust.toolkit.lazy import np
 
 #: torch.nn.PairwiseDistance(p=2) computes ||a - b + eps|| with eps = 1e-6 (faithful mode only)
 PDIST_EPS = 1e-6
@@ -61,9 +62,9 @@ def scatter_mean(e: np.ndarray, index: np.ndarray, n_rows: int) -> np.ndarray:
     return sums / np.maximum(counts, 1)
 
 
-# --- (10)-(13) token statistics [paper Eq. 4; spec §2.2, C6] ------------------------------------------------
+# --- (10)-(13) token statistics [paper Eq. 4; Dang et al. 2024, Appendix A.2; docs/asr_predict.md] --------------------
 def token_statistics(token_ids: Sequence[Sequence[int]]) -> dict[str, float]:
-    """Avg/min/max tokens per text and # distinct token ids over all texts (not hapaxes, spec §6 C6)."""
+    """Avg/min/max tokens per text and # distinct token ids over all texts (not hapaxes, docs/asr_predict.md)."""
     if not token_ids:
         raise RobustError("token statistics need at least one text")
     lengths = np.array([len(ids) for ids in token_ids])
@@ -72,7 +73,7 @@ def token_statistics(token_ids: Sequence[Sequence[int]]) -> dict[str, float]:
             "min_tokens": float(lengths.min()), "max_tokens": float(lengths.max())}
 
 
-# --- (1) MD: mean distance between class centroids [spec §2.2 (1), §6 A2] -----------------------------------
+# --- (1) MD: mean distance between class centroids [Dang et al. 2024, Appendix A.2 (1); docs/asr_predict.md] ----------
 def mean_distance(embeddings: np.ndarray, labels: Sequence[int], mode: str = "faithful") -> float:
     e, y = check_inputs(embeddings, labels)
     if check_mode(mode) == "faithful":
@@ -86,7 +87,7 @@ def mean_distance(embeddings: np.ndarray, labels: Sequence[int], mode: str = "fa
     return float(np.linalg.norm(means[i] - means[j], axis=1).mean())  # mean over unordered pairs of present classes
 
 
-# --- (2) FR and (3) CHI [spec §2.2 (2)-(3), §6 C1-C2] -------------------------------------------------------
+# --- (2) FR and (3) CHI [Dang et al. 2024, Appendix A.2 (2)-(3); docs/asr_predict.md] ---------------------------------
 def _faithful_spread(e: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(sum of within distances, sum of between distances) exactly as data_insight.py computes them."""
     stored = y + 1
@@ -132,7 +133,7 @@ def calinski_harabasz(embeddings: np.ndarray, labels: Sequence[int], mode: str =
     return (between / (k - 1)) / (within / (n - k))
 
 
-# --- (4) # clusters and (5) DBI on an HDBSCAN clustering [spec §2.2 (4)-(5)] --------------------------------
+# --- (4) # clusters and (5) DBI on an HDBSCAN clustering [Dang et al. 2024, Appendix A.2 (4)-(5)] ---------------------
 def cluster_labels(embeddings: np.ndarray, min_cluster_size: int = 5) -> np.ndarray:
     """HDBSCAN(min_cluster_size=5, euclidean, eom) cluster ids, -1 = noise (scikit-learn's port of `hdbscan`)."""
     from sklearn.cluster import HDBSCAN
@@ -165,7 +166,7 @@ def davies_bouldin(embeddings: np.ndarray, clusters: Sequence[int]) -> float:
     return float(((s[:, None] + s[None, :]) / d).max(axis=1).mean())
 
 
-# --- (6) PMS, (7) KTS, (8) # classes [spec §2.2 (6)-(8), §6 C5] ---------------------------------------------
+# --- (6) PMS, (7) KTS, (8) # classes [Dang et al. 2024, Appendix A.2 (6)-(8); docs/asr_predict.md] --------------------
 def label_counts(labels: Sequence[int], n_classes: int) -> np.ndarray:
     """Per-class counts padded with zeros to the corpus's K classes (the code's `lb_dis`, up to order)."""
     y = np.asarray(labels)

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict import domain, protocols
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODEL_NAMES, POOLED_RMSE
 from robust.plugins.benchmarks.asr_predict.table import Table, load_table
+from robust.toolkit.lazy import np
 
 FORMAT = "robust-asr-predictor/1"  # additive fields since (domain, baselines): files of either age load
 

@@ -1,11 +1,12 @@
-"""Evaluation protocols for the ASR predictor (spec §4.4-4.5, §7.3), baselines, noise floor and a verdict.
+"""Evaluation protocols for the ASR predictor (Dang et al. 2024, §5; docs/asr_predict.md), baselines, noise floor and a
+verdict.
 
 * `paper_interpolation_splits`: the June-2023 protocol behind Table 3 — random 60/32/8 splits, 202 of them.
 * `repeated_kfold_splits`: the cleaner interpolation check (each row tested once per repeat).
 * `leave_one_group_out_splits`: leakage-free extrapolation — every row of the held-out corpus family is unseen.
   `leak=k` copies k held-out rows into training: a deliberately leaky NEGATIVE CONTROL.
-* `released_extrapolation_splits`: the released `data_analyze_extra.py` protocol (leaky, spec §4.5), only to
-  check published numbers.
+* `released_extrapolation_splits`: the released `data_analyze_extra.py` protocol (leaky, Dang et al. 2024, §5;
+  docs/asr_predict.md), only to check published numbers.
 Every protocol is evaluated beside the two no-feature baselines; `verdict` says whether the features beat them.
 """
 
@@ -14,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, METRICS, POOLED_RMSE
 from robust.plugins.benchmarks.asr_predict.regressors import baseline_predict, fit_predict, metrics
 from robust.plugins.benchmarks.asr_predict.table import Table
+from robust.toolkit.lazy import np
 
-#: the released extrapolation script's corpus list, banking77 twice as printed (spec §4.5)
+#: the released extrapolation script's corpus list, banking77 twice as printed (Dang et al. 2024, §5;
+#: docs/asr_predict.md)
 RELEASED_CORPORA = ("tweet_eval_emoji", "banking77", "banking77", "dbpedia", "ag_news")
 _EMPTY = np.array([], dtype=np.int64)
 
@@ -93,10 +95,10 @@ def leave_one_group_out_splits(groups: Sequence[str], seed: int = 0, val_fractio
 
 def released_extrapolation_splits(groups: Sequence[str], n_splits: int = 202, seed: int = 0, leak: int = 30,
                                   corpora: Sequence[str] = RELEASED_CORPORA) -> list[Split]:
-    """Released `data_analyze_extra.py` (LEAKY, spec §4.5): shuffle the corpus list; train on the first corpus's
-    rows; test on the rows of list entries 2-5 (the training corpus too when banking77 comes first and again
-    later); the first `leak` shuffled test rows are also trained on and still scored. Boosting early-stops on
-    the training rows themselves (val empty)."""
+    """Released `data_analyze_extra.py` (LEAKY, Dang et al. 2024, §5; docs/asr_predict.md): shuffle the corpus list;
+    train on the first corpus's rows; test on the rows of list entries 2-5 (the training corpus too when banking77 comes
+    first and again later); the first `leak` shuffled test rows are also trained on and still scored. Boosting
+    early-stops on the training rows themselves (val empty)."""
     groups = np.asarray(groups)
     missing = sorted(set(corpora) - set(groups))
     if missing:
@@ -127,7 +129,7 @@ class ProtocolResult:
         return list(self.per_split)
 
     def summary(self, name: str) -> dict[str, float]:
-        """Mean, variance (np.var — the paper's "±", spec §6 B5) and std over splits of each metric."""
+        """Mean, variance (np.var — the paper's "±", docs/asr_predict.md) and std over splits of each metric."""
         out: dict[str, float] = {}
         for metric in METRICS:
             values = np.array([s[metric] for s in self.per_split[name]])
@@ -201,7 +203,7 @@ def within_group_sd(y: np.ndarray, groups: Sequence[str]) -> float:
 
 def repeat_noise_floor(repeats: Sequence[Sequence[float]]) -> float:
     """Label noise measured by repetition: pooled within-sub-dataset sd of the ASRs obtained for the same
-    sub-dataset with different seeds / test halves (one sequence per sub-dataset). Spec §7.2."""
+    sub-dataset with different seeds / test halves (one sequence per sub-dataset). docs/asr_predict.md."""
     groups = [np.asarray(r, dtype=np.float64) for r in repeats if len(r) >= 2]
     if not groups:
         raise RobustError("the noise floor needs at least one sub-dataset measured at least twice")
@@ -301,7 +303,7 @@ class Assessment:
 
 def assess(table: Table, models: Sequence[str] = ("rf", "gb", "lr"), n_splits: int = 202, k: int = 5,
            repeats: int = 10, seed: int = 0) -> Assessment:
-    """The three protocols of spec §7.3 (paper interpolation, repeated k-fold, leave-one-family-out) and the
+    """The three protocols of docs/asr_predict.md (paper interpolation, repeated k-fold, leave-one-family-out) and the
     verdict for the random forest (k-fold bootstrap by corpus variant, extrapolation by family)."""
     n = len(table)
     interp = evaluate(table, paper_interpolation_splits(n, n_splits, seed), models, seed=seed,

@@ -1,4 +1,5 @@
-"""Regressors on the raw 13 features (no scaling, spec §4.2), the two no-feature baselines, and metrics (§4.3).
+"""Regressors on the raw 13 features (no scaling, Dang et al. 2024, §3.4), the two no-feature baselines, and metrics
+(Dang et al. 2024, Appendix A.3).
 
 * `rf`  RandomForestRegressor(max_depth=20, random_state=0): the paper's predictor (100 trees, bootstrap).
 * `gb`  gradient boosting: scikit-learn's HistGradientBoostingRegressor as the offline stand-in for the
@@ -13,9 +14,9 @@ the global mean when the variant has no training rows).
 
 from __future__ import annotations
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.lazy import np
+from robust import MissingResource, RobustError
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODELS
+from robust.toolkit.lazy import np
 
 
 def make_regressor(name: str, seed: int = 0):
@@ -45,7 +46,7 @@ def make_regressor(name: str, seed: int = 0):
 def fit_predict(name: str, X_train: np.ndarray, y_train: np.ndarray, X_val: np.ndarray, y_val: np.ndarray,
                 X_test: np.ndarray, seed: int = 0) -> np.ndarray:
     """Boosting fits on train and early-stops on val (on train itself when val is empty); the others fit on
-    train + val (spec §4.4). Returns predictions for X_test."""
+    train + val (Dang et al. 2024, §5). Returns predictions for X_test."""
     model = make_regressor(name, seed)
     if name in ("gb", "lgbm"):
         Xv, yv = (X_val, y_val) if len(y_val) else (X_train, y_train)
@@ -77,7 +78,8 @@ def baseline_predict(name: str, y_fit: np.ndarray, variant_fit: np.ndarray, vari
 
 
 def metrics(y: np.ndarray, pred: np.ndarray) -> dict[str, float]:
-    """RMSE, R², MAE, EVS (1 - Var(y - ŷ)/Var(y)) and MAPE (a fraction) as sklearn computes them (§4.3)."""
+    """RMSE, R², MAE, EVS (1 - Var(y - ŷ)/Var(y)) and MAPE (a fraction) as sklearn computes them (Dang et al. 2024,
+    Appendix A.3)."""
     from sklearn.metrics import (
         explained_variance_score,
         mean_absolute_error,

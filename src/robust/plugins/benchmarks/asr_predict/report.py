@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.results import Result
+from robust import Result
 from robust.plugins.benchmarks.asr_predict.constants import BASELINES, MODEL_NAMES, protocol_rank
 
 
@@ -17,7 +17,7 @@ def _name(model: str) -> str:
 
 # build ------------------------------------------------------------------------------------------------------
 def build_headline(result: Result, rows: Sequence[Mapping[str, Any]]) -> str:
-    from robust.core.reporting import num
+    from robust import num
 
     s = result.summary
     families = sorted({r["family"] for r in rows})
@@ -177,7 +177,7 @@ def time_figure(result: Result) -> Any:
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     """The page of a build, fit or predict run (told apart by what its result holds)."""
-    from robust.core.reporting import ReportParts, default_headline
+    from robust import ReportParts, default_headline
 
     if "mean_asr" in result.summary:
         rows = [records[k] for k in sorted(records)]

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
+from robust import ModelAdapter, RobustError, Scorer
 from robust.plugins.benchmarks.asr_predict import charcnn
 from robust.plugins.benchmarks.asr_predict import features as F
 from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
+from robust.toolkit.lazy import np
 
 Row = Mapping[str, Any]
 _LABELS = {"classes": [], "n_classes": 0}  # classes: the corpus class list in index order (empty = infer)

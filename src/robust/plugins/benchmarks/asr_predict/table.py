@@ -1,4 +1,5 @@
-"""Regression tables (one row per sub-dataset: 13 features -> ASR) and the authors' cleaning (spec §4.1).
+"""Regression tables (one row per sub-dataset: 13 features -> ASR) and the authors' cleaning (docs/asr_predict.md, The
+predictor).
 
 Two file formats are read:
 * the authors' raw CSV (`data_bert.csv`, `data_roberta.csv`: header with `Fisher ratio`, `ASR_TextFooler`, ...),
@@ -18,17 +19,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
+from robust import RobustError
 from robust.plugins.benchmarks.asr_predict.constants import AUTHORS_EXTRACTOR, EXTRACTOR_COLUMN, FEATURE_KEYS, FEATURES
+from robust.toolkit.lazy import np
 
 #: pandas.read_csv's default NA strings (`Nan`, as the authors wrote, is NOT one of them)
 PANDAS_NA = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
     "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
-ATTACKS = ("ASR_TextFooler", "ASR_PWWS", "ASR_DeepWordBug")  # the target's three attacks (spec §6 B1)
-#: the authors' raw column for each feature key (FR is inverted, `Number of labels` dropped; spec §2.0)
+ATTACKS = ("ASR_TextFooler", "ASR_PWWS", "ASR_DeepWordBug")  # the target's three attacks (Dang et al. 2024, §3.3)
+#: the authors' raw column for each feature key (FR is inverted, `Number of labels` dropped; Dang et al. 2024, Appendix
+#: A.2)
 RAW_COLUMNS = {
     "avg_tokens": "Average number of tokens", "unique_tokens": "Number of unique tokens",
     "min_tokens": "Minimum number of tokens", "max_tokens": "Maximum number of tokens", "md": "Mean distance",
@@ -39,13 +41,14 @@ _TABLE_NAMES = dict(FEATURES)
 
 
 def corpus_family(variant: str) -> str:
-    """`banking77__4` -> `banking77`, `tweet_eval_emoji_10` -> `tweet_eval_emoji` (spec §4.1 step 3)."""
+    """`banking77__4` -> `banking77`, `tweet_eval_emoji_10` -> `tweet_eval_emoji` (docs/asr_predict.md, The
+    predictor)."""
     return re.sub(r"_+\d+$", "", variant)
 
 
 @dataclass(frozen=True)
 class Table:
-    """X [n, f] raw features (no scaling, spec §4.2), y [n] ASR, corpus variant and family per row."""
+    """X [n, f] raw features (no scaling, Dang et al. 2024, §3.4), y [n] ASR, corpus variant and family per row."""
 
     X: np.ndarray
     y: np.ndarray
@@ -72,7 +75,7 @@ class Table:
                      self.extractor, self.source)
 
     def without(self, *features: str) -> Table:
-        """The same rows without some feature columns (e.g. MD, mixed-scale in data_bert.csv, spec §6 A2)."""
+        """The same rows without some feature columns (e.g. MD, mixed-scale in data_bert.csv, docs/asr_predict.md)."""
         unknown = set(features) - set(self.features)
         if unknown:
             raise RobustError(f"unknown feature(s) {sorted(unknown)}; table has {', '.join(self.features)}")
@@ -104,8 +107,9 @@ def _floats(rows: Sequence[Sequence[str]], header: Sequence[str], column: str, s
 
 def clean_authors_table(header: Sequence[str], rows: Sequence[Sequence[str]], asr_filter: bool = False,
                         source: str = "table") -> Table:
-    """Spec §4.1: drop rows with a pandas-NA cell (ASR_BERT included), drop ASR_BERT, then rows with a 'Nan' cell;
-    target = mean of the 3 ASRs; FR := 1/FR. `asr_filter` = the released scripts' drop of rows with an ASR < 0.1."""
+    """docs/asr_predict.md, The predictor: drop rows with a pandas-NA cell (ASR_BERT included), drop ASR_BERT, then rows
+    with a 'Nan' cell; target = mean of the 3 ASRs; FR := 1/FR. `asr_filter` = the released scripts' drop of rows with
+    an ASR < 0.1."""
     width = len(header)
     rows = [r for r in rows if len(r) == width and not any(cell in PANDAS_NA for cell in r)]
     kept = [j for j, name in enumerate(header) if name != "ASR_BERT"]  # dropped only after the NA filter
@@ -116,11 +120,11 @@ def clean_authors_table(header: Sequence[str], rows: Sequence[Sequence[str]], as
         rows = [r for r, k in zip(rows, keep) if k]
         per_attack = per_attack[keep]
     columns = {key: _floats(rows, header, raw, source) for key, raw in RAW_COLUMNS.items()}
-    columns["fr"] = 1.0 / columns["fr"]  # analysis-time inversion (spec §2.2 (2))
+    columns["fr"] = 1.0 / columns["fr"]  # analysis-time inversion (Dang et al. 2024, Appendix A.2 (2))
     variant = np.array([r[header.index("Dataset")] for r in rows])
     return Table(np.stack([columns[k] for k in FEATURE_KEYS], axis=1), per_attack.mean(axis=1), variant,
                  np.array([corpus_family(v) for v in variant]), FEATURE_KEYS, per_attack, dict(AUTHORS_EXTRACTOR),
-                 "the authors' raw CSV, cleaned as spec §4.1")
+                 "the authors' raw CSV, cleaned as docs/asr_predict.md, The predictor")
 
 
 def clean_own_table(header: Sequence[str], rows: Sequence[Sequence[str]], source: str = "table") -> Table:

@@ -1,13 +1,13 @@
-"""The victim of a sub-dataset (spec §3.3, offline substitutes §7.2): a sequence classifier fine-tuned on its
-450 training texts, saved as a Hugging Face model directory and loaded back through the `hf:` adapter (so the
-attacks query it with robust's batching and cache).
+"""The victim of a sub-dataset (Dang et al. 2024, §5; offline substitutes in docs/asr_predict.md): a sequence classifier
+fine-tuned on its 450 training texts, saved as a Hugging Face model directory and loaded back through the `hf:` adapter
+(so the attacks query it with robust's batching and cache).
 
 Architectures (`victim` setting):
-* `tiny-bert` (default, §7.2 (a)): a randomly initialised BertForSequenceClassification with MiniLM's uncased
+* `tiny-bert` (default): a randomly initialised BertForSequenceClassification with MiniLM's uncased
   WordPiece vocabulary (30,522), hidden 128, 2 layers, 2 heads, intermediate 512, max length 64;
   AdamW lr 5e-4, weight decay 0.01, 10 % linear warm-up, <= 10 epochs, batch 32, the epoch with the best
   validation accuracy kept.
-* `minilm` (§7.2 (b)): the embedded MiniLM encoder + a new linear head, lr 5e-5.
+* `minilm`: the embedded MiniLM encoder + a new linear head, lr 5e-5.
 * `hf:DIR_OR_ID`: any pretrained Hugging Face checkpoint with a new classification head, lr 5e-5.
 
 Directories are cached by (architecture, data, hyper-parameters, seed): a resumed build retrains nothing.
@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from robust.core.errors import RobustError
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
+from robust import RobustError, cache_dir
+from robust.toolkit.lazy import np
 
 TINY_BERT = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
              "max_position_embeddings": 512}
@@ -34,7 +33,7 @@ TINY_BERT = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 
 class TrainConfig:
     epochs: int = 10
     batch_size: int = 32
-    lr: float = 5e-4  # tiny-bert; pretrained starts use 5e-5 (spec §7.2)
+    lr: float = 5e-4  # tiny-bert; pretrained starts use 5e-5 (docs/asr_predict.md)
     weight_decay: float = 0.01
     warmup: float = 0.1
     max_length: int = 64
@@ -42,7 +41,7 @@ class TrainConfig:
 
 
 def learning_rate(arch: str, lr: float) -> float:
-    """lr 0 = the spec's default for the architecture."""
+    """lr 0 = the default for the architecture (docs/asr_predict.md)."""
     return lr or (5e-4 if arch == "tiny-bert" else 5e-5)
 
 
@@ -106,7 +105,7 @@ def train_victim(arch: str, base_dir: str, texts: Sequence[str], labels: Sequenc
             schedule.step()
             optimizer.zero_grad()
         accuracy = evaluate(model, encode, val_texts, val_labels)
-        if accuracy > best[0]:  # keep the epoch with the best validation accuracy (spec §7.2)
+        if accuracy > best[0]:  # keep the epoch with the best validation accuracy (docs/asr_predict.md)
             best = (accuracy, epoch, {k: v.detach().clone() for k, v in model.state_dict().items()})
     model.load_state_dict(best[2])
     model.config.id2label = {i: str(i) for i in range(n_classes)}

@@ -14,14 +14,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import held_out_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import Attacker, AttackResult, Benchmark, Transform, WorkItem, check_pairing
-from robust.core.labels import label_index
-from robust.core.registry import Entry
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import (
+    Attacker,
+    AttackResult,
+    Benchmark,
+    Entry,
+    Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
+    Table,
+    Transform,
+    WorkItem,
+    add_scores,
+    check_pairing,
+    held_out_examples,
+    label_index,
+    summarize_scores,
+)
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
 from robust.toolkit.chance import chance_check, chance_summary
 from robust.toolkit.prompting import search_instruction
@@ -41,12 +52,25 @@ class Arm:
     plugins: dict[str, str | None]  # the qualified names of its attacker and transform (each record carries them)
 
 
+@dataclass(frozen=True)
+class Target:
+    """What an attack work item attacks: one example, with the `--attack` value (arm) attacking it."""
+
+    arm: str
+    example: Example
+
+
 class AttackBenchmark(Benchmark):
     name = "attack"
     description = ("Attack success rate, queries and perturbed words of one or more Attackers on labelled data "
                    "(default: probe:minilm on the MR test split)")
     needs = frozenset({"classify"})
     accepts_attacks = True
+    #: per attacked example: the attack's account (`original`, `perturbed`, `success`, `status`, `queries`, `edits`),
+    #: the example (`example` id, `text`, `label`, `gold`), the model's class before (`clean_pred`) and after (`pred`)
+    score_fields = frozenset({"attack", "example", "text", "label", "gold", "clean_pred", "pred", "original",
+                              "perturbed", "success", "status", "queries", "edits", "n_words", "perturbed_words",
+                              "word_share"})
     default_model = "probe:minilm"
     default_data = "mr"
     chunk_size = 8
@@ -121,13 +145,14 @@ class AttackBenchmark(Benchmark):
         return found, final
 
     def items(self, ctx: RunContext) -> Sequence[WorkItem]:
-        return [WorkItem(f"{name}/{ex.id}", (name, ex)) for name in self.arms for ex in self.examples]
+        return [WorkItem(f"{name}/{ex.id}", Target(name, ex)) for name in self.arms for ex in self.examples]
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         records: dict[str, dict[str, Any]] = {}
-        for name in dict.fromkeys(it.payload[0] for it in items):  # a chunk rarely spans two attackers
-            group = [it for it in items if it.payload[0] == name]
-            examples = [it.payload[1] for it in group]
+        rows: dict[str, dict[str, Any]] = {}  # what extra scorers see of each item
+        for name in dict.fromkeys(it.payload.arm for it in items):  # a chunk rarely spans two attackers
+            group = [it for it in items if it.payload.arm == name]
+            examples = [it.payload.example for it in group]
             arm = self.arms[name]
             start = time.perf_counter()
             # TextAttack's convention for every attacker: an example the model already gets wrong is skipped
@@ -149,7 +174,9 @@ class AttackBenchmark(Benchmark):
                                   "gold": label_index(ctx.model, ex.label), "pred": int(pred), "n_words": n_words,
                                   "perturbed_words": changed, "word_share": changed / max(n_words, 1),
                                   "chunk_seconds_share": share}
-        return [records[it.id] for it in items]
+                rows[it.id] = {**records[it.id], "example": ex.id, "text": original, "clean_pred": int(p)}
+        ordered = [records[it.id] for it in items]
+        return add_scores(ordered, [rows[it.id] for it in items], self.extra_scorers(ctx), ctx.model)
 
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
         by_attack: dict[str, list[dict[str, Any]]] = {}
@@ -173,6 +200,7 @@ class AttackBenchmark(Benchmark):
         first = next(iter(by_attack.values()), [])  # every attack sees the same examples and skips the wrong ones
         check = chance_check([r["gold"] for r in first], [r["status"] != "skipped" for r in first])
         summary.update(chance_summary(check))
+        summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return Result(summary, tables, {"per_attack": stats, "chance": check})
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.results import Result, Table
+from robust import Result, RobustError, Table
 from robust.toolkit.chance import above_chance, lead_with_chance
 from robust.toolkit.stats import proportion_se, wilson
 
@@ -47,7 +46,7 @@ def headline(result: Result) -> str:
 
 
 def _measured(stats: Mapping[str, Any]) -> str:
-    from robust.core.reporting import pct
+    from robust import pct
 
     ranked = sorted(stats.items(), key=lambda kv: kv[1]["accuracy_under_attack"])
     name, s = ranked[0]
@@ -154,7 +153,7 @@ def queries_figure(records: Mapping[str, dict[str, Any]]) -> Any:
 
 def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
     """The first successful attacks of each attacker, original -> perturbed with the victim's new prediction."""
-    from robust.core.reporting import Sample, SampleGroup
+    from robust import Sample, SampleGroup
 
     by_attack: dict[str, list[Any]] = {}
     for key in sorted(records):
@@ -174,7 +173,7 @@ def samples(records: Mapping[str, dict[str, Any]]) -> list[Any]:
 def compare(results: Sequence[tuple[str, Result]]) -> Result:
     """Runs ranked by accuracy under each attack they share (± 95 %, Agresti-Coull standard errors as if the
     runs were independent: conservative for runs on the same examples), adjacent ties within noise marked."""
-    from robust.core.reporting import ranking
+    from robust import ranking
 
     runs = [(label, _stats(r)) for label, r in results if _stats(r)]
     if len(runs) < 2:
@@ -210,7 +209,7 @@ def _pct_se(p: float, n: int) -> float | None:
 
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
-    from robust.core.reporting import ReportParts, ranking_sentence
+    from robust import ReportParts, ranking_sentence
     from robust.toolkit.figures import ranking_figure
 
     data = result.data

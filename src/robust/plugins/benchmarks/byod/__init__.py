@@ -4,7 +4,7 @@ Entry-point module: registers the `byod` benchmark, its five transforms and six 
 `mr-reviews` is a built-in dataset). No heavy imports here (`robust list` imports every plugin module).
 """
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.benchmarks.byod.benchmark import BYOD
 from robust.plugins.benchmarks.byod.scorers import SCORERS
 from robust.plugins.benchmarks.byod.transforms import TRANSFORMS

@@ -10,12 +10,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from robust.core.context import RunContext
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, Example, WorkItem, add_scores, check_pairing, summarize_scores
-from robust.core.results import Result
-from robust.core.seeding import derive_seed
-from robust.core.settings import Setting
+from robust import (
+    Benchmark,
+    Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
+    WorkItem,
+    add_scores,
+    check_pairing,
+    derive_seed,
+    summarize_scores,
+)
 from robust.plugins.benchmarks.byod.constants import ALIASES, BENIGN, COMPONENTS, DEFAULT_N, HEALTH, TESTS
 from robust.plugins.benchmarks.byod.corpus import BottomK, Passage, passages, split_sentences
 from robust.plugins.benchmarks.byod.report import build_result, compare, figures, report_parts
@@ -32,6 +39,15 @@ class Candidate:
     id: str
     text: str
     data: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    """What a BYOD work item scores: a test, its unperturbed example and the transformed one."""
+
+    test: str
+    x: Example
+    x_prime: Example
 
 
 def parse_tests(value: str) -> list[str]:
@@ -73,7 +89,7 @@ class BYOD(Benchmark):
         "text_column": "text",
         "per_line": Setting(False, help="plain text: one paragraph per line instead of blank-line blocks"),
         "splitter": Setting("auto", choices=("auto", "nltk", "regex"), help="auto: nltk punkt_tab if set up"),
-        "detokenize": Setting(False, help="apply the wikitext detokenizer (spec §2.2) to each paragraph"),
+        "detokenize": Setting(False, help="apply the wikitext detokenizer of BYOD's code to each paragraph"),
         "negation_source": Setting("auto", choices=("auto", "topic", "all"),
                                    help="topic: first sentence of each paragraph; auto: topic if faithful"),
         "badwords_path": "",
@@ -173,14 +189,14 @@ class BYOD(Benchmark):
                 elif test == "toxicity":
                     for k, x in enumerate(s):
                         pool.offer((p.index, k), Candidate(f"p{p.index}s{k}", x))
-                elif test == "lrs" and faithful and words > 100:  # the code's filter (spec §3.3)
+                elif test == "lrs" and faithful and words > 100:  # the code's filter (Jain et al. 2023, §6)
                     pool.offer((p.index,), Candidate(f"p{p.index}", p.text, {"sentences": list(s)}))
                 elif test == "lrs" and not faithful and len(s) >= n_in:
                     start = pick("lrs-window", len(s) - n_in + 1)
                     window = list(s[start: start + n_in])
                     pool.offer((p.index,), Candidate(f"p{p.index}s{start}", " ".join(window),
                                                      {"sentences": window, "passage": p.index}))
-                elif test == "word_order" and words > 20 and long:  # one sentence per paragraph (§3.4)
+                elif test == "word_order" and words > 20 and long:  # one sentence per paragraph (BYOD's code)
                     k, x = long[pick("word-order", len(long))]
                     pool.offer((p.index,), Candidate(f"p{p.index}s{k}", x))
                 elif test in ("tokenization", "entropy") and len(p.text) >= 50:
@@ -194,7 +210,7 @@ class BYOD(Benchmark):
         out = {t: pool.items() for t, pool in pools.items()}
         if self._n(HEALTH, ctx):
             out[HEALTH] = health.items()
-        if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (spec §7 item 3)
+        if self.config["benign_data"] and "negation" in self.tests:  # m = n benign sentences (docs/byod.md)
             benign = BottomK(3 * self._n(BENIGN, ctx) + 100, seed, BENIGN)
             for p in self._corpus(ctx, self.config["benign_data"]):
                 for k, x in enumerate(p.sentences):
@@ -216,7 +232,7 @@ class BYOD(Benchmark):
                 out.append(Candidate(cand.id, " ".join(s[-n_in:]), {"sentences": s[-n_in:], "donor": donor}))
             return out
         out = []
-        for cand in pool:  # clean: a uniformly random *other* passage (spec §7 item 7)
+        for cand in pool:  # clean: a uniformly random *other* passage (docs/byod.md)
             others = [d for d in donors if d[0] != cand.data["passage"]]
             if not others:
                 continue
@@ -248,9 +264,9 @@ class BYOD(Benchmark):
                     x = Example(cand.id, cand.text, data=cand.data)
                     variants = transform.apply(x, 1.0, ctx.rng(test, cand.id)) if transform else [x]
                     if variants:
-                        items.append(WorkItem(f"{test}/{kept:05d}", (test, x, variants[0])))
+                        items.append(WorkItem(f"{test}/{kept:05d}", Pair(test, x, variants[0])))
                         kept += 1
-            empty = [test for test in self.tests if all(item.payload[0] != test for item in items)]
+            empty = [test for test in self.tests if all(item.payload.test != test for item in items)]
             if empty:  # a test without examples would silently vanish from the result
                 hint = "; choose other tests with --test" if len(empty) < len(self.tests) else ""
                 raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
@@ -261,11 +277,11 @@ class BYOD(Benchmark):
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         by_test: dict[str, list[int]] = {}
         for k, item in enumerate(items):
-            by_test.setdefault(item.payload[0], []).append(k)
+            by_test.setdefault(item.payload.test, []).append(k)
         records: list[dict[str, Any]] = [{} for _ in items]
         for test, members in by_test.items():
             _, scorer = self.components(ctx, test)
-            rows = [{"test": test, "x": items[k].payload[1], "x_prime": items[k].payload[2],
+            rows = [{"test": test, "x": items[k].payload.x, "x_prime": items[k].payload.x_prime,
                      "seed": ctx.seed_for(test)} for k in members]
             done = [{"test": test, "source": r["x"].id, "x": r["x"].text,
                      **({"x_prime": r["x_prime"].text} if r["x_prime"].text != r["x"].text else {}), **value}

@@ -5,7 +5,7 @@ BENIGN = "negation_benign"  # negations of a benign corpus, for the normalized s
 HEALTH = "health"  # the degenerate-model check, run with every test (byod-health)
 ALIASES = {"knowledge": "negation", "negations": "negation", "long_range": "lrs", "context": "lrs",
            "wordorder": "word_order", "word-order": "word_order", "tokenisation": "tokenization"}
-# sample counts of the paper/code (spec §3, §5.5): word order uses 5000, the rest 1000
+# sample counts of the paper/code (Jain et al. 2023, §4-§8, Figs.): word order uses 5000, the rest 1000
 DEFAULT_N = {"negation": 1000, "toxicity": 1000, "lrs": 1000, "word_order": 5000, "tokenization": 1000,
              "entropy": 1000}
 COMPONENTS = {  # test -> (transform, scorer) registered by this package

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from robust.core.errors import MissingResource
-from robust.core.seeding import derive_seed
+from robust import MissingResource, derive_seed
 
 MAX_SENTENCE_CHARS = 2000  # the code drops longer sentences (WikiDataset, all_sentences=True)
 _REGEX_SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -33,7 +32,7 @@ class Passage:
 def punkt_available() -> bool:
     """Whether NLTK's English punkt_tab is installed (by `robust setup punkt`); never downloads."""
     try:
-        from robust.core.paths import require_nltk
+        from robust.toolkit.paths import require_nltk
 
         require_nltk("tokenizers/punkt_tab/english", "punkt")
         return True
@@ -42,7 +41,8 @@ def punkt_available() -> bool:
 
 
 def split_sentences(text: str, backend: str = "auto") -> list[str]:
-    """Sentences of a paragraph: nltk.sent_tokenize (Punkt, spec §2.3) or the regex fallback (spec §8.2)."""
+    """Sentences of a paragraph: nltk.sent_tokenize (Punkt, BYOD's code, `word_order.py`) or the regex fallback
+    (docs/byod.md, Your data)."""
     text = " ".join(text.split())
     if not text:
         return []
@@ -54,7 +54,8 @@ def split_sentences(text: str, backend: str = "auto") -> list[str]:
 
 
 def word_tokenize(text: str, backend: str = "auto") -> list[str]:
-    """Treebank tokens (nltk.word_tokenize, spec §2.3) or a regex stand-in splitting off punctuation."""
+    """Treebank tokens (nltk.word_tokenize, BYOD's code, `word_order.py`) or a regex stand-in splitting off
+    punctuation."""
     if backend == "nltk" or (backend == "auto" and punkt_available()):
         import nltk
 
@@ -62,7 +63,7 @@ def word_tokenize(text: str, backend: str = "auto") -> list[str]:
     return _REGEX_WORD.findall(text)
 
 
-# --- the wikitext detokenizer (spec §2.2, exact order of the code) ---------------------------------
+# --- the wikitext detokenizer (BYOD's code, `wikitext_detokenizer`, exact order of the code) --------------------------
 def wikitext_detokenize(string: str) -> str:
     string = string.replace("s '", "s'")
     string = re.sub(r"/' [0-9]/", r"/'[0-9]/", string)  # a no-op in the original (literal slashes); kept

@@ -8,11 +8,10 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.lazy import np
-from robust.core.paths import package_dir
+from robust import MissingResource, RobustError, package_dir
+from robust.toolkit.lazy import np
 
-EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, spec §2.5)
+EPS = 1e-14  # added to both distributions, not renormalised (BYOD/utils/JSD.py, Jain et al. 2023, §6)
 LN2 = math.log(2.0)
 
 
@@ -25,13 +24,13 @@ def jsd(p: np.ndarray, q: np.ndarray, eps: float = EPS) -> np.ndarray:
 
 
 def entropy(p: np.ndarray) -> np.ndarray:
-    """Shannon entropy −Σ p log p in nats over the last axis (paper §9; spec §7 item 15)."""
+    """Shannon entropy −Σ p log p in nats over the last axis (paper §9; docs/byod.md)."""
     p = np.asarray(p, dtype=np.float64)
     return -(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)).sum(-1)
 
 
 def mean_nll(logprobs: np.ndarray) -> float:
-    """log ppl(x): mean token NLL in nats over the predicted positions, as HF `loss` (spec §7 item 1)."""
+    """log ppl(x): mean token NLL in nats over the predicted positions, as HF `loss` (docs/byod.md)."""
     return float(-np.mean(logprobs))
 
 
@@ -40,12 +39,12 @@ AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {"mean": lambda v: np.mea
 
 
 def stderr(values: Sequence[float]) -> float:
-    """np.std / sqrt(n) with ddof = 0, as the code (spec §2.6)."""
+    """np.std / sqrt(n) with ddof = 0, as the code (BYOD's code)."""
     v = np.asarray(values, dtype=float)
     return float(v.std() / np.sqrt(len(v))) if len(v) else float("nan")
 
 
-# --- bad words (spec §3.2, §7 items 4-5) -----------------------------------------------------------------
+# --- bad words (Jain et al. 2023, §5; docs/byod.md) -----------------------------------------------------------------
 def load_badwords(path: str = "") -> tuple[list[str], str]:
     """(lower-cased entries, source). From `path`, else the better-profanity package's English list."""
     if path:
@@ -65,7 +64,7 @@ def load_badwords(path: str = "") -> tuple[list[str], str]:
 
 
 def count_badwords_faithful(text: str, badwords: Iterable[str], trigger: str) -> int:
-    """The code's `count` (spec §3.2): whole-word hits in a double-spaced copy minus hits in the trigger.
+    """The code's `count` (Jain et al. 2023, §5): whole-word hits in a double-spaced copy minus hits in the trigger.
     Multi-word entries never match; the trigger is subtracted even where it does not occur."""
     phrase = text.lower()
     spaced = " " + re.sub(r"[^\w\s]", " ", phrase).replace(" ", "  ") + " "

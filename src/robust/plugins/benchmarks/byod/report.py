@@ -6,10 +6,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.lazy import np
-from robust.core.results import Result, Table
+from robust import Result, RunContext, Table
 from robust.plugins.benchmarks.byod.constants import BENIGN, HEALTH, RADAR, TESTS
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import bootstrap, separable
 
 SCORE_COLUMNS = ["test", "metric", "score", "ci_low", "ci_high", "se", "stderr", "n", "better"]
@@ -47,7 +46,7 @@ def build_result(by_test: Mapping[str, list[dict[str, Any]]], scorers: Mapping[s
         values[test] = [round(float(x), 6) for x in v]
     if BENIGN in by_test and "negation" in scores:
         benign = np.abs(scorers[BENIGN].numbers(by_test[BENIGN]))
-        normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (§4)
+        normalized = scores["negation"]["value"] - float(benign.mean())  # NORMALIZED SENSITIVITY SCORE (paper §4)
         summary.update({"negation_benign_abs_delta": float(benign.mean()), "negation_benign_n": len(benign),
                         "negation_sensitivity_normalized": normalized})
         details += [["negation", "negation_benign_abs_delta", float(benign.mean())],
@@ -208,7 +207,7 @@ def headline(result: Result) -> str:
     scored = _scored(result)
     if not scored:
         return "No BYOD test produced a score."
-    from robust.core.reporting import num
+    from robust import num
 
     parts = [f"{_label(t)} {num(s['value'])} {'↑' if s.get('higher_is_better') else '↓'}" for t, s in scored]
     n = sorted({result.summary.get(f"{t}_n") for t, _ in scored} - {None})
@@ -236,7 +235,7 @@ def _cut(text: str) -> str:
 def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) -> list[Any]:
     """The first scored records of each test: x -> x' with the changed words marked, the value and, for toxicity,
     the model's continuations."""
-    from robust.core.reporting import Sample, SampleGroup
+    from robust import Sample, SampleGroup
 
     by_test: dict[str, list[dict[str, Any]]] = {}
     for key in sorted(records):
@@ -260,7 +259,7 @@ def samples(records: Mapping[str, dict[str, Any]], order: Sequence[str] = ()) ->
 
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
-    from robust.core.reporting import ReportParts, default_headline
+    from robust import ReportParts, default_headline
 
     if "series" in result.data:  # a comparison
         return ReportParts(compare_headline(result) or default_headline(result), figures(result))
@@ -274,7 +273,7 @@ def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
 def compare_headline(result: Result) -> str:
     """The best run per test, and whether its 95 % interval overlaps the runner-up's (or the comparison's own
     list of pairs it cannot separate, when it has one)."""
-    from robust.core.reporting import num
+    from robust import num
 
     if not result.tables or not result.tables[0].rows:
         return ""

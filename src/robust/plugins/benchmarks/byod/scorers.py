@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 from robust.plugins.benchmarks.byod.metrics import (
     LN2,
     count_badwords_faithful,
@@ -25,6 +23,7 @@ from robust.plugins.benchmarks.byod.metrics import (
     stderr,
 )
 from robust.plugins.benchmarks.byod.transforms import chopped_tokenization, special_affixes
+from robust.toolkit.lazy import np
 
 Row = Mapping[str, Any]
 POSITIONS_PER_CALL = 1024  # distributions per token_distributions call: each is a vocabulary-wide float row
@@ -80,7 +79,7 @@ class PairScorer(Scorer):
         return {self.metric: agg, f"{self.metric}_stderr": stderr(v), "n": float(len(v))}
 
 
-# --- knowledge (spec §3.1) -------------------------------------------------------------------------------
+# --- knowledge (Jain et al. 2023, §4) -------------------------------------------------------------------------------
 class NegationScorer(PairScorer):
     name = "byod-negation"
     description = "BYOD knowledge: Δ log-perplexity log ppl(x') − log ppl(x) of negated sentences (higher = better)"
@@ -102,7 +101,7 @@ class NegationScorer(PairScorer):
             if a is None or b is None:
                 out.append(_skip("fewer than 2 tokens"))
                 continue
-            out.append({"value": b - a, "log_ppl": a, "log_ppl_negated": b})  # SENSITIVITY SCORE term (§4)
+            out.append({"value": b - a, "log_ppl": a, "log_ppl_negated": b})  # SENSITIVITY SCORE term (paper §4)
         return out
 
     def summarize(self, records: Sequence[Any], rows: Sequence[Row] = ()) -> dict[str, float]:
@@ -112,7 +111,7 @@ class NegationScorer(PairScorer):
         return {**super().summarize(records), "percent_ppl_drops": drops}
 
 
-# --- toxicity (spec §3.2, §7 items 4-5) --------------------------------------------------------------
+# --- toxicity (Jain et al. 2023, §5; docs/byod.md) --------------------------------------------------------------
 class ToxicityScorer(PairScorer):
     name = "byod-toxicity"
     description = "BYOD toxicity: fraction of generations whose bad-word count rises after the trigger (lower = better)"
@@ -138,7 +137,7 @@ class ToxicityScorer(PairScorer):
 
     def badword_token_ids(self, model: ModelAdapter) -> list[int]:
         """B: ids of single-word entries that are exactly one token (with or without a leading space,
-        lower-case or capitalised), spec §7 item 5."""
+        lower-case or capitalised), docs/byod.md."""
         if model.identity not in self._token_sets:
             prefix, suffix = special_affixes(model.tokenize)
             variants = sorted({v for w in self.badwords if " " not in w
@@ -207,7 +206,7 @@ class LRSScorer(PairScorer):
         out: list[dict[str, Any] | None] = [None] * len(pairs)
         ms: dict[int, int] = {}
         for k, ids in enumerate(lasts):
-            # m = tokens of " " + S1; the code counts a BOS too (faithful off-by-one, spec §7 item 7)
+            # m = tokens of " " + S1; the code counts a BOS too (faithful off-by-one, docs/byod.md)
             m = len(ids) - len(suffix) if faithful else len(_strip_specials(list(ids), prefix, suffix))
             a, b = full[2 * k], full[2 * k + 1]
             if m < 2:
@@ -226,7 +225,8 @@ class LRSScorer(PairScorer):
             for k in dict.fromkeys(k for k, _ in picked):
                 if (k, 0) in held and (k, 1) in held:
                     m, a, b = ms[k], full[2 * k], full[2 * k + 1]
-                    per_pos = jsd(held.pop((k, 0)), held.pop((k, 1)))  # LRS = (1/m) Σ_j JSD, last m positions (§6)
+                    # LRS = (1/m) Σ_j JSD, last m positions (paper §6)
+                    per_pos = jsd(held.pop((k, 0)), held.pop((k, 1)))
                     out[k] = {"value": float(per_pos.mean()), "m": m, "aligned": a[len(a) - m:] == b[len(b) - m:]}
         return [r if r is not None else _skip("unscored") for r in out]
 
@@ -302,7 +302,7 @@ class EntropyScorer(PairScorer):
             chunk = [members[i] for i in window]
             dists = model.token_distributions([ids[k] for k in chunk], last=[len(ids[k]) - 1 for k in chunk])
             for k, dist in zip(chunk, dists):
-                out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (§9)
+                out[k]["sentence_entropy"] = float(entropy(dist).mean())  # mean token entropy (paper §9)
         return out
 
     def summarize(self, records: Sequence[Any], rows: Sequence[Row] = ()) -> dict[str, float]:

@@ -1,6 +1,6 @@
-"""BYOD's five closed-form transformations (spec §3), as reusable `Transform` plugins.
+"""BYOD's five closed-form transformations (Jain et al. 2023, §4-§8), as reusable `Transform` plugins.
 
-Each has `mode`: `clean` (the paper, quirks fixed; default) or `faithful` (the authors' code, spec §6-§7).
+Each has `mode`: `clean` (the paper, quirks fixed; default) or `faithful` (the authors' code, docs/byod.md).
 `degree` is not used: the amount of change is a setting (`n_swap`, `repeat`, `stride`), as in the paper.
 """
 
@@ -11,9 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Example, Transform
-from robust.core.settings import Setting
+from robust import Example, RobustError, Setting, Transform
 from robust.plugins.benchmarks.byod.corpus import word_tokenize
 from robust.toolkit.text import char_degree, word_modification_rate
 
@@ -22,7 +20,7 @@ if TYPE_CHECKING:
 
 MODES = ("clean", "faithful")
 LOCATIONS = ("append", "prepend")
-FAITHFUL_COPULAS = (" is ", " was ", " are ", " were ")  # code's precedence order (spec §3.1)
+FAITHFUL_COPULAS = (" is ", " was ", " are ", " were ")  # code's precedence order (Jain et al. 2023, §4)
 CLEAN_COPULAS = ("is", "was", "were")  # the paper's words, earliest occurrence wins
 
 
@@ -32,7 +30,7 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-# --- knowledge: negation (spec §3.1, §7 item 2) -----------------------------------------------------------
+# --- knowledge: negation (Jain et al. 2023, §4; docs/byod.md) ---------------------------------------------------------
 def negate(sentence: str, mode: str = "clean") -> str | None:
     """Insert "not" after a copula; None if the sentence has none (or it is already negated)."""
     if check_mode(mode) == "faithful":
@@ -60,7 +58,7 @@ class Negation(Transform):
         return word_modification_rate(original, perturbed)
 
 
-# --- toxicity: trigger phrase (spec §3.2) ----------------------------------------------------------------
+# --- toxicity: trigger phrase (Jain et al. 2023, §5) ----------------------------------------------------------------
 def add_trigger(text: str, phrase: str = "Fuck Fuck", repeat: int = 1, location: str = "append") -> str:
     """x' = x + " " + phrase (repeated), or phrase + " " + x for location='prepend'."""
     trigger = " ".join([phrase] * max(1, repeat))
@@ -88,7 +86,7 @@ class Trigger(Transform):
         return word_modification_rate(original, perturbed)
 
 
-# --- long-range context: replace the first sentences (spec §3.3, §7 item 7) ---------------------------
+# --- long-range context: replace the first sentences (Jain et al. 2023, §6; docs/byod.md) ---------------------------
 def replace_context(window: Sequence[str], donor: Sequence[str], n_swap: int = 2) -> str:
     """{S3, S2, S1} -> {S'_X, S'_Y, S1}: the first `n_swap` sentences come from another passage."""
     if len(donor) < n_swap or len(window) <= n_swap:
@@ -118,7 +116,7 @@ class ContextSwap(Transform):
         return word_modification_rate(original, perturbed)
 
 
-# --- word order: swap two words (spec §3.4, §7 item 8) ------------------------------------------------
+# --- word order: swap two words (Jain et al. 2023, §7; docs/byod.md) ------------------------------------------------
 def _swap_positions(n: int, n_swap: int, rng: np.random.Generator) -> list[tuple[int, int]]:
     return [tuple(int(i) for i in rng.choice(n, 2, replace=False)) for _ in range(n_swap)]
 
@@ -166,7 +164,7 @@ class WordSwap(Transform):
         return word_modification_rate(original, perturbed)
 
 
-# --- tokenization: chop every `stride` characters (spec §3.5, §7 item 9) ------------------------------
+# --- tokenization: chop every `stride` characters (Jain et al. 2023, §8; docs/byod.md) ------------------------------
 def chop(text: str, stride: int = 5) -> list[str]:
     """text[0:k], text[k:2k], ... (deterministic, despite the paper's "randomly")."""
     if stride < 1:
@@ -188,7 +186,7 @@ def special_affixes(tokenize: Any) -> tuple[list[int], list[int]]:
 
 #: anchors a piece is tokenized after, so that its tokens are those of the piece in place: a word for a piece
 #: that continues a word (WordPiece then gives "##" continuations), a symbol after a word break (SentencePiece
-#: then adds no dummy-prefix "▁", spec §7 item 9: the code's "=" trick). Several, in case one merges with the piece.
+#: then adds no dummy-prefix "▁", docs/byod.md: the code's "=" trick). Several, in case one merges with the piece.
 WORD_ANCHORS = ("Q", "X", "Z", "J", "K", "V", "the", "a")
 BREAK_ANCHORS = ("=", "|", "#", "\n", "@")
 

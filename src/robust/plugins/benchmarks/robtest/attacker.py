@@ -1,15 +1,12 @@
 """RobTest's two accesses as reusable Attackers: `rule-sampling` (random draws of a transform) and
-`saliency-greedy` (greedy by word saliency, spec robtest.md §3.2). Both are batched over examples."""
+`saliency-greedy` (greedy by word saliency, Chen et al. 2023, §2.2). Both are batched over examples."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import AttackResult, Example, ModelAdapter, SearchAttacker, Transform
-from robust.core.labels import label_index
-from robust.core.settings import Setting
+from robust import AttackResult, Example, ModelAdapter, RobustError, SearchAttacker, Setting, Transform, label_index
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, search_for
 from robust.toolkit.search import drive
@@ -101,7 +98,7 @@ class SaliencyGreedy(SearchAttacker):
         rngs = rngs or [self.ctx.rng("saliency-greedy", ex.id) for ex in examples]
         transform.precompute([ex.text for ex in examples], degrees)
         config = self.search_config
-        # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (spec §3.2)
+        # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (Chen et al. 2023, §2.2)
         golds = [None if config.faithful else label_index(model, ex.label) for ex in examples]
         searches = [search_for(transform, ex.text, d, rng, config, gold)
                     for ex, d, rng, gold in zip(examples, degrees, rngs, golds)]

@@ -1,4 +1,6 @@
-"""The `robtest` benchmark: RobTest's evaluation protocol (spec robtest.md §1, §3, Appendix A.0).
+"""The `robtest` benchmark: RobTest's evaluation protocol (Chen et al. 2023,
+"From Adversarial Arms Race to Model-centric Evaluation: Motivating a Unified Automatic Robustness Evaluation
+Framework", Findings of ACL 2023, §2.2 and §4.1; the main loop of RobTest's code, src/robtest.py).
 
 Work items are (dimension-tag, access, degree, example), e.g. `typo-M/rule/0.1/000042`, plus one shared
 degree-0 item per example (`clean/000042`). Worst(d) is cumulative and computed in `reduce`, from records.
@@ -11,24 +13,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from robust.core.context import RunContext
-from robust.core.data import held_out_examples, load_examples
-from robust.core.errors import RobustError
-from robust.core.interfaces import (
+from robust import (
     AttackResult,
     Benchmark,
+    Entry,
     Example,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
     WorkItem,
     add_scores,
     check_pairing,
+    held_out_examples,
+    label_index,
+    load_examples,
     summarize_scores,
 )
-from robust.core.labels import label_index
-from robust.core.registry import Entry
-from robust.core.results import Result
-from robust.core.settings import Setting
 from robust.plugins.benchmarks.robtest.data import sample
-from robust.plugins.benchmarks.robtest.dimensions import DimensionTag, plan
+from robust.plugins.benchmarks.robtest.dimensions import Cell, DimensionTag, plan
 from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants, pairs
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
@@ -37,7 +40,7 @@ from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
 
-#: sizes per preset: quick finishes in minutes on a CPU; paper = spec §1 (1,000 examples, 100 draws)
+#: sizes per preset: quick finishes in minutes on a CPU; paper = Chen et al. 2023, §4.1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
 MAX_EDITS = 20  # edits kept per record
@@ -57,8 +60,8 @@ class RobTest(Benchmark):
     chunk_size = 56
     settings = {
         "mode": Setting("evaluate", choices=("evaluate", "augment"),
-                        help="augment: write perturbed copies of the data (spec §1 step 6)"),
-        "preset": Setting("quick", choices=tuple(PRESETS), help="quick finishes in minutes; paper = spec §1"),
+                        help="augment: write perturbed copies of the data (Chen et al. 2023, §3)"),
+        "preset": Setting("quick", choices=tuple(PRESETS), help="quick finishes in minutes; paper = the paper's §4.1"),
         "n": Setting(0, min=0, help="examples sampled (0: from the preset)"),
         "aug_num": Setting(0, min=0, help="rule-based draws per example and degree (0: from the preset)"),
         "access": Setting(["rule", "score"], choices=("rule", "score"), min_items=1),
@@ -66,7 +69,7 @@ class RobTest(Benchmark):
         "score_attacker": Setting("saliency-greedy", help="the Attacker of score-based access"),
         "degrees": Setting(list(DEGREES), min=0.0, max=1.0, min_items=1),
         "variant": Setting("clean", choices=("clean", "faithful"),
-                           help="clean: spec §6 resolutions; faithful: the public code's quirks (spec §5.4)"),
+                           help="clean: docs/robtest.md's resolutions; faithful: the public code's quirks"),
         "final": Setting("code", choices=("code", "eq1"), help="code reproduces the printed finals; eq1: Eq. 1"),
         "text_column": "text",
         "label_column": "label",
@@ -183,31 +186,32 @@ class RobTest(Benchmark):
         exs = list(enumerate(self.examples))
         if self.augmenting:
             d = degree_key(self.config["degree"])
-            return [WorkItem(f"augment/{t.name}/{d}/{ex.id}", ("augment", t, float(d), e))
+            return [WorkItem(f"augment/{t.name}/{d}/{ex.id}", Cell("augment", t, float(d), e))
                     for t in self.tags for e, ex in exs]
-        out = [WorkItem(f"clean/{ex.id}", ("clean", None, 0.0, e)) for e, ex in exs]
+        out = [WorkItem(f"clean/{ex.id}", Cell("clean", None, 0.0, e)) for e, ex in exs]
         nonzero = [d for d in self.degrees if d > 0]
-        out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", ("rule", t, d, e))
+        out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", Cell("rule", t, d, e))
                 for t in self.tags if "rule" in t.accesses for d in nonzero for e, ex in exs]
         # searches: example-major, so one example's degrees share a greedy path (and the output cache)
-        out += [WorkItem(f"{t.name}/{a}/{degree_key(d)}/{ex.id}", (a, t, d, e))
+        out += [WorkItem(f"{t.name}/{a}/{degree_key(d)}/{ex.id}", Cell(a, t, d, e))
                 for t in self.tags for a in t.accesses if a != "rule" for e, ex in exs for d in nonzero]
         return out
 
     def item_kind(self, item: WorkItem) -> str:
         """clean, or a dimension-tag's access (typo-G's searches run ten times faster than typo-M's)."""
-        return "clean" if item.payload[0] == "clean" else f"{item.payload[1].name}/{item.payload[0]}"
+        cell = item.payload
+        return "clean" if cell.kind == "clean" else f"{cell.tag.name}/{cell.kind}"
 
     def item_cost(self, item: WorkItem) -> float:
         """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule, augment), and for a search about
         words x (1 + 40 d), the fit of the queries of saliency-greedy typo-M searches on MR (10 sentences,
         10-29 words: 23-1,621 queries). Only the ratios within a kind, and before a kind is seen, matter."""
-        kind, _, degree, e = item.payload
-        if kind == "clean":
+        cell = item.payload
+        if cell.kind == "clean":
             return 1.0
-        if kind in ("rule", "augment"):
+        if cell.kind in ("rule", "augment"):
             return float(self._size("aug_num"))
-        return len(self.examples[e].text.split()) * (1 + 40 * degree)
+        return len(self.examples[cell.example].text.split()) * (1 + 40 * cell.degree)
 
     # computing records ------------------------------------------------------------------------------------
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
@@ -215,16 +219,16 @@ class RobTest(Benchmark):
             return [self._augment_record(item, ctx) for item in items]
         if self.prompting:
             return self._prompt_batch(items, ctx)
-        variants = {it.id: [self.examples[it.payload[3]].text] for it in items if it.payload[0] == "clean"}
+        variants = {it.id: [self.examples[it.payload.example].text] for it in items if it.payload.kind == "clean"}
         worst: dict[str, list[str]] = {}
         groups: dict[tuple[str, str], list[WorkItem]] = {}
         for it in items:
-            if it.payload[0] != "clean":
-                groups.setdefault((it.payload[1].name, it.payload[0]), []).append(it)
+            if it.payload.kind != "clean":
+                groups.setdefault((it.payload.tag.name, it.payload.kind), []).append(it)
         attacks: dict[str, AttackResult] = {}
         for (_, access), members in groups.items():
             attacks.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
-            if access == "rule" and self.faithful:  # the code draws again for the Worst pass (spec §3.3, §6 #5)
+            if access == "rule" and self.faithful:  # the code draws again for the Worst pass (docs/robtest.md)
                 found = self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members])
                 worst.update({k: r.variants for k, r in found.items()})
         variants.update({k: r.variants for k, r in attacks.items()})
@@ -237,22 +241,21 @@ class RobTest(Benchmark):
 
     def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, AttackResult]:
         """A group of items of one (tag, access) attacked by that access's attacker in one batched call."""
-        access, tag = members[0].payload[0], members[0].payload[1]
+        access, tag = members[0].payload.kind, members[0].payload.tag
         budget = None if access == "rule" else self.config["budget"]
         results = self.attackers[(tag.name, access)].attack(
-            [self.examples[it.payload[3]] for it in members], ctx.model, tag.transform,
-            [it.payload[2] for it in members], budget, rngs)
+            [self.examples[it.payload.example] for it in members], ctx.model, tag.transform,
+            [it.payload.degree for it in members], budget, rngs)
         return dict(zip((it.id for it in members), results, strict=True))
 
-    @staticmethod
-    def _rng(ctx: RunContext, item: WorkItem) -> Any:
+    def _rng(self, ctx: RunContext, item: WorkItem) -> Any:
         """Rule access: one stream per item. Searches: one stream per (tag, access, example), shared by its
         degrees, so the greedy path at degree d is a prefix of the path at d' > d (cached queries are reused
         and Score-Worst attacks nest)."""
-        if item.payload[0] == "rule":
+        cell = item.payload
+        if cell.kind == "rule":
             return ctx.rng(item.id)
-        tag, access, _, example = item.id.split("/", 3)
-        return ctx.rng(tag, access, example)
+        return ctx.rng(cell.tag.name, cell.kind, self.examples[cell.example].id)
 
     def _prompt_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         """Records when the instruction is perturbed (alone, or with the input): see robtest/prompt.py."""
@@ -262,8 +265,8 @@ class RobTest(Benchmark):
         reached: dict[str, list[float]] = {}
         attacks: dict[str, AttackResult] = {}
         for it in items:
-            kind, tag, degree, e = it.payload
-            ex = self.examples[e]
+            kind, tag, degree = it.payload.kind, it.payload.tag, it.payload.degree
+            ex = self.examples[it.payload.example]
             if kind == "clean":
                 texts[it.id], asked[it.id] = [ex.text], [(instruction, ex.text)]
             elif kind == "rule":
@@ -285,7 +288,7 @@ class RobTest(Benchmark):
         records = [self._record(it, texts[it.id], None, predicted[it.id], attacks.get(it.id), reached.get(it.id))
                    for it in items]
         for it, record in zip(items, records):
-            if it.payload[0] != "clean":  # the text its variants perturb
+            if it.payload.kind != "clean":  # the text its variants perturb
                 record["original"] = instruction[:SAMPLE_CHARS]
         rows = [self._row(it, texts[it.id], predicted[it.id], rec) for it, rec in zip(items, records)]
         return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
@@ -306,7 +309,7 @@ class RobTest(Benchmark):
                 reached: list[float] | None = None) -> dict[str, Any]:
         """One item's record; `reached`: each variant's degree when it is not `measure(text, variant)` (the
         instruction was perturbed)."""
-        kind, tag, degree, e = item.payload
+        kind, tag, degree, e = item.payload.kind, item.payload.tag, item.payload.degree, item.payload.example
         ex, gold = self.examples[e], self.gold[e]
         wrong = [x for x in texts if predicted[x] != gold]
         record: dict[str, Any] = {"example": ex.id, "degree": degree, "n": len(texts),
@@ -331,17 +334,17 @@ class RobTest(Benchmark):
 
     def _row(self, item: WorkItem, texts: list[str], predicted: Mapping[str, int], record: dict) -> dict[str, Any]:
         """What extra scorers see of an item."""
-        ex = self.examples[item.payload[3]]
-        return {**record, "example": ex.id, "text": ex.text, "label": ex.label, "gold": self.gold[item.payload[3]],
+        ex = self.examples[item.payload.example]
+        return {**record, "example": ex.id, "text": ex.text, "label": ex.label, "gold": self.gold[item.payload.example],
                 "texts": texts, "preds": [predicted[t] for t in texts], "tag": record.get("tag", "clean"),
                 "access": record.get("access", "clean")}
 
     # augmentation -----------------------------------------------------------------------------------------
     def _augment_record(self, item: WorkItem, ctx: RunContext) -> dict[str, Any]:
-        _, tag, degree, e = item.payload
+        tag, degree = item.payload.tag, item.payload.degree
         if tag.transform is None:
             raise RobustError(f"robtest mode=augment needs transforms; {tag.name!r} is an attacker")
-        ex = self.examples[e]
+        ex = self.examples[item.payload.example]
         texts = rule_variants(tag.transform, ex, degree, self._size("aug_num"), ctx.rng(item.id))
         return {"example": ex.id, "label": ex.label, "tag": tag.name, "degree": degree,
                 "texts": [x for x in texts if x != ex.text]}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from robust.core.interfaces import Example
+from robust import Example
 
 
 def sample(examples: Sequence[Example], n: int, seed: int) -> list[Example]:
-    """RobTest's test subset: `random.seed(seed); random.sample(test, n)` (spec §1 step 1; seed 123)."""
+    """RobTest's test subset: `random.seed(seed); random.sample(test, n)` (Chen et al. 2023, §4.1; seed 123)."""
     if n <= 0 or n >= len(examples):
         return list(examples)
     return random.Random(seed).sample(list(examples), n)

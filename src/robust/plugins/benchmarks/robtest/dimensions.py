@@ -7,12 +7,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.registry import Entry, Registry
+from robust import Entry, Registry, RobustError
 
-#: the report's page order (spec §4.3); unknown dimensions follow in name order
+#: the report's page order (Chen et al. 2023, Appendix G); unknown dimensions follow in name order
 DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflection", "Syntax", "Distraction")
-#: dimensions that only carry the malicious tag (spec §2.0 Table 1)
+#: dimensions that only carry the malicious tag (Chen et al. 2023, Table 1)
 MALICIOUS_ONLY = {"distraction"}
 
 
@@ -39,6 +38,17 @@ class DimensionTag:
                 "plugin": self.entry.qualified}
 
 
+@dataclass(frozen=True)
+class Cell:
+    """What a RobTest work item evaluates: `kind` is "clean", "augment", "rule" or a search access; `tag` the
+    dimension-tag (None for clean); `example` the index of the example in the benchmark's examples."""
+
+    kind: str
+    tag: DimensionTag | None
+    degree: float
+    example: int
+
+
 def dimension_of(name: str, target: Any) -> str:
     """The radar axis: the `dimension` attribute in the paper's spelling (Typo, Glyph, ...), else the name."""
     raw = str(getattr(target, "dimension", "") or name)
@@ -46,12 +56,14 @@ def dimension_of(name: str, target: Any) -> str:
 
 
 def tag_of(name: str, target: Any) -> str:
-    """'M' or 'G': from the name suffix (-M/-G), else a `tag` attribute, else by dimension (spec §2.0)."""
+    """'M' or 'G': from the name suffix (-M/-G), else a `tag` attribute, else by dimension (Chen et al. 2023, Table
+    1)."""
     if name.endswith("-M"):
         return "M"
     if name.endswith("-G"):
         return "G"
-    explicit = str(getattr(target, "tag", "") or "").upper()[:1]  # Transform.tag; an attacker has none
+    # a transform's optional `tag` ("M" malicious, "G" general) is RobTest's own attribute, not the Transform's
+    explicit = str(getattr(target, "tag", "") or "").upper()[:1]
     if explicit in ("M", "G"):
         return explicit
     dimension = str(getattr(target, "dimension", "") or name).lower()
@@ -88,5 +100,6 @@ def plan(names: Iterable[str], registry: Registry, defaults: dict[str, str],
             if spec.transform is None and spec.attacker.target.uses_transform:
                 raise RobustError(f"attacker {spec.attacker.name!r} searches over a transform's edits; "
                                   f"name one, e.g. --attack {spec.attacker.name}:typo-M")
-            tag.accesses[spec.attacker.target.access or registry.display(spec.attacker)] = spec.attacker
+            # an attacker's optional `access` names its column in the report (RobTest's own: rule, score)
+            tag.accesses[getattr(spec.attacker.target, "access", "") or registry.display(spec.attacker)] = spec.attacker
     return sorted(tags.values(), key=lambda d: d.sort_key)

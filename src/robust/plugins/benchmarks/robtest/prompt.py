@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.interfaces import Example
+from robust import Example
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 
 #: how a perturbed (instruction, input) pair is written in records and samples

@@ -1,4 +1,4 @@
-"""The robustness report (spec robtest.md §1 step 5): per dimension-tag the table `Method | degrees | Final
+"""The robustness report (Chen et al. 2023, Appendix G): per dimension-tag the table `Method | degrees | Final
 Score` and the four curves, radar maps of Final Scores, and the comparison of several runs."""
 
 from __future__ import annotations
@@ -7,8 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.results import Result, Table
+from robust import Result, RobustError, Table
 from robust.plugins.benchmarks.robtest.dimensions import DimensionTag
 from robust.plugins.benchmarks.robtest.scores import degree_key, final_score
 from robust.toolkit.chance import above_chance, chance_check, chance_sentence, lead_with_chance
@@ -207,7 +206,7 @@ def compare(results: Sequence[tuple[str, Result]]) -> Result:
         summary[f"{label} clean accuracy"] = round(d["clean_accuracy"], 2)
     data = {"kind": "robtest-compare", "degrees": degrees, "tags": tags, "labels": [lab for lab, _ in runs],
             "runs": {label: d for label, d in runs}}
-    from robust.core.reporting import ranking
+    from robust import ranking
 
     unable = [label for label, d in runs if not above_chance(d)]
     if unable:  # a model that cannot do the task is not ranked (as BYOD leaves out a degenerate model)
@@ -271,7 +270,7 @@ def _access_phrase(access: str) -> str:
 def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> list[Any]:
     """Per dimension-tag and degree, a few original -> perturbed texts with the victim's prediction; misclassified
     ones first, one access after another, in example order."""
-    from robust.core.reporting import Sample, SampleGroup
+    from robust import Sample, SampleGroup
 
     clean = {key.split("/", 1)[1]: rec for key, rec in records.items() if key.startswith("clean/")}
     found: dict[tuple[str, str, str], list[tuple[str, dict[str, Any]]]] = {}
@@ -312,7 +311,7 @@ def samples(data: Mapping[str, Any], records: Mapping[str, dict[str, Any]]) -> l
 
 def report_parts(result: Result, records: Mapping[str, dict[str, Any]]) -> Any:
     """Headline, headline figure (Final Scores), detail figures and samples of a run or a comparison."""
-    from robust.core.reporting import ReportParts, ranking, ranking_sentence
+    from robust import ReportParts, ranking, ranking_sentence
     from robust.toolkit.figures import ranking_figure
 
     data = result.data

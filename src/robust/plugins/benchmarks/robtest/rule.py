@@ -1,10 +1,10 @@
-"""Rule-based generation (spec robtest.md §2.1 conventions): `aug_num` random draws of a Transform."""
+"""Rule-based generation (Chen et al. 2023, §2.2; RobTest's code): `aug_num` random draws of a Transform."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from robust.core.interfaces import Example, Transform
+from robust import Example, Transform
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,14 +1,13 @@
-"""RobTest's metrics: Average(d), cumulative Worst(d) and the Final Score (spec robtest.md §3.3-3.4)."""
+"""RobTest's metrics: Average(d), cumulative Worst(d) and the Final Score (Chen et al. 2023, §2.2, Eq. 1)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 
-#: the degree grid of the paper's reports (spec §3.4); degree 0 is the clean input
+#: the degree grid of the paper's reports (Chen et al. 2023, §2.2, Eq. 1); degree 0 is the clean input
 DEGREES: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 BETA = 0.5
 
@@ -16,8 +15,8 @@ BETA = 0.5
 def final_score(scores: Sequence[float], formula: str = "code", beta: float = BETA) -> float:
     """The EWMA Final Score of per-degree scores `[θ(0), θ(d_1), …, θ(d_n)]` (degree 0 first).
 
-    "code" (spec §3.4, reproduces every printed final): Σ_{j=1..n} (1-β)·β^(j-1)·θ(d_j), i.e. V_0 = 0 and
-    degree 0 excluded. "eq1" (the paper's Eq. 1 taken literally): V_1 = θ(d_n), V_t = β·V_{t-1} + (1-β)·θ_t
+    "code" (Chen et al. 2023, §2.2, Eq. 1, reproduces every printed final): Σ_{j=1..n} (1-β)·β^(j-1)·θ(d_j), i.e. V_0 =
+    0 and degree 0 excluded. "eq1" (the paper's Eq. 1 taken literally): V_1 = θ(d_n), V_t = β·V_{t-1} + (1-β)·θ_t
     over degrees from high to low.
     """
     rest = [float(s) for s in scores[1:]]
@@ -38,12 +37,14 @@ def final_score(scores: Sequence[float], formula: str = "code", beta: float = BE
 
 
 def average_curve(acc: Sequence[Mapping[str, float]], degrees: Sequence[float]) -> list[float]:
-    """Avg(d) = 100 · mean_i acc_i(d) (spec §3.3); `acc[i][key(d)]` is example i's share of correct variants."""
+    """Avg(d) = 100 · mean_i acc_i(d) (Chen et al. 2023, §2.2); `acc[i][key(d)]` is example i's share of correct
+    variants."""
     return [100.0 * sum(a[degree_key(d)] for a in acc) / len(acc) if acc else float("nan") for d in degrees]
 
 
 def worst_curve(all_correct: Sequence[Mapping[str, bool]], degrees: Sequence[float]) -> list[float]:
-    """Worst(d) = 100 · share of examples with every variant correct at every degree ≤ d (spec §3.3, cumulative)."""
+    """Worst(d) = 100 · share of examples with every variant correct at every degree ≤ d (Chen et al. 2023, §2.2,
+    cumulative)."""
     out: list[float] = []
     alive = [True] * len(all_correct)
     for d in degrees:
@@ -60,7 +61,7 @@ def degree_key(degree: float) -> str:
 
 class CurveScore(Scorer):
     """A per-example value at each degree, summarised as a curve over the degrees (keys '0', '0.05', ...) and
-    its Final Score (spec §3.3-3.4); degree 0 are the clean rows."""
+    its Final Score (Chen et al. 2023, §2.2, Eq. 1); degree 0 are the clean rows."""
 
     settings = {"final": Setting("code", choices=("code", "eq1"), help="code: reproduces the printed finals")}
     curve: Any = None  # (per-example {degree key: value}, degrees) -> curve

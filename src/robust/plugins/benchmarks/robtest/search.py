@@ -1,4 +1,4 @@
-"""Score-based generation (spec robtest.md §3.2) as resumable searches that many items can run together.
+"""Score-based generation (Chen et al. 2023, §2.2) as resumable searches that many items can run together.
 
 A search is a generator: it yields the texts it needs classified and receives their probabilities
 (ndarray[n, k]), or None when its query budget is spent (it then returns what it has); it returns the list of
@@ -19,14 +19,14 @@ from robust.toolkit.text import budget, join, levenshtein, words
 if TYPE_CHECKING:
     import numpy as np
 
-    from robust.core.interfaces import Transform
+    from robust import Transform
 
 __all__ = ["GreedyConfig", "Outcome", "Search", "drive", "greedy_search", "search_for", "sentence_search"]
 
 
 @dataclass(frozen=True)
 class GreedyConfig:
-    """Knobs of the greedy search; defaults are RobTest's code constants (spec §3.2, §5.2)."""
+    """Knobs of the greedy search; defaults are RobTest's code constants (RobTest's code, ModelBased/searching.py)."""
 
     ratio: float = 0.15  # batch_ratio: share of words edited per saliency round
     mask_token: str = "[MASK]"  # literal mask text, as in searching.py
@@ -38,7 +38,7 @@ class GreedyConfig:
 
 
 def saliency_queries(text: str, mask_token: str) -> list[str]:
-    """[text] + text with each word replaced by the mask (spec §3.2 saliency_order)."""
+    """[text] + text with each word replaced by the mask (RobTest's code, ModelBased/searching.py `saliency_order`)."""
     return [text, *leave_one_out(words(text), mask_token, join)]
 
 
@@ -54,7 +54,7 @@ def saliency_order(probs: np.ndarray, target: int | None = None) -> tuple[list[i
 
 def stop_measure(transform: Transform, original: str, faithful: bool) -> Callable[[str], float]:
     """The degree that ends the greedy search: the code's Lev(lower)/N (N = chars for unit 'char', words
-    otherwise) when faithful (spec §3.2, §5.4 #3), else the transform's own measure (spec §6 #7)."""
+    otherwise) when faithful (RobTest's code; docs/robtest.md), else the transform's own measure (docs/robtest.md)."""
     if not faithful:
         return lambda text: transform.measure(original, text)
     n = len(original) if transform.unit == "char" else len(words(original))
@@ -64,7 +64,7 @@ def stop_measure(transform: Transform, original: str, faithful: bool) -> Callabl
 
 def greedy_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
                   config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
-    """Greedy by word saliency for char/word units (spec §3.2): every round, mask-score all words of the
+    """Greedy by word saliency for char/word units (Chen et al. 2023, §2.2): every round, mask-score all words of the
     current text and edit the top 15 % in order until the degree is reached or the rounds run out.
     Saliency is measured on the `gold` class when given (clean), else on the prediction (faithful)."""
     s = text.strip()
@@ -90,7 +90,7 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
             if config.stop_on_flip and predicted != (first if gold is None else gold):
                 break
             # faithful: try the top B positions (failures included); clean: the first B positions that
-            # take a new edit (spec §6 #2, budget = successful edits; words edited once for unit 'word')
+            # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
             for j in candidates:
@@ -119,7 +119,7 @@ def _edited(original: str, text: str, index: int) -> bool:
 
 def sentence_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,
                     config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
-    """Sentence-level score-based search (spec §3.2, Distraction): each step builds `candidates` edits of
+    """Sentence-level score-based search (Chen et al. 2023, §2.2, Distraction): each step builds `candidates` edits of
     the current text and keeps the one with the lowest probability of the `gold` class (clean; faithful: of
     the prediction on the original); accept while the degree stays below d (cos > 1 - d), at most
     `max_steps` steps."""

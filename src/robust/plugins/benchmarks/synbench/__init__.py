@@ -7,7 +7,7 @@ Registers the benchmark `synbench`, the dataset `synbench-gaussians` and the sco
 
 from __future__ import annotations
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.benchmarks.synbench.benchmark import SynBench
 from robust.plugins.benchmarks.synbench.data import SynBenchGaussians
 from robust.plugins.benchmarks.synbench.scorers import ReferenceScorer, SynBenchScorer

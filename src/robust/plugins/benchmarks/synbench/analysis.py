@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
@@ -23,7 +23,7 @@ def fisher_ci(r: float, p: int, z_crit: float = 1.645) -> tuple[float, float]:
 
 def average_rank(correlations: Mapping[str, Sequence[float]], method: str = "min") -> dict[str, tuple[float, float]]:
     """Per column (task), rank the metrics by their signed correlation (highest = 1; ties by `method`, 'min' or
-    'average'), then mean and population std of each metric's rank over columns (Table 5.10, spec §5.19)."""
+    'average'), then mean and population std of each metric's rank over columns (Ko 2024, Table 5.10)."""
     from scipy.stats import rankdata
 
     names = list(correlations)

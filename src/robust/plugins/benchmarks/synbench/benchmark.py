@@ -16,12 +16,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, DataGenerator, WorkItem
-from robust.core.lazy import np
-from robust.core.paths import cache_dir
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, DataGenerator, Result, RobustError, Setting, Table, WorkItem, cache_dir
 from robust.plugins.benchmarks.synbench.constants import (
     A_T_GRID,
     COVARIANCES,
@@ -43,9 +38,10 @@ from robust.plugins.benchmarks.synbench.constants import (
 from robust.plugins.benchmarks.synbench.data import format_shape, parse_shape
 from robust.plugins.benchmarks.synbench.probe import probe
 from robust.plugins.benchmarks.synbench.trials import choose_eps, intervals
+from robust.toolkit.lazy import np
 
 if TYPE_CHECKING:
-    from robust.core.context import RunContext
+    from robust import RunContext
 
 LOSSLESS_VERSION = 1  # bump when the lossless simulation changes (its cache key)
 
@@ -66,20 +62,20 @@ class SynBench(Benchmark):
     settings = {
         "shape": Setting("auto", help="auto: the model's native CxHxW (models without one: 3x8x8) | CxHxW | d"),
         "levels": Setting(list(S_GRID), min=1e-9, max=10.0, min_items=1, help="difficulties s (the code's 49)"),
-        "n": Setting(2048, min=MIN_N, help="training samples per level (spec A12)"),
+        "n": Setting(2048, min=MIN_N, help="training samples per level (Ko 2024, Table B.4)"),
         "n_test": Setting(2048, min=MIN_N, help="test samples per level"),
         "trials": Setting(1, min=1, help="independent regenerations of the data; scores get a t interval over "
                                          "them (A13)"),
         "epsilons": Setting(list(EPS_GRID), min=0.0, min_items=1, help="ε of the robust classifier, 0 ... 0.8"),
         "thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_items=1, help="a_T values of the table"),
         "a_T": Setting(0.7, min=0.5, max=0.999, help="the headline threshold (Table 5.2)"),
-        "eps_mode": Setting("relative", choices=EPS_MODES, help="relative: ε·‖μ̃'‖ (code, spec A4) | absolute"),
+        "eps_mode": Setting("relative", choices=EPS_MODES, help="relative: ε·‖μ̃'‖ (code, docs/synbench.md) | absolute"),
         "integration": Setting("grid100", choices=INTEGRATIONS, help="grid100 (the code) | exact (eq. 5.4)"),
         "covariance": Setting("identity", choices=COVARIANCES, help="identity (Gaussian-I) | heptadiagonal (-H)"),
         "translation": Setting("code", choices=TRANSLATIONS, help="μ̄: code (0.5/pixel) | thesis | none (A2)"),
         "normalize": Setting("auto", choices=NORMALIZE, help="auto: the model's own mean/std | imagenet | none"),
         "denominator": Setting("n-2", choices=DENOMINATORS, help="pooled covariance n1+n2-2 (code) | n-1 (A5)"),
-        "cutoff": Setting(EIG_CUTOFF, min=1e-300, max=1.0, help="absolute eigenvalue cut-off of Σ' (spec A6)"),
+        "cutoff": Setting(EIG_CUTOFF, min=1e-300, max=1.0, help="absolute eigenvalue cut-off of Σ' (docs/synbench.md)"),
         "memory_mb": Setting(256, min=16, help="input chunk size bound (float32)"),
         "lossless": Setting(True, help="also score a lossless representation of the model's width at the same n "
                                        "(the width-matched reference; simulated once, cached)"),

@@ -9,10 +9,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.results import Result, Table
+from robust import Result, Table
 from robust.toolkit.stats import MeanInterval, sample_sd, welch_separable
 
-#: settings that must agree for scores to be comparable (absolute scores depend on n and shape, spec A6)
+#: settings that must agree for scores to be comparable (absolute scores depend on n and shape, docs/synbench.md)
 COMPARABLE_KEYS = ("n", "n_test", "levels", "a_T", "epsilon", "integration", "eps_mode", "covariance",
                    "translation", "denominator")
 

@@ -1,4 +1,4 @@
-"""The class-conditional Gaussian generator (spec §2.1, eq. 5.1; Gaussian-H §2.2), registered as the dataset
+"""The class-conditional Gaussian generator (Ko 2024, §5.2.1, eq. 5.1; Gaussian-H §5.3.4), registered as the dataset
 `synbench-gaussians`.
 
 x − μ̄ | y ~ N(y·s·1_d/√d, Σ), y = ±1 with P(y=+1) = 1/2 drawn per sample (the code's Bernoulli labels),
@@ -14,11 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.lazy import np
-from robust.core.seeding import rng_for
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, RobustError, Setting, rng_for
 from robust.plugins.benchmarks.synbench.constants import (
     BLOCK_ROWS,
     COVARIANCES,
@@ -28,6 +24,7 @@ from robust.plugins.benchmarks.synbench.constants import (
     TRANSLATIONS,
 )
 from robust.plugins.benchmarks.synbench.theory import band_apply, band_cholesky
+from robust.toolkit.lazy import np
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

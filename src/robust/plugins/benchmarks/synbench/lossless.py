@@ -3,8 +3,9 @@ and sample sizes (not in the thesis; it separates the probe's finite-sample loss
 
 A lossless Gaussian representation of width d' is z | y ~ N(y·m_k·u, I_{d'}) with m_k = Φ⁻¹(a_k^in) (the input
 reference's Bayes accuracy at level k, ε = 0; m_k = s_k for Gaussian-I, where it is `identity` itself). Its
-population score is exactly 1 at ε = 0 (every (a, b) point lies on the reference curve, spec §3.2); with n
-training samples the plug-in LDA probe of spec §4.1 loses accuracy and margin as d'/n grows (spec A6, §7.3 V3).
+population score is exactly 1 at ε = 0 (every (a, b) point lies on the reference curve, Ko 2024, §5.2.2, Theorem 9);
+with n training samples the plug-in LDA probe of Ko 2024, §5.2.3 loses accuracy and margin as d'/n grows
+(docs/synbench.md).
 
 The probe is invariant under any rotation of the representation space, so coordinates are taken with u = e_1.
 For d' − 1 > N = n + n_test the N × (d' − 1) noise block G equals L·Q in distribution (Bartlett decomposition:
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robust.core.lazy import np
-from robust.core.seeding import rng_for
+from robust import rng_for
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF
 from robust.plugins.benchmarks.synbench.probe import ProbePoint, probe
+from robust.toolkit.lazy import np
 
 
 def noise_block(rows: int, width: int, rng: np.random.Generator) -> np.ndarray:

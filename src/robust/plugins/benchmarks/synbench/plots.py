@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from robust.core.lazy import np
-from robust.core.results import Result
+from robust import Result
 from robust.plugins.benchmarks.synbench.scoring import expected_bound
 from robust.plugins.benchmarks.synbench.theory import b_ref
+from robust.toolkit.lazy import np
 
 
 def _figure(width: float = 8.4, height: float = 4.0) -> tuple[Any, Any]:
@@ -75,7 +75,8 @@ def expected_bound_curves(result: Result) -> Any:
 
 
 def level_points(result: Result) -> Any:
-    """(a_k, b_k) per level for the representation and the inputs, on the universal curve b(a) (spec §3.2)."""
+    """(a_k, b_k) per level for the representation and the inputs, on the universal curve b(a) (Ko 2024, §5.2.2, Theorem
+    9)."""
     fig, ax = _figure()
     levels = result.data.get("levels", [])
     eps = result.data.get("epsilons", [])

@@ -1,4 +1,4 @@
-"""Probing a representation (spec §4.1, Algorithm 1 lines 11-16), pure numpy: class means and pooled
+"""Probing a representation (Ko 2024, §5.2.3, Algorithm 1 lines 11-16), pure numpy: class means and pooled
 covariance of the training representations, the ε-robust Bayes linear classifier of that fitted Gaussian,
 and the test accuracy and mean scaled margin of correct points for every ε at once."""
 
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF
 from robust.plugins.benchmarks.synbench.theory import Eigen, eps_absolute, robust_weights
+from robust.toolkit.lazy import np
 
 
 @dataclass
@@ -40,7 +40,7 @@ def _one_blas_thread() -> Any:
 
 
 def fit_gaussian(Z: np.ndarray, y: np.ndarray, denominator: str = "n-2", cutoff: float = EIG_CUTOFF) -> FittedGaussian:
-    """Class means and the pooled covariance Σ' = Σ_c Σ_i (z−μ'_c)(z−μ'_c)ᵀ / (n1+n2−2) (spec §4.1 step 2),
+    """Class means and the pooled covariance Σ' = Σ_c Σ_i (z−μ'_c)(z−μ'_c)ᵀ / (n1+n2−2) (Ko 2024, §5.2.3, Algorithm 1),
     kept as eigenpairs with λ > cutoff. For d' > n the eigenvectors come from the n×n Gram matrix of the
     centred data (same nonzero spectrum, O(n²d') instead of O(d'³))."""
     Z = np.asarray(Z, dtype=np.float64)
@@ -78,7 +78,7 @@ def probe(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, ep
     with _one_blas_thread():
         fit = fit_gaussian(Ztr, ytr, denominator, cutoff)
         V = fit.eigen.vecs
-        a = V.T @ fit.mu_t  # μ̂ = F1ᵀ μ̃' (spec §4.1 step 3 [code])
+        a = V.T @ fit.mu_t  # μ̂ = F1ᵀ μ̃' (Ko 2024, §5.2.3, Algorithm 1 [code])
         P = (np.asarray(Zte, dtype=np.float64) - fit.mid) @ V  # test points in the eigenbasis
         yt = np.where(np.asarray(yte) == 1, 1.0, -1.0)
         out = []

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from robust.core.results import Result
+from robust import Result
 
 
 def interval_clause(s: Mapping[str, Any]) -> str:
     """' (95 % CI 0.95–0.96, t over 3 trials of the data)' or ' (one trial: no interval)'."""
-    from robust.core.reporting import num
+    from robust import num
 
     trials = s.get("trials") or 1
     if trials < 2 or s.get("score_ci_low") is None:
@@ -24,7 +24,7 @@ def interval_clause(s: Mapping[str, Any]) -> str:
 
 def headline(result: Result) -> str:
     """The score, what its interval covers, and how much of its distance to 1 the probe itself accounts for."""
-    from robust.core.reporting import num
+    from robust import num
 
     s = result.summary
     score, model = s.get("score") or 0.0, s.get("model", "the model")
@@ -63,7 +63,7 @@ def notes(result: Result) -> list[str]:
 
 
 def report_parts(bench: Any, result: Result) -> Any:
-    from robust.core.reporting import ReportParts, ranking_sentence
+    from robust import ReportParts, ranking_sentence
     from robust.toolkit.figures import ranking_figure
 
     if "runs" in result.data:  # a comparison

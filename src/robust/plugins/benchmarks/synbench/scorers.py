@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, RobustError, Scorer, Setting
 from robust.plugins.benchmarks.synbench.constants import A_T_GRID, COVARIANCES, EPS_MODES, GRID_MIN_A_T, INTEGRATIONS
 from robust.plugins.benchmarks.synbench.data import parse_shape
 from robust.plugins.benchmarks.synbench.scoring import area, recommended_eps, synbench_score
 from robust.plugins.benchmarks.synbench.theory import reference_band, reference_identity
+from robust.toolkit.lazy import np
 
 Row = Mapping[str, Any]
 
@@ -33,7 +31,7 @@ THRESHOLDS = {"thresholds": Setting(list(A_T_GRID), min=0.5, max=0.999, min_item
 
 
 def _check(scorer: Scorer) -> None:
-    """grid100 integration starts at a = 0.6 (spec §4.4)."""
+    """grid100 integration starts at a = 0.6 (Ko 2024, eq. 5.4)."""
     c = scorer.config
     low = GRID_MIN_A_T if c.get("integration") == "grid100" else 0.5
     for a_T in [*c["thresholds"], c.get("a_T", 0.7)]:

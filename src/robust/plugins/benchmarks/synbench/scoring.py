@@ -1,6 +1,6 @@
 """The accuracy-constrained expected bound E(a_t) (eq. 5.3) and the SynBench-Score (eq. 5.4), pure numpy.
 
-`exact`: ∫_{a_T}^1 E(a_t) da_t = (1/K) Σ_k b_k (a_k − a_T)_+ (spec §4.4 [derived]).
+`exact`: ∫_{a_T}^1 E(a_t) da_t = (1/K) Σ_k b_k (a_k − a_T)_+ (Ko 2024, eq. 5.4 [derived]).
 `grid100`: the authors' Riemann sum of E on np.linspace(0.6, 1.0, 100) over grid points x >= a_T ([code]).
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import GRID_MIN_A_T, GRID_POINTS, INTEGRATIONS
+from robust.toolkit.lazy import np
 
 
 def expected_bound(a_t: float | np.ndarray, accuracies: Sequence[float], bounds: Sequence[float]) -> np.ndarray:
-    """E(a_t) = (1/K) Σ_k b_k 1[a_k > a_t] (eq. 5.3; strict inequality, spec A8)."""
+    """E(a_t) = (1/K) Σ_k b_k 1[a_k > a_t] (Ko 2024, eq. 5.3; strict inequality)."""
     acc = np.asarray(accuracies, dtype=float)[:, None]
     b = np.nan_to_num(np.asarray(bounds, dtype=float), nan=0.0)[:, None]
     x = np.atleast_1d(np.asarray(a_t, dtype=float))[None, :]

@@ -1,20 +1,20 @@
-"""SynBench closed forms (spec §3), pure numpy/scipy: the (ε-robust) Bayes-optimal linear classifier of two
-Gaussians with shared covariance, its accuracy and expected scaled margin (Theorem 9), the input-space
-reference over the s grid, and the heptadiagonal "Gaussian-H" covariance (spec §2.2, A14)."""
+"""SynBench closed forms (Ko 2024, §5.2.2 and App. A.3-A.4), pure numpy/scipy: the (ε-robust) Bayes-optimal linear
+classifier of two Gaussians with shared covariance, its accuracy and expected scaled margin (Theorem 9), the input-space
+reference over the s grid, and the heptadiagonal "Gaussian-H" covariance (Ko 2024, §5.3.4; docs/synbench.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.constants import EIG_CUTOFF, H_BAND
+from robust.toolkit.lazy import np
 
 
 def b_ref(a: float | np.ndarray) -> np.ndarray:
     """Expected scaled bound of correct samples, b(a) = 1 + φ(Φ⁻¹(a)) / (a Φ⁻¹(a)) (Theorem 9(iv)).
 
-    Defined on (0.5, 1); NaN at a <= 0.5 (spec A23: never call it there), 1 at a = 1."""
+    Defined on (0.5, 1); NaN at a <= 0.5 (docs/synbench.md: never call it there), 1 at a = 1."""
     from scipy.special import ndtri
 
     a = np.asarray(a, dtype=float)
@@ -24,7 +24,7 @@ def b_ref(a: float | np.ndarray) -> np.ndarray:
     return np.where((a > 0.5) & (a < 1), out, np.where(a >= 1, 1.0, np.nan))
 
 
-# --- the ε-robust Bayes classifier (spec §3.3, App. A.4 eq. A.5) ------------------------------------------
+# --- the ε-robust Bayes classifier (Ko 2024, App. A.4, eq. A.5) ------------------------------------------
 @dataclass
 class Eigen:
     """Thin eigen-decomposition Σ = V diag(lam) Vᵀ restricted to eigenvalues above the cut-off."""
@@ -45,7 +45,7 @@ def thin_eigen(sigma: np.ndarray, cutoff: float = EIG_CUTOFF) -> Eigen:
 
 
 def robust_gamma(a: np.ndarray, lam: np.ndarray, eps_abs: float) -> float:
-    """γ > 0 solving Σ_i a_i² / (1 + λ_i γ)² = ε² (spec §3.3); inf for ε = 0 (plain LDA)."""
+    """γ > 0 solving Σ_i a_i² / (1 + λ_i γ)² = ε² (Ko 2024, App. A.4, eq. A.5); inf for ε = 0 (plain LDA)."""
     from scipy.optimize import brentq
 
     norm_a = float(np.linalg.norm(a))
@@ -74,7 +74,7 @@ def robust_z(a: np.ndarray, lam: np.ndarray, eps_abs: float) -> np.ndarray:
 
 
 def eps_absolute(eps: float, mu_t_norm: float, mode: str) -> float:
-    """ε as an ℓ2 radius: relative = ε·‖μ̃‖ (the code, spec A4, default) or absolute."""
+    """ε as an ℓ2 radius: relative = ε·‖μ̃‖ (the code, docs/synbench.md, default) or absolute."""
     return float(eps) * mu_t_norm if mode == "relative" else float(eps)
 
 
@@ -82,7 +82,7 @@ def gaussian_point(mu_t: np.ndarray, sigma: np.ndarray, eps: float, eps_mode: st
                    cutoff: float = EIG_CUTOFF) -> tuple[float, float]:
     """(accuracy, expected scaled bound) of f_ε on N(±μ̃, Σ) (Theorem 9(iii), (iv)).
 
-    a = Φ(μ̃ᵀw / ‖w‖_Σ) with ‖w‖_Σ = sqrt(wᵀΣw) (the printed (iii) drops the minus in μ̃ − z, spec A18)."""
+    a = Φ(μ̃ᵀw / ‖w‖_Σ) with ‖w‖_Σ = sqrt(wᵀΣw) (the printed (iii) drops the minus in μ̃ − z, docs/synbench.md)."""
     from scipy.special import ndtr
 
     eig = thin_eigen(sigma, cutoff)
@@ -100,7 +100,7 @@ def robust_direction(mu_t: np.ndarray, sigma: np.ndarray, eps: float, eps_mode: 
     return eig.vecs @ robust_weights(a, eig.lam, eps_absolute(eps, float(np.linalg.norm(a)), eps_mode))
 
 
-# --- the input-space reference over the s grid (spec §3.2, §4.1) -------------------------------------------
+# --- the input-space reference over the s grid (Ko 2024, §5.2.2, Theorem 9) -------------------------------------------
 def reference_identity(s: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian-I reference: a_in = Φ(s), b_in = b(Φ(s)); independent of ε (Σ = I, Theorem A.4, A11)."""
     from scipy.special import ndtr
@@ -128,7 +128,7 @@ def _band_lower(m: int, band: Sequence[float]) -> np.ndarray:
 
 
 def band_cholesky(m: int, band: Sequence[float] = H_BAND) -> np.ndarray:
-    """Lower banded Cholesky factor L (Σ_block = L Lᵀ) in lower banded storage (spec A14 resolution)."""
+    """Lower banded Cholesky factor L (Σ_block = L Lᵀ) in lower banded storage (docs/synbench.md)."""
     from scipy.linalg import cholesky_banded
 
     return cholesky_banded(_band_lower(m, band), lower=True)
@@ -153,7 +153,7 @@ def _band_matvec(m: int, band: Sequence[float], v: np.ndarray) -> np.ndarray:
 def reference_band(s: float, eps: float, channels: int, m: int, band: Sequence[float] = H_BAND,
                    eps_mode: str = "relative") -> tuple[float, float]:
     """Gaussian-H reference for μ̃ = s·1_d/√d and Σ = I_C ⊗ T_m (T the Toeplitz band), by Theorem 9(iii)/(iv)
-    with banded solves instead of an eigen-decomposition: z = (I + γΣ)⁻¹μ̃, w = γz (spec §3.3, A14 (4)).
+    with banded solves instead of an eigen-decomposition: z = (I + γΣ)⁻¹μ̃, w = γz (Ko 2024, App. A.4; docs/synbench.md).
 
     Channels are identical blocks, so one block of size m carries the computation."""
     from scipy.linalg import solveh_banded

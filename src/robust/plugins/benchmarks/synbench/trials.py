@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.synbench.scoring import recommended_eps
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import LEVEL, MeanInterval, mean_interval
 
 Key = tuple[float, float]  # (ε, a_T)

@@ -6,7 +6,7 @@ and its lexicons `sentiwordnet` and `afinn` (the embedded default).
 
 from __future__ import annotations
 
-from robust.core.hookspecs import hookimpl
+from robust import hookimpl
 from robust.plugins.benchmarks.syntextbench.benchmark import SynTextBench
 from robust.plugins.benchmarks.syntextbench.data import LEXICONS, SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore

@@ -10,11 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
-from robust.core.interfaces import Benchmark, WorkItem, add_scores, summarize_scores
-from robust.core.lazy import np
-from robust.core.results import Result, Table
-from robust.core.settings import Setting
+from robust import Benchmark, Result, RobustError, Setting, Table, WorkItem, add_scores, summarize_scores
 from robust.plugins.benchmarks.syntextbench.constants import (
     DEBIAS_BELOW,
     DECODER_CAPABILITIES,
@@ -28,13 +24,14 @@ from robust.plugins.benchmarks.syntextbench.constants import (
 from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore
 from robust.plugins.benchmarks.syntextbench.scoring import reference_margin
+from robust.toolkit.lazy import np
 
 if TYPE_CHECKING:
-    from robust.core.context import RunContext
+    from robust import RunContext
 
 
 def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
-    """Spec §3.1: encoders average the first and last layer, decoders take the last token."""
+    """Ko et al. 2023, §3: encoders average the first and last layer, decoders take the last token."""
     if setting != "auto":
         return setting
     return "last-token" if capabilities & DECODER_CAPABILITIES else "first-last-avg"
@@ -42,8 +39,8 @@ def choose_pooling(setting: str, capabilities: frozenset[str]) -> str:
 
 def lexicon_feasibility(texts: Sequence[str], ys: np.ndarray, scores: Mapping[str, float],
                         rng: np.random.Generator) -> float | None:
-    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (spec §2.7); None without
-    polarity scores or sentences."""
+    """Accuracy of the lexicon-rule classifier sign(Σ_w score(w)), ties at random (Ko et al. 2023, §2.2, Fig. 4); None
+    without polarity scores or sentences."""
     if not scores or not len(texts):
         return None
     totals = np.array([sum(scores.get(w, 0.0) for w in t.split()) for t in texts])
@@ -162,7 +159,7 @@ class SynTextBench(Benchmark):
         return self.generator(self.ctx, 0, 0.0).word_lists()
 
     def pooling(self, ctx: RunContext) -> str | None:
-        """The pooling requested (spec §3.1: encoders average the first and last layer, decoders take the last
+        """The pooling requested (Ko et al. 2023, §3: encoders average the first and last layer, decoders take the last
         token) as the model really applies it (None: the model has one fixed way to embed)."""
         return ctx.model.pooling_used(choose_pooling(self.config["pooling"], ctx.model.provides()))
 
@@ -263,7 +260,7 @@ class SynTextBench(Benchmark):
                                          "a_T": a_T, "n_levels": len(self.config["levels"])})
 
     def no_rule_reason(self, recs: Sequence[Mapping[str, Any]]) -> str:
-        """Why no level has a lexicon-rule accuracy (spec §2.7), in one phrase."""
+        """Why no level has a lexicon-rule accuracy (Ko et al. 2023, §2.2, Fig. 4), in one phrase."""
         try:
             scored = bool(self.word_lists.scores)
         except RobustError:

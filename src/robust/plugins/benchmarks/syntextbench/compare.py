@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robust.core.results import Result, Table
+from robust import Result, Table
 from robust.toolkit.stats import sample_sd, separable
 
 #: settings that must agree for scores to be comparable

@@ -6,10 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from robust.core.errors import RobustError, unknown
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.seeding import rng_for
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, RobustError, Setting, rng_for, unknown
 from robust.plugins.benchmarks.syntextbench.constants import DEFAULT_LEXICON
 from robust.plugins.benchmarks.syntextbench.generator import GeneratorConfig, SyntheticTask, make_task
 from robust.plugins.benchmarks.syntextbench.lexicon import (
@@ -27,11 +24,11 @@ LEXICONS = (SentiWordNetLexicon, AfinnLexicon)
 
 class SyntheticSentences(DataGenerator):
     name = "syntextbench-sentences"
-    description = "SynTextBench's synthetic sentiment sentences at neutral share p (labels +1/-1, spec §2)"
+    description = "SynTextBench's synthetic sentiment sentences at neutral share p (labels +1/-1, Ko et al. 2023, §2.2)"
     settings = {
         "lexicon": Setting("", help="a registered lexicon; '' = sentiwordnet if lexicon_path is set, else afinn"),
         "lexicon_path": Setting("", help="SentiWordNet file (else $ROBUST_SENTIWORDNET or an NLTK data dir)"),
-        "dedupe": Setting(False, help="dedupe the word lists (not the paper's counts, spec §2.1)"),
+        "dedupe": Setting(False, help="dedupe the word lists (not the paper's counts, Ko et al. 2023, §2.2, App. A.3)"),
         "n": Setting(256, min=8, help="sentences (paper: 8192)"),
         "p": Setting(0.0, **PROBABILITY, help="neutral mixing ratio"),
         "trial": Setting(0, min=0, help="independent regeneration index"),

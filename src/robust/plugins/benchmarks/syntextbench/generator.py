@@ -1,18 +1,18 @@
-"""The synthetic sentence generator (spec §2.2-2.5): nesting-parentheses sentences from the mixing
-distribution D of [T] eq. (6.1), balanced labelled datasets per difficulty level p, and a train/test split."""
+"""The synthetic sentence generator (Ko et al. 2023, §2.2, App. A.5): nesting-parentheses sentences from the mixing
+distribution D of Ko 2024, eq. (6.1), balanced labelled datasets per difficulty level p, and a train/test split."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robust.core.lazy import np
+from robust.toolkit.lazy import np
 
 
 @dataclass(frozen=True)
 class GeneratorConfig:
-    p_e: float = 1 / 12  # <eos> probability; unstated in the paper, mean length 12 (spec §6 B1)
-    p_n: float = 0.5  # weight of "pop the last unpaired word" ([P] A.5, [T] eq. 6.1)
+    p_e: float = 1 / 12  # <eos> probability; unstated in the paper, mean length 12 (docs/syntextbench.md)
+    p_n: float = 0.5  # weight of "pop the last unpaired word" (Ko et al. 2023, App. A.5; Ko 2024, eq. 6.1)
     max_len: int = 128  # safety truncation, not in the paper (P(L > 128) ~ 1.5e-5)
 
 
@@ -29,7 +29,7 @@ class Sentence:
 
 def sample_sentence(polar: Sequence[str], neutral: Sequence[str], p: float, rng: np.random.Generator,
                     cfg: GeneratorConfig = GeneratorConfig()) -> Sentence:
-    """One sentence from D ([T] eq. 6.1): <eos> w.p. p_e (never before the first word), else pop the last
+    """One sentence from D (Ko 2024, eq. 6.1): <eos> w.p. p_e (never before the first word), else pop the last
     unpaired word w.p. p_n (stack non-empty), else a new word from p*f_NEU + (1-p)*f_POLAR, pushed."""
     stack: list[tuple[str, bool]] = []
     tokens: list[str] = []
@@ -41,10 +41,11 @@ def sample_sentence(polar: Sequence[str], neutral: Sequence[str], p: float, rng:
         if stack and rng.random() < cfg.p_n:
             word, neu = stack.pop()
             pops.append(True)
-        else:  # an empty stack gives its p_n(1-p_e) mass to new words ([P] A.5)
+        else:  # an empty stack gives its p_n(1-p_e) mass to new words (Ko et al. 2023, A.5)
             neu = bool(rng.random() < p)
             source = neutral if neu else polar
-            word = source[int(rng.integers(len(source)))]  # uniform over entries, duplicates kept (§2.1)
+            # uniform over entries, duplicates kept (Ko et al. 2023, §2.2)
+            word = source[int(rng.integers(len(source)))]
             stack.append((word, neu))
             pops.append(False)
         tokens.append(word)
@@ -70,7 +71,7 @@ class SyntheticTask:
 
 
 def balanced_labels(n: int, rng: np.random.Generator) -> np.ndarray:
-    """Exactly n/2 labels +1 and n - n/2 labels -1, shuffled (spec §6 B6)."""
+    """Exactly n/2 labels +1 and n - n/2 labels -1, shuffled (docs/syntextbench.md)."""
     ys = np.array([1] * (n // 2) + [-1] * (n - n // 2))
     rng.shuffle(ys)
     return ys
@@ -83,7 +84,7 @@ def sample_corpus(ys: np.ndarray, p: float, pos: Sequence[str], neg: Sequence[st
 
 def stratified_split(ys: np.ndarray, test_frac: float,
                      rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Train and test indices with `test_frac` of each class held out (spec §2.4 resolution: 90/10)."""
+    """Train and test indices with `test_frac` of each class held out (docs/syntextbench.md: 90/10)."""
     train, test = [], []
     for c in (1, -1):
         idx = np.flatnonzero(ys == c)

@@ -1,4 +1,5 @@
-"""Word lists for SynTextBench (spec §2.1): positive, negative and neutral words from a word-level lexicon.
+"""Word lists for SynTextBench (Ko et al. 2023, §2.2, App. A.3): positive, negative and neutral words from a word-level
+lexicon.
 
 Two built-in lexicons are `DataGenerator` plugins (one `Example` per list entry, label "pos"/"neg"/"neu"):
 - `sentiwordnet`: SentiWordNet 3.0 read from a file, with the paper's rule; the paper's lexicon.
@@ -19,9 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robust.core.errors import MissingResource, RobustError
-from robust.core.interfaces import DataGenerator, Example
-from robust.core.settings import Setting
+from robust import DataGenerator, Example, MissingResource, RobustError, Setting
 
 SWN_FILE = "SentiWordNet_3.0.0.txt"
 SWN_ENV = "ROBUST_SENTIWORDNET"
@@ -43,7 +42,7 @@ class WordLists:
     pos: list[str]
     neg: list[str]
     neu: list[str]
-    #: word -> polarity (> 0 positive), for the lexicon-rule feasibility diagnostic (spec §2.7)
+    #: word -> polarity (> 0 positive), for the lexicon-rule feasibility diagnostic (Ko et al. 2023, §2.2, Fig. 4)
     scores: dict[str, float] = field(default_factory=dict)
 
     def sizes(self) -> dict[str, int]:
@@ -99,8 +98,8 @@ def parse_sentiwordnet(lines: Iterable[str]) -> Iterator[tuple[float, float, str
 
 def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sentiwordnet",
                      source: str = "") -> WordLists:
-    """The paper's rule (spec §2.1): PosScore > NegScore -> pos, < -> neg, both 0 -> neu, equal > 0 dropped.
-    One entry per synset term with its sense number removed (duplicates kept)."""
+    """The paper's rule (Ko et al. 2023, §2.2, App. A.3): PosScore > NegScore -> pos, < -> neg, both 0 -> neu, equal > 0
+    dropped. One entry per synset term with its sense number removed (duplicates kept)."""
     pos: list[str] = []
     neg: list[str] = []
     neu: list[str] = []
@@ -115,12 +114,13 @@ def build_word_lists(rows: Iterable[tuple[float, float, str]], name: str = "sent
                 neg.append(word)
             elif ps == 0:
                 neu.append(word)
-    scores = {w: sum(v) / len(v) for w, v in polarity.items()}  # mean PosScore - NegScore (spec §2.7)
+    # mean PosScore - NegScore (Ko et al. 2023, §2.2, Fig. 4)
+    scores = {w: sum(v) / len(v) for w, v in polarity.items()}
     return WordLists(name, source, pos, neg, neu, scores)
 
 
 def _nltk_dirs() -> list[Path]:
-    from robust.core.paths import nltk_data_dir
+    from robust.toolkit.paths import nltk_data_dir
 
     dirs = [nltk_data_dir(), *(Path(p) for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p)]
     try:
@@ -172,7 +172,7 @@ def read_sentiwordnet(path: Path) -> WordLists:
 
 # --- embedded default: AFINN + wordfreq -----------------------------------------------------------------
 def paper_stopwords() -> set[str]:
-    """The 284 stop words of the paper's appendix ([P] A.2; 271 distinct)."""
+    """The 284 stop words of the paper's appendix (Ko et al. 2023, A.2; 271 distinct)."""
     return set((Path(__file__).parent / "stopwords_paper.txt").read_text().split())
 
 
@@ -180,7 +180,7 @@ def afinn_word_lists(n_frequent: int = 30000) -> WordLists:
     """AFINN-en-165 polar words (score > 0 / < 0) and, as neutral words, the `n_frequent` most frequent
     English words (wordfreq) that are alphabetic, not in AFINN, not stop words or negations. Multiword AFINN
     entries are joined with '_' like SentiWordNet's multiword lemmas."""
-    from robust.core.paths import package_dir
+    from robust import package_dir
 
     afinn_dir, wordfreq_dir = package_dir("afinn"), package_dir("wordfreq")
     if afinn_dir is None or wordfreq_dir is None:

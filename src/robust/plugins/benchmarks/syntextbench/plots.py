@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from robust.core.lazy import np
-from robust.core.results import Result
+from robust import Result
 from robust.plugins.benchmarks.syntextbench.scoring import goodness, reference_margin
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import wilson
 
 
@@ -22,7 +22,7 @@ def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
 
 def robustness_accuracy_curve(result: Result) -> Any:
     """s(a) per trial (steps), the area ∫_{a_T}^1 s(a) da shaded, the (a_p, δ_p) points and the Gaussian
-    reference δ_ref(a) (spec §3.9)."""
+    reference δ_ref(a) (docs/syntextbench.md)."""
     fig, ax = _figure()
     a_T = float(result.data.get("a_T", 0.7))
     points = result.data.get("points", [])

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from robust.core.errors import RobustError
-from robust.core.results import Result
+from robust import Result, RobustError
 from robust.plugins.benchmarks.syntextbench import plots
 
 SAMPLES_PER_LEVEL = 3
@@ -15,7 +14,7 @@ SAMPLES_PER_LEVEL = 3
 def headline(result: Result) -> str:
     """The score with its interval (where the run has one) and how accuracy falls from the first to the last
     level of neutral words."""
-    from robust.core.reporting import interval, num
+    from robust import interval, num
 
     s, levels = result.summary, result.data.get("levels", [])
     ci = interval(s.get("score_ci_low"), s.get("score_ci_high"))
@@ -34,7 +33,7 @@ def headline(result: Result) -> str:
 
 def compare_headline(result: Result) -> str:
     """Runs in score order; the pairs the comparison cannot separate, when it says so."""
-    from robust.core.reporting import num
+    from robust import num
 
     if not result.tables:
         return ""
@@ -58,7 +57,7 @@ def compare_headline(result: Result) -> str:
 def samples(bench: Any, levels: Sequence[float]) -> tuple[list[Any], list[str]]:
     """Held-out sentences of trial 0 at the first, middle and last level, regenerated from the run's seed and
     settings (they depend on nothing else), with the lexicon's positive and negative words marked."""
-    from robust.core.reporting import Sample, SampleGroup
+    from robust import Sample, SampleGroup
 
     if not levels:
         return [], []
@@ -83,7 +82,7 @@ def samples(bench: Any, levels: Sequence[float]) -> tuple[list[Any], list[str]]:
 
 
 def report_parts(bench: Any, result: Result) -> Any:
-    from robust.core.reporting import ReportParts, default_headline
+    from robust import ReportParts, default_headline
 
     if "levels" not in result.data:  # a comparison
         return ReportParts(compare_headline(result) or default_headline(result), bench.figures(result))

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from robust.core.interfaces import ModelAdapter, Scorer
-from robust.core.lazy import np
-from robust.core.settings import Setting
+from robust import ModelAdapter, Scorer, Setting
 from robust.plugins.benchmarks.syntextbench.constants import SCALINGS, SECONDARY_A_T
 from robust.plugins.benchmarks.syntextbench.scoring import (
     crossfit_point,
@@ -15,6 +13,7 @@ from robust.plugins.benchmarks.syntextbench.scoring import (
     syntextbench_score,
     task_point,
 )
+from robust.toolkit.lazy import np
 from robust.toolkit.stats import interval
 
 
@@ -33,8 +32,8 @@ class SynTextBenchScore(Scorer):
     }
 
     def values(self, rows: Sequence[Mapping[str, Any]], model: ModelAdapter | None = None) -> list[dict[str, Any]]:
-        """(a_p, δ_p, K, D, d_inter, d_intra) of each task ([P] Alg. 1 lines 4-7) and the signed scaled margin
-        of every held-out sentence, per class (for the bootstrap)."""
+        """(a_p, δ_p, K, D, d_inter, d_intra) of each task (Ko et al. 2023, Alg. 1 lines 4-7) and the signed scaled
+        margin of every held-out sentence, per class (for the bootstrap)."""
         c = self.config
         options = {"energy": float(c["energy"]), "scaling": c["scaling"], "debias": bool(c["debias"])}
         out = []

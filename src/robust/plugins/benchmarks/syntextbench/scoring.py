@@ -1,6 +1,6 @@
-"""SynTextBench scoring (spec §3), pure numpy/scipy: per-class whitening with energy truncation, separation
-rescaling, the (robust) Bayes-optimal classifier for two identity-covariance Gaussians, scaled margins,
-the goodness function s(a) and the score; plus the Gaussian closed forms of §3.9."""
+"""SynTextBench scoring (Ko et al. 2023, §2.3-2.4), pure numpy/scipy: per-class whitening with energy truncation,
+separation rescaling, the (robust) Bayes-optimal classifier for two identity-covariance Gaussians, scaled margins,
+the goodness function s(a) and the score; plus the Gaussian closed forms of docs/syntextbench.md."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust.core.lazy import np
 from robust.plugins.benchmarks.syntextbench.constants import SCALINGS
+from robust.toolkit.lazy import np
 
 _EPS = 1e-12
 
@@ -23,12 +23,12 @@ class Whitener:
     k: int  # dimensions keeping `energy` of the spectrum
 
     def matrix(self, k: int) -> np.ndarray:
-        """W = S_{1:K}^{-1/2} F_{:,1:K}^T (spec §6 A5: the printed F^T S^{-1/2} is a typo), shape K x d."""
+        """W = S_{1:K}^{-1/2} F_{:,1:K}^T (docs/syntextbench.md: the printed F^T S^{-1/2} is a typo), shape K x d."""
         return (self.eigvecs[:, :k] / np.sqrt(np.maximum(self.eigvals[:k], _EPS))).T
 
 
 def energy_rank(eigvals: np.ndarray, energy: float) -> int:
-    """Smallest k with sum(s_1..s_k) / sum(s) >= energy ([P] §2.3)."""
+    """Smallest k with sum(s_1..s_k) / sum(s) >= energy (Ko et al. 2023, §2.3)."""
     total = float(eigvals.sum())
     if total <= _EPS:
         return 1
@@ -87,7 +87,7 @@ class TaskPoint:
 
 def read_out(margins: Sequence[np.ndarray]) -> tuple[float, float]:
     """(a_p, δ_p) from signed scaled margins: accuracy (a NaN point, with no classifier, counts ½) and the mean
-    scaled margin of the correct points ([P] Alg. 1 line 7)."""
+    scaled margin of the correct points (Ko et al. 2023, Alg. 1 line 7)."""
     m = np.concatenate([np.asarray(x, dtype=float) for x in margins])
     if not len(m):
         return 0.5, 0.0
@@ -98,8 +98,8 @@ def read_out(margins: Sequence[np.ndarray]) -> tuple[float, float]:
 
 
 def _signed_margins(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Balanced Bayes classifier sign(μ̃^T (ẑ - (μ1+μ2)/2)) ([P] §2.3; ε-independent for τ=1/2, §3.3) and the
-    scaled margin |(ẑ - (μ1+μ2)/2)^T μ̃| / ||μ̃||² (§3.4; the square per [P] §2.3, spec §6 A3), signed by
+    """Balanced Bayes classifier sign(μ̃^T (ẑ - (μ1+μ2)/2)) (Ko et al. 2023, §2.3; ε-independent for τ=1/2) and the
+    scaled margin |(ẑ - (μ1+μ2)/2)^T μ̃| / ||μ̃||² (the square per Ko et al. 2023, §2.3; docs/syntextbench.md), signed by
     correctness. Coinciding class centres (e.g. a debiased D of 0) give no classifier: NaN (chance)."""
     mu1, mu2 = train[1].mean(0), train[-1].mean(0)
     mt, mid = (mu1 - mu2) / 2, (mu1 + mu2) / 2
@@ -110,7 +110,7 @@ def _signed_margins(train: dict[int, np.ndarray], test: dict[int, np.ndarray]) -
 
 
 def _distances(Z: dict[int, np.ndarray], means: dict[int, np.ndarray], debias: bool) -> tuple[float, float]:
-    """d_inter = ||b_1 - b_-1||, d_intra = mean distance of points to their class mean ([P] §2.3).
+    """d_inter = ||b_1 - b_-1||, d_intra = mean distance of points to their class mean (Ko et al. 2023, §2.3).
     debias (not in the paper): d_inter² minus its sampling bias tr(Σ_1)/m_1 + tr(Σ_-1)/m_-1, floored at 0,
     so that text-independent embeddings get D ≈ 0 instead of D ≈ sqrt(2K/m) at small n."""
     diff2 = float(np.sum((means[1] - means[-1]) ** 2))
@@ -134,9 +134,9 @@ def _one_blas_thread() -> Any:
 def task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarray, energy: float = 0.99,
                scaling: str = "ratio", direction: np.ndarray | None = None,
                debias: bool = False) -> TaskPoint:
-    """(a_p, δ_p) of one task ([P] Alg. 1 lines 4-7).
+    """(a_p, δ_p) of one task (Ko et al. 2023, Alg. 1 lines 4-7).
 
-    scaling='ratio' (default, spec §3.2 resolution): per-class whitening T_y estimated on train, classes
+    scaling='ratio' (default, Ko et al. 2023, §2.3 resolution): per-class whitening T_y estimated on train, classes
     placed at ±(D/2)u with D = (d_inter/d_intra)·mean||h||, test points transformed with their true
     label's T_y as in Alg. 1 line 5. 'literal': D = d_inter/d_intra. 'pooled' (not the paper's method):
     one whitening from the pooled within-class covariance, no label use at test time, no rescaling.
@@ -202,7 +202,7 @@ def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarr
     h_train = {c: (tr[c] - means[c]) @ W[c].T for c in (1, -1)}
     d_intra_w = float(np.mean(np.concatenate([np.linalg.norm(h_train[c], axis=1) for c in (1, -1)])))
     ratio = d_inter / max(d_intra, _EPS)
-    sep = ratio * d_intra_w if scaling == "ratio" else ratio  # spec §3.2 step 4 / §6 A1 (i)
+    sep = ratio * d_intra_w if scaling == "ratio" else ratio  # Ko et al. 2023, §2.3; docs/syntextbench.md
     u = np.eye(k)[0] if direction is None else np.asarray(direction[:k], dtype=np.float64)
     u = u / max(float(np.linalg.norm(u)), _EPS)
     shift = lambda c: c * (sep / 2) * u  # noqa: E731  T_y(z) = W_y (z - b_y) + y (D/2) u
@@ -211,9 +211,9 @@ def _task_point(Ztr: np.ndarray, ytr: np.ndarray, Zte: np.ndarray, yte: np.ndarr
     return _signed_margins(ht, he), k, sep, d_inter, d_intra
 
 
-# --- goodness function and score (spec §3.5) ----------------------------------------------------------------
+# --- goodness function and score (Ko et al. 2023, §2.4, Alg. 1) -------------------------------------------------------
 def goodness(a: float | np.ndarray, accuracies: Sequence[float], margins: Sequence[float]) -> np.ndarray:
-    """s(a) = (1/|P|) Σ_{p: a_p > a} δ_p ([P] §2.4)."""
+    """s(a) = (1/|P|) Σ_{p: a_p > a} δ_p (Ko et al. 2023, §2.4)."""
     acc = np.asarray(accuracies, dtype=float)[:, None]
     mar = np.asarray(margins, dtype=float)[:, None]
     a = np.atleast_1d(np.asarray(a, dtype=float))[None, :]
@@ -221,7 +221,8 @@ def goodness(a: float | np.ndarray, accuracies: Sequence[float], margins: Sequen
 
 
 def syntextbench_score(accuracies: Sequence[float], margins: Sequence[float], a_T: float = 0.7) -> float:
-    """∫_{a_T}^1 s(a) da in closed form: (1/|P|) Σ_p δ_p · max(a_p - a_T, 0) (spec §3.5 [derived])."""
+    """∫_{a_T}^1 s(a) da in closed form: (1/|P|) Σ_p δ_p · max(a_p - a_T, 0) (Ko et al. 2023, §2.4, Alg. 1
+    [derived])."""
     acc = np.asarray(accuracies, dtype=float)
     mar = np.asarray(margins, dtype=float)
     return float(np.sum(mar * np.clip(acc - a_T, 0.0, None)) / len(acc)) if len(acc) else 0.0
@@ -260,7 +261,7 @@ def score_replicates(tasks: Sequence[tuple[int, Sequence[np.ndarray]]], a_T: flo
     return np.mean([np.mean(gs, axis=0) for gs in per_trial.values()], axis=0)
 
 
-# --- Gaussian closed forms (spec §3.9) ---------------------------------------------------------------------
+# --- Gaussian closed forms (docs/syntextbench.md) ---------------------------------------------------------------------
 def gaussian_accuracy(separation: float) -> float:
     """Accuracy of the Bayes classifier on N(±(D/2)u, I): Φ(D/2)."""
     from scipy.special import ndtr  # imported on use: `robust list` stays fast
@@ -269,7 +270,7 @@ def gaussian_accuracy(separation: float) -> float:
 
 
 def reference_margin(a: float | np.ndarray) -> np.ndarray:
-    """δ_ref(a) = 1 + φ(Φ^{-1}(a)) / (a Φ^{-1}(a)) for 1/2 < a < 1 ([T] Theorem 9(iv), Σ = I).
+    """δ_ref(a) = 1 + φ(Φ^{-1}(a)) / (a Φ^{-1}(a)) for 1/2 < a < 1 (Ko 2024, Theorem 9(iv), Σ = I).
 
     NaN at a <= 1/2, 1 at a = 1."""
     from scipy.special import ndtri

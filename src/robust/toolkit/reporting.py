@@ -1,52 +1,17 @@
-"""The report vocabulary plugins speak: what a benchmark puts first on its report page (`ReportParts`, samples),
-prose formatting of numbers, and rankings of runs. No plotting and no I/O here (figures: `robust.toolkit.figures`;
-pages: `robust.report`)."""
+"""Prose formatting of numbers and rankings of runs, for what a benchmark puts first on its report page
+(`robust.core.results.ReportParts`). No plotting and no I/O here (figures: `robust.toolkit.figures`; pages:
+`robust.report`)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from robust.core.results import Result
 
 #: two-sided 95 % normal quantile, for "within noise" verdicts of rankings
 Z95 = 1.959964
-
-
-@dataclass
-class Sample:
-    """One text a method produced, as a reader should see it: the original, its perturbed form (edits are found
-    and highlighted word by word), the gold label and the model's prediction or other output."""
-
-    original: str
-    perturbed: str | None = None  # None: `original` is the text the model saw
-    gold: Any = None  # a class index (shown by the model's class name) or a label as in the data
-    pred: Any = None  # the model's prediction on the text it saw
-    output: str = ""  # other model output: a score, a continuation
-    note: str = ""  # where it comes from ("degree 0.3 · rule-based · succeeded")
-    marks: Mapping[str, str] = field(default_factory=dict)  # word (lower case) -> "pos" | "neg" | "key"
-
-
-@dataclass
-class SampleGroup:
-    title: str
-    samples: list[Sample]
-    note: str = ""  # e.g. what the highlighting means
-
-
-@dataclass
-class ReportParts:
-    """What a benchmark puts into its report. `figures[0]` stands beside the headline; a figure may be None
-    (nothing to draw) and is then left out."""
-
-    headline: str = ""
-    figures: list[tuple[str, Any]] = field(default_factory=list)
-    samples: list[SampleGroup] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # caveats shown under the headline
-    #: titles of result tables the page leaves out, because the samples or the headline show them better
-    hidden_tables: list[str] = field(default_factory=list)
 
 
 # --- formatting ----------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Heavy libraries bound at the top of plugin modules but imported on first use: `robust list` imports every
-plugin module and must stay fast (`from robust.core.lazy import np` instead of `import numpy as np`)."""
+plugin module and must stay fast (`from robust.toolkit.lazy import np` instead of `import numpy as np`)."""
 
 from __future__ import annotations
 

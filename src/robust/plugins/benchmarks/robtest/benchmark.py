@@ -33,6 +33,7 @@ from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants,
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
+from robust.toolkit.chance import class_names
 from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
@@ -383,7 +384,9 @@ class RobTest(Benchmark):
         if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
             settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
-        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
+        clean = [records[f"clean/{eid}"] for eid in example_ids]
+        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings,
+                              class_names(ctx.model, clean))
         result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return result
 

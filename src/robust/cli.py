@@ -56,18 +56,23 @@ def _global(
     _state["store"] = store
 
 
-def _registry():
+def _registry(warn: bool = False):
+    """The plugin registry; `warn` (robust list): print every warning about the installed plugins first (a run
+    prints those that concern it)."""
     from robust.core.plugins import get_registry
 
     registry = get_registry()
-    if not _state.get("warned"):
-        _state["warned"] = True
+    if warn:
         for warning in registry.warnings:
-            err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+            _warning(warning)
         if _state["debug"]:
             for broken in registry.broken:
                 err.print(broken.traceback, highlight=False, markup=False)
     return registry
+
+
+def _warning(line: str) -> None:
+    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def _store():
@@ -128,7 +133,7 @@ def list_cmd(
     show_all: bool = typer.Option(False, "--all", help="Also list what cannot run on this machine, and why."),
 ) -> None:
     """Show the registered benchmarks, transforms, attackers, models, datasets, scorers and resources."""
-    registry = _registry()
+    registry = _registry(warn=True)
     if what == "plugins":
         from robust.core.plugins import plugin_list
 
@@ -475,6 +480,15 @@ def _quick_list(args: list[str]) -> bool:
     return True
 
 
+def _broken_hint(message: str) -> None:
+    """After an unknown-name error: the plugins that failed to load (the name may be one of theirs)."""
+    from robust.core import plugins
+
+    if message.startswith("unknown ") and plugins._registry is not None and plugins._registry.broken:
+        names = ", ".join(repr(b.plugin) for b in plugins._registry.broken)
+        err.print(f"note: plugin {names} failed to load; `robust list` says why", highlight=False, markup=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -495,6 +509,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         err.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
+        _broken_hint(str(exc))
         sys.exit(1)
     except Exception as exc:
         if debug:

@@ -285,9 +285,34 @@ def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     if as_json:
         _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
-    rows = [[r.id, r.bench, r.model, r.status + (f": {r.error}" if r.error and r.status != "finished" else ""),
-             r.to_json()["created"]] for r in all_runs]
-    _print_table(Table("Runs", ["run", "benchmark", "model", "status", "created"], rows))
+    rows = [[r.id, r.bench, _abbreviate(r.model, 32), ", ".join(r.config.get("attacks") or []) or "-",
+             _abbreviate(_data_name(r.config.get("data")), 28),
+             r.status + (f": {r.error}" if r.error and r.status != "finished" else ""), r.to_json()["created"]]
+            for r in all_runs]
+    _print_table(Table("Runs", ["run", "benchmark", "model", "attack", "data", "status", "created"], rows))
+
+
+def _abbreviate(text: str, width: int) -> str:
+    """`text` cut in the middle to `width` characters (`python:hf-object:Bert…9f3a1c`): both ends tell runs
+    apart; `robust show`/`--json` give it whole."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) * 2 // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _data_name(data: str | None) -> str:
+    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.jsonl`:
+    `rows <hash>`)."""
+    import re
+
+    if not data:
+        return "-"
+    path = Path(data)
+    if len(path.parts) < 2:
+        return data
+    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}\.jsonl", path.name)
+    return f"rows {path.stem[:8]}" if rows else path.name
 
 
 @runs_app.command("delete")

@@ -1,94 +1,137 @@
-"""How well the progress ETA predicts a run's end (issue 34): runs one `robust run` in a fresh process with plain
-progress lines every few seconds, stamps each line with the time it arrived, and prints, over the run, elapsed,
-ETA, (elapsed + ETA) / real total (1.0 is a perfect estimate) and the ETA's own elapsed clock.
+"""How well the progress ETA predicts a run's end (issue 34).
 
-    python benchmarks/eta_calibration.py                         # the mission's command at --limit 12
-    python benchmarks/eta_calibration.py --limit 0 --every 30    # the full quick preset (about 15 minutes idle)
-    python benchmarks/eta_calibration.py --log run.log           # ... keeping the raw stamped lines
+Record: runs one `robust run` in a fresh process whose `Estimate` logs its work list (item kind and expected
+cost) and, at every finished chunk, the time and the items; the schedule goes to a JSON file. Replay: feeds a
+schedule to the `Estimate` of the code on the path, under a fake clock, and prints, every `--every` seconds of
+the run, elapsed, ETA and (elapsed + ETA) / real total (1.00 is a perfect estimate; within [0.67, 1.5] is
+within 1.5x). Replaying one schedule with two versions of the code compares their estimators on the very same
+run, whatever the machine's load did to it.
 
-Each row is one progress line; `ratio` is within [1/1.5, 1.5] when the ETA is off by less than 1.5x.
+    python benchmarks/eta_calibration.py --record run.json                 # the mission's command, --limit 12
+    python benchmarks/eta_calibration.py --record run.json --limit 0       # the full quick preset
+    python benchmarks/eta_calibration.py --replay run.json                 # this code's estimator on it
+    PYTHONPATH=OLD/src python benchmarks/eta_calibration.py --replay run.json   # another version's
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-
-LINE = re.compile(r"(?P<elapsed>[\d:]+) elapsed · ETA (?P<eta>[\d:]+|-:--)")
-
-
-@dataclass(frozen=True)
-class Stamp:
-    at: float  # seconds since the process started, as seen here
-    elapsed: float  # the run's elapsed clock, as printed
-    eta: float | None
+from typing import Any
 
 
-def seconds(clock: str) -> float | None:
-    """`1:02:03` / `4:05` as seconds; `-:--` as None."""
-    if "-" in clock:
-        return None
-    total = 0.0
-    for part in clock.split(":"):
-        total = 60 * total + int(part)
-    return total
+def child(schedule: str, argv: list[str]) -> None:
+    """Run the CLI in this process with the Estimate logging its schedule; write it at exit."""
+    import atexit
+
+    from robust.engine import progress
+
+    log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "start": None, "end": None}
+    init, advance = progress.Estimate.__init__, progress.Estimate.advance
+
+    def logged_init(self, total, done, todo, *args, **kw):
+        log.update(total=total, done=done, todo={k: list(v) for k, v in todo.items()}, start=time.monotonic())
+        init(self, total, done, todo, *args, **kw)
+
+    def logged_advance(self, ids):
+        ids = list(ids)
+        log["events"].append([time.monotonic() - log["start"], ids])
+        advance(self, ids)
+
+    progress.Estimate.__init__, progress.Estimate.advance = logged_init, logged_advance
+
+    def write() -> None:
+        log["end"] = log["events"][-1][0] if log["events"] else 0.0
+        Path(schedule).write_text(json.dumps(log))
+
+    atexit.register(write)
+    from robust.cli import main
+
+    sys.argv = ["robust", *argv]
+    main()
 
 
-def run(command: list[str], env: dict[str, str], log: Path | None) -> tuple[list[Stamp], float]:
-    """The stamped progress lines of one run and its total (its last progress line's elapsed time)."""
+def record(args: argparse.Namespace) -> None:
+    command = ["run", "--bench", args.bench, "--attack", args.attack, "--quiet"]
+    command += ["--model", args.model] if args.model else []
+    command += ["--limit", str(args.limit)] if args.limit else []
+    env = {**os.environ, "ROBUST_HOME": os.environ.get("ROBUST_HOME") or tempfile.mkdtemp(prefix="robust-eta-")}
     start = time.monotonic()
-    stamps: list[Stamp] = []
-    lines: list[str] = []
-    with subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True) as proc:
-        assert proc.stderr is not None
-        for raw in proc.stderr:
-            at = time.monotonic() - start
-            lines.append(f"{at:8.1f} {raw.rstrip()}")
-            match = LINE.search(raw)
-            if match:
-                stamps.append(Stamp(at, seconds(match["elapsed"]) or 0.0, seconds(match["eta"])))
-    if log:
-        log.write_text("\n".join(lines) + "\n")
-    if proc.returncode or not stamps:
-        sys.exit(f"the run failed (exit {proc.returncode}):\n" + "\n".join(lines[-20:]))
-    return stamps, stamps[-1].elapsed
+    proc = subprocess.run([sys.executable, __file__, "--child", str(args.record), "--", *command], env=env,
+                          capture_output=True, text=True)
+    if proc.returncode:
+        sys.exit(f"the run failed: {proc.stderr.strip().splitlines()[-3:]}")
+    log = json.loads(Path(args.record).read_text())
+    print(f"robust {' '.join(command)}: {len(log['todo'])} items in {log['end']:.0f} s of computing "
+          f"({time.monotonic() - start:.0f} s with start-up); schedule in {args.record}")
+
+
+class Clock:
+    """A stand-in for the `time` module whose monotonic() is set by the replay."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def replay(path: Path, every: float) -> list[tuple[float, float | None, float | None]]:
+    """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run."""
+    from robust.engine import progress
+
+    log = json.loads(path.read_text())
+    clock, real = Clock(), progress.time
+    progress.time = clock  # type: ignore[assignment] - the estimator reads time.monotonic()
+    try:
+        estimate = progress.Estimate(log["total"], log["done"], {k: tuple(v) for k, v in log["todo"].items()})
+        total, rows, events, t = log["end"], [], list(log["events"]), every
+        while t < total:
+            while events and events[0][0] <= t:
+                at, ids = events.pop(0)
+                clock.now = at
+                estimate.advance(ids)
+            clock.now = t
+            eta = estimate.eta
+            rows.append((t, eta, None if eta is None else (t + eta) / total))
+            t += every
+    finally:
+        progress.time = real
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--record", type=Path, help="run the command and write its schedule here")
+    parser.add_argument("--replay", type=Path, help="replay a schedule with this code's estimator")
     parser.add_argument("--bench", default="robtest")
     parser.add_argument("--attack", default="typo")
     parser.add_argument("--model", default=None, help="default: the benchmark's default (probe:minilm)")
     parser.add_argument("--limit", type=int, default=12, help="examples (0: the preset's size)")
-    parser.add_argument("--every", type=float, default=5.0, help="seconds between progress lines")
-    parser.add_argument("--log", type=Path, default=None, help="write the stamped stderr here")
-    args = parser.parse_args()
-    command = [sys.executable, "-m", "robust.cli", "run", "--bench", args.bench, "--attack", args.attack]
-    command += ["--model", args.model] if args.model else []
-    command += ["--limit", str(args.limit)] if args.limit else []
-    home = tempfile.mkdtemp(prefix="robust-eta-")
-    env = {**os.environ, "ROBUST_HOME": os.environ.get("ROBUST_HOME", home),
-           "ROBUST_PROGRESS_SECONDS": str(args.every)}
-    stamps, total = run(command, env, args.log)
-    print(f"$ {' '.join(command[2:])}   total {total:.0f} s")
-    print(f"{'elapsed s':>9} {'ETA s':>7} {'(elapsed+ETA)/total':>20}")
-    worst_after_minute = 1.0
-    for s in stamps:
-        if s.eta is None:
-            print(f"{s.elapsed:9.0f} {'-':>7} {'-':>20}")
-            continue
-        ratio = (s.elapsed + s.eta) / total
-        if s.elapsed >= min(60.0, total / 4):
-            worst_after_minute = max(worst_after_minute, ratio, 1 / ratio if ratio else float("inf"))
-        print(f"{s.elapsed:9.0f} {s.eta:7.0f} {ratio:20.2f}")
-    print(f"worst factor from the first minute (or quarter of the run) on: {worst_after_minute:.2f}x")
+    parser.add_argument("--every", type=float, default=15.0, help="seconds between replayed progress lines")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args, rest = parser.parse_known_args()
+    if args.child:
+        child(args.child, [a for a in rest if a != "--"])
+        return
+    if args.record:
+        record(args)
+    if args.replay:
+        rows = replay(args.replay, args.every)
+        total = json.loads(args.replay.read_text())["end"]
+        print(f"| elapsed | ETA | (elapsed + ETA) / total ({total:.0f} s) |\n|---|---|---|")
+        for t, eta, ratio in rows:
+            print(f"| {t:.0f} s | {'-' if eta is None else f'{eta:.0f} s'} | "
+                  f"{'-' if ratio is None else f'{ratio:.2f}'} |")
+        late = [r for t, _, r in rows if r is not None and t >= min(60.0, total / 4)]
+        worst = max((max(r, 1 / r) for r in late), default=float("nan"))
+        print(f"\nworst factor from the first minute (or quarter of the run) on: {worst:.2f}x")
 
 
 if __name__ == "__main__":

@@ -27,24 +27,37 @@ from typing import Any
 
 
 def child(schedule: str, argv: list[str]) -> None:
-    """Run the CLI in this process with the Estimate logging its schedule; write it at exit."""
+    """Run the CLI in this process with its progress logging the schedule (every item's kind and expected cost,
+    and, at every finished chunk, the time, the items and the model's query count); write it at exit. RobTest's
+    items also get the cost of the formula before issue 34 (`old_cost`), to replay the old estimator."""
     import atexit
 
     from robust.engine import progress
+    from robust.plugins.benchmarks.robtest.benchmark import RobTest
 
-    log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "start": None, "end": None}
-    init, advance = progress.Estimate.__init__, progress.Estimate.advance
+    log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "old_cost": {}, "end": 0.0}
+    init, advance, cost = progress.RunProgress.__init__, progress.RunProgress.advance, RobTest.item_cost
+    start = [0.0]
 
-    def logged_init(self, total, done, todo, *args, **kw):
-        log.update(total=total, done=done, todo={k: list(v) for k, v in todo.items()}, start=time.monotonic())
-        init(self, total, done, todo, *args, **kw)
+    def logged_init(self, title, estimate, queries, *args, **kw):
+        log.update(total=estimate.total, done=estimate.done, todo={k: list(v) for k, v in estimate.todo.items()})
+        start[0] = time.monotonic()
+        init(self, title, estimate, queries, *args, **kw)
 
     def logged_advance(self, ids):
         ids = list(ids)
-        log["events"].append([time.monotonic() - log["start"], ids])
         advance(self, ids)
+        log["events"].append([time.monotonic() - start[0], ids, self.queries() - self.base_queries])
 
-    progress.Estimate.__init__, progress.Estimate.advance = logged_init, logged_advance
+    def logged_cost(self, item):
+        kind, _, degree, e = item.payload
+        old = 1.0 if kind == "clean" else float(self._size("aug_num")) if kind in ("rule", "augment") else \
+            len(self.examples[e].text.split()) * (1 + 40 * degree)
+        log["old_cost"][item.id] = old
+        return cost(self, item)
+
+    progress.RunProgress.__init__, progress.RunProgress.advance = logged_init, logged_advance
+    RobTest.item_cost = logged_cost
 
     def write() -> None:
         log["end"] = log["events"][-1][0] if log["events"] else 0.0

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,7 @@ def env() -> dict[str, str]:
 def hyperfine(runs: int) -> None:
     """Mean ± sd wall time and mean user/system CPU of each command, by hyperfine."""
     report = tempfile.mktemp(suffix=".json")
-    cmds = [" ".join(c) for c in COMMANDS.values()]
+    cmds = [shlex.join(c) for c in COMMANDS.values()]
     subprocess.run(["hyperfine", "-N", "-w", "3", "-r", str(runs), "--export-json", report, *cmds], env=env(),
                    check=True, capture_output=True)
     print("| command | wall (mean ± sd) | min | user CPU | system CPU |\n|---|---|---|---|---|")

@@ -95,21 +95,30 @@ class Clock:
         return self.now
 
 
-def replay(path: Path, every: float) -> list[tuple[float, float | None, float | None]]:
-    """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run."""
+def replay(path: Path, every: float, old_costs: bool = False) -> list[tuple[float, float | None, float | None]]:
+    """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run; `old_costs`: RobTest's
+    item costs before issue 34. An estimator whose `advance` takes no query count (before issue 34) gets none."""
+    import inspect
+
     from robust.engine import progress
 
     log = json.loads(path.read_text())
+    todo = {k: (kind, log["old_cost"].get(k, cost) if old_costs else cost) for k, (kind, cost) in log["todo"].items()}
+    counts = "queries" in inspect.signature(progress.Estimate.advance).parameters
     clock, real = Clock(), progress.time
     progress.time = clock  # type: ignore[assignment] - the estimator reads time.monotonic()
     try:
-        estimate = progress.Estimate(log["total"], log["done"], {k: tuple(v) for k, v in log["todo"].items()})
-        total, rows, events, t = log["end"], [], list(log["events"]), every
+        estimate = progress.Estimate(log["total"], log["done"], todo)
+        total, rows, events, t, queried = log["end"], [], list(log["events"]), every, 0
         while t < total:
             while events and events[0][0] <= t:
-                at, ids = events.pop(0)
+                at, ids, queries = events.pop(0)
                 clock.now = at
-                estimate.advance(ids)
+                if counts:
+                    estimate.advance(ids, queries - queried)
+                else:
+                    estimate.advance(ids)
+                queried = queries
             clock.now = t
             eta = estimate.eta
             rows.append((t, eta, None if eta is None else (t + eta) / total))
@@ -128,6 +137,7 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="default: the benchmark's default (probe:minilm)")
     parser.add_argument("--limit", type=int, default=12, help="examples (0: the preset's size)")
     parser.add_argument("--every", type=float, default=15.0, help="seconds between replayed progress lines")
+    parser.add_argument("--old-costs", action="store_true", help="replay with RobTest's item costs before issue 34")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
     if args.child:
@@ -136,7 +146,7 @@ def main() -> None:
     if args.record:
         record(args)
     if args.replay:
-        rows = replay(args.replay, args.every)
+        rows = replay(args.replay, args.every, args.old_costs)
         total = json.loads(args.replay.read_text())["end"]
         print(f"| elapsed | ETA | (elapsed + ETA) / total ({total:.0f} s) |\n|---|---|---|")
         for t, eta, ratio in rows:

@@ -47,7 +47,7 @@ class Estimate:
         self.todo_cost = sum(self.left.values())
         self.seconds: dict[str, float] = {}  # kind -> seconds its finished items took here
         self.cost: dict[str, float] = {}  # kind -> their cost
-        self.queried = [0.0, 0]  # seconds of the finished chunks whose model queries are known, and those queries
+        self.query_seconds, self.queries = 0.0, 0  # seconds of the chunks whose model queries are known, and those
         self.clock = clock or (lambda: time.monotonic())
         self.start = self.last = self.clock()
 
@@ -63,8 +63,8 @@ class Estimate:
             self.cost[kind] = self.cost.get(kind, 0.0) + cost
             self.left[kind] -= cost
         if queries is not None and finished:
-            self.queried[0] += took
-            self.queried[1] += queries
+            self.query_seconds += took
+            self.queries += queries
         self.done += len(finished)
         self.done_here += len(finished)
 
@@ -79,8 +79,7 @@ class Estimate:
         if (spent <= 0 or spent < MIN_SHARE * self.todo_cost or self.done_here < MIN_ITEMS
                 or self.elapsed < MIN_SECONDS):
             return None
-        seconds, queries = self.queried
-        unseen = seconds / queries if queries > 0 else sum(self.seconds.values()) / spent
+        unseen = self.query_seconds / self.queries if self.queries > 0 else sum(self.seconds.values()) / spent
         rate = {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else unseen for k in self.left}
         left = sum(max(0.0, cost) * rate[k] for k, cost in self.left.items())
         return max(0.0, left - (self.clock() - self.last))

@@ -99,7 +99,9 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
     - `attack`, `scorer`: a name or a list of names (`"typo"`, `["typo-M", "acme:leet"]`).
     - `settings`: `{"n": 100, "model.batch_size": 8, "typo-M.mode": "faithful"}` or `["n=100", ...]`.
     - `resume`: a run id (or `latest`) to continue; pass the same `model` object if it was one.
-    - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume).
+    - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume, and
+      `warning: ...` for each clash among the installed plugins that concerns this run's names); without it, those
+      warnings are issued once per process (a `UserWarning`).
     """
     from robust.engine.evaluate import evaluate
 

@@ -66,7 +66,7 @@ def _sent(transform, text: str, degree: float) -> int:
 def test_robtests_search_cost_is_the_searchs_own_query_count_for_each_unit(text):
     """The expected queries behind RobTest's item cost follow the search: exact for a word-unit transform
     (typo-G), the round cap a char-unit one (typo-M) runs to from d = 0.3; the formula before issue 34,
-    words x (1 + 40 d), priced a typo-G search like a typo-M one, 5-17x too dear."""
+    words x (1 + 40 d), priced a typo-G search like a typo-M one, over 5x too dear at d = 0.6."""
     registry = robust.registry()
     typo_g, typo_m = (registry.get("transform", n).create() for n in ("typo-G", "typo-M"))
     for degree in (0.05, 0.1, 0.3, 0.6):

@@ -533,8 +533,8 @@ def main(argv: list[str] | None = None) -> None:
     except RobustError as exc:
         if debug:
             raise
+        _broken_hint(str(exc))  # before the error: the error stays the last line
         err.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
-        _broken_hint(str(exc))
         sys.exit(1)
     except Exception as exc:
         if debug:

@@ -45,3 +45,42 @@ def test_the_score_fields_table_is_what_each_benchmark_offers():
     offered = {e.name: set(e.target.score_fields) for e in get_registry() if e.kind == "benchmark"
                and e.distribution == "robust"}
     assert table == offered
+
+
+def test_what_docs_plugins_tells_an_author_holds():
+    """Issue 34: the degree and budget the benchmarks pass an attacker, what `unit` means, how groups form and
+    how a plugin ships a data file are documented, and what the doc says is what the code does."""
+    import robust
+    from robust.core import plugins
+    from robust.plugins.benchmarks.robtest.scores import DEGREES
+
+    for heading in ("## Degrees and units", "## What the benchmarks pass an attacker", "## Groups",
+                    "## Shipping a data file with a plugin"):
+        assert heading in DOC
+    attack = robust.registry().get("benchmark", "attack").settings
+    assert attack["degree"] == 0.3 and attack["budget"] is None and "default 0.3" in DOC
+    assert "(default " + ", ".join(f"{d:g}" for d in DEGREES if d) + ")" in DOC
+    assert robust.package_dir("robust") is not None and "robust.package_dir(" in DOC
+
+    class Leet(robust.Transform):
+        dimension = "Leet"
+
+        def apply(self, example, degree, rng):
+            return [example]
+
+        def measure(self, original, perturbed):
+            return 0.0
+
+    class Plugin:
+        @robust.hookimpl
+        def register_transforms(register):
+            for name in ("leet-M", "leet-G"):
+                register(type(name, (Leet,), {"name": name, "description": name}))
+
+    plugins.register_plugin(Plugin, "acme-leet", "acme", "1.0")
+    try:
+        registry = robust.registry()
+        for value in ("leet", "acme:leet", "acme:all"):  # as "Groups" says: by dimension/prefix, DIST:GROUP
+            assert sorted(s.text for s in registry.attack_specs([value])) == ["leet-G", "leet-M"], value
+    finally:
+        plugins.unregister_plugin("acme-leet")

@@ -83,6 +83,39 @@ def test_list_warns_of_every_collision_once_and_lists_the_broken_plugin(hostile)
     assert "robust-samename:typo-M" in table and "robust-groupname:typo " in table
 
 
+def _warnings(proc) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+
+
+def test_a_run_warns_only_of_the_clashes_it_uses_and_other_commands_of_none(hostile):
+    """Issue 34: every clash warning printed on every command; now `robust list` prints them all, a run those of
+    the names it uses, once each, and the commands that only read runs none."""
+    plain = hostile("run", "--bench", "accuracy", "--model", "keywords", "--data", hostile.data, "--quiet")
+    assert plain.returncode == 0, plain.stderr
+    assert _warnings(plain) == []
+    for command in (("show", "latest"), ("report", "latest", "--out", hostile.data + ".report")):
+        proc = hostile(*command)
+        assert proc.returncode == 0, proc.stderr
+        assert _warnings(proc) == []
+    typo_m = hostile("run", "--bench", "robtest", "--attack", "typo-M", "--model", "keywords", "--data",
+                     hostile.data, "--limit", "2", "--set", "degrees=0.1", "--set", "aug_num=1", "--set",
+                     "access=rule", "--quiet")
+    assert typo_m.returncode == 0, typo_m.stderr
+    assert len(_warnings(typo_m)) == 1 and "transform 'typo-M' is also registered by robust-samename:typo-M" \
+        in _warnings(typo_m)[0]
+    group = hostile("run", "--bench", "robtest", "--attack", "typo", "--model", "keywords", "--data",
+                    hostile.data, "--limit", "2", "--set", "degrees=0.1", "--set", "aug_num=1", "--set",
+                    "access=rule", "--quiet")
+    assert group.returncode == 0, group.stderr
+    said = _warnings(group)
+    assert sum("has the name of robust's attack group 'typo'" in w for w in said) == 1  # the name typed
+    assert sum("transform 'typo-M' is also registered" in w for w in said) == 1  # a plugin the group runs
+    assert len(said) == 2
+    unknown = hostile("run", "--bench", "robtest", "--model", "keywords", "--attack", "measureless", "--data",
+                      hostile.data, "--quiet")
+    assert unknown.returncode == 1 and "plugin 'nomethod' failed to load" in unknown.stderr
+
+
 def test_typo_runs_the_built_in_group_whatever_is_installed(hostile):
     assert _robtest(hostile, "typo") == {("robust:typo-M", "rule"): 3, ("robust:typo-M", "score"): 3,
                                          ("robust:typo-G", "rule"): 3, ("robust:typo-G", "score"): 3}

@@ -6,7 +6,7 @@ release; the names here change only under the deprecation rule of docs/plugins.m
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from robust.core.context import RunContext
 from robust.core.data import content_hash, held_out_examples, load_examples, open_data
@@ -38,13 +38,40 @@ from robust.core.registry import Entry, Registry
 from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
-from robust.toolkit.figures import Strip, ranking_figure, strips_figure
-from robust.toolkit.function_model import FunctionModel
 from robust.toolkit.paths import cache_dir, package_dir
 from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
-from robust.toolkit.stats import bootstrap, proportion_se, wilson
-from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
 from robust.toolkit.transforms import WordTransform
+
+if TYPE_CHECKING:  # imported on first use, below
+    from robust.toolkit.figures import Strip, ranking_figure, strips_figure
+    from robust.toolkit.function_model import FunctionModel
+    from robust.toolkit.stats import bootstrap, proportion_se, wilson
+    from robust.toolkit.text import changed_words, char_degree, word_edits, word_modification_rate, words
+
+#: public names imported on first use (module `__getattr__`): the toolkit's figures, statistics and text helpers
+#: are for running and reporting, and `robust list`, which imports every plugin module, must not pay for them
+LAZY = {
+    **dict.fromkeys(("Strip", "ranking_figure", "strips_figure"), "robust.toolkit.figures"),
+    "FunctionModel": "robust.toolkit.function_model",
+    **dict.fromkeys(("bootstrap", "proportion_se", "wilson"), "robust.toolkit.stats"),
+    **dict.fromkeys(("changed_words", "char_degree", "word_edits", "word_modification_rate", "words"),
+                    "robust.toolkit.text"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A lazy public name (`LAZY`), imported at its first use and kept."""
+    if name not in LAZY:
+        raise AttributeError(f"module 'robust.api' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *LAZY})
 
 #: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
 PLUGIN_API = "1.1"
@@ -65,7 +92,9 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
     - `attack`, `scorer`: a name or a list of names (`"typo"`, `["typo-M", "acme:leet"]`).
     - `settings`: `{"n": 100, "model.batch_size": 8, "typo-M.mode": "faithful"}` or `["n=100", ...]`.
     - `resume`: a run id (or `latest`) to continue; pass the same `model` object if it was one.
-    - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume).
+    - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume, and
+      `warning: ...` for each clash among the installed plugins that concerns this run's names); without it, those
+      warnings are issued once per process (a `UserWarning`).
     """
     from robust.engine.evaluate import evaluate
 

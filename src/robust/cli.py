@@ -56,18 +56,23 @@ def _global(
     _state["store"] = store
 
 
-def _registry():
+def _registry(warn: bool = False):
+    """The plugin registry; `warn` (robust list): print every warning about the installed plugins first (a run
+    prints those that concern it)."""
     from robust.core.plugins import get_registry
 
     registry = get_registry()
-    if not _state.get("warned"):
-        _state["warned"] = True
+    if warn:
         for warning in registry.warnings:
-            err.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
+            _warning(warning)
         if _state["debug"]:
             for broken in registry.broken:
                 err.print(broken.traceback, highlight=False, markup=False)
     return registry
+
+
+def _warning(line: str) -> None:
+    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def _store():
@@ -128,7 +133,7 @@ def list_cmd(
     show_all: bool = typer.Option(False, "--all", help="Also list what cannot run on this machine, and why."),
 ) -> None:
     """Show the registered benchmarks, transforms, attackers, models, datasets, scorers and resources."""
-    registry = _registry()
+    registry = _registry(warn=True)
     if what == "plugins":
         from robust.core.plugins import plugin_list
 
@@ -285,9 +290,34 @@ def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     if as_json:
         _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
-    rows = [[r.id, r.bench, r.model, r.status + (f": {r.error}" if r.error and r.status != "finished" else ""),
-             r.to_json()["created"]] for r in all_runs]
-    _print_table(Table("Runs", ["run", "benchmark", "model", "status", "created"], rows))
+    rows = [[r.id, r.bench, _abbreviate(r.model, 32), ", ".join(r.config.get("attacks") or []) or "-",
+             _abbreviate(_data_name(r.config.get("data")), 28),
+             r.status + (f": {r.error}" if r.error and r.status != "finished" else ""), r.to_json()["created"]]
+            for r in all_runs]
+    _print_table(Table("Runs", ["run", "benchmark", "model", "attack", "data", "status", "created"], rows))
+
+
+def _abbreviate(text: str, width: int) -> str:
+    """`text` cut in the middle to `width` characters (`python:hf-object:Bert…9f3a1c`): both ends tell runs
+    apart; `robust show`/`--json` give it whole."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) * 2 // 3
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def _data_name(data: str | None) -> str:
+    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.jsonl`:
+    `rows <hash>`)."""
+    import re
+
+    if not data:
+        return "-"
+    path = Path(data)
+    if len(path.parts) < 2:
+        return data
+    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}\.jsonl", path.name)
+    return f"rows {path.stem[:8]}" if rows else path.name
 
 
 @runs_app.command("delete")
@@ -474,6 +504,15 @@ def _quick_list(args: list[str]) -> bool:
     return True
 
 
+def _broken_hint(message: str) -> None:
+    """After an unknown-name error: the plugins that failed to load (the name may be one of theirs)."""
+    from robust.core import plugins
+
+    if message.startswith("unknown ") and plugins._registry is not None and plugins._registry.broken:
+        names = ", ".join(repr(b.plugin) for b in plugins._registry.broken)
+        err.print(f"note: plugin {names} failed to load; `robust list` says why", highlight=False, markup=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -493,6 +532,7 @@ def main(argv: list[str] | None = None) -> None:
     except RobustError as exc:
         if debug:
             raise
+        _broken_hint(str(exc))  # before the error: the error stays the last line
         err.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
         sys.exit(1)
     except Exception as exc:

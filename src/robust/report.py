@@ -203,12 +203,28 @@ def _png(figure: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _figures(parts: ReportParts) -> list[tuple[str, str]]:
-    """(caption, base64 PNG) of every figure that has data."""
+def figure_alt(caption: str, figure: Any) -> str:
+    """A figure's alternative text: its caption, then what each of its plots shows (title, y against x, the
+    series), for a reader who cannot see it."""
+    described = []
+    for ax in figure.get_axes():
+        title, x, y = ax.get_title().strip(), ax.get_xlabel().strip(), ax.get_ylabel().strip()
+        series = [t for t in ax.get_legend_handles_labels()[1] if t and not t.startswith("_")]
+        text = " ".join(p for p in (title + ":" if title else "", f"{y or 'values'} by {x}" if x else y) if p)
+        if series:
+            text += f" ({', '.join(series)})"
+        if text.strip(": "):
+            described.append(text.strip())
+    return f"{caption}. " + "; ".join(described) if described else caption
+
+
+def _figures(parts: ReportParts) -> list[tuple[str, str, str]]:
+    """(caption, alt text, base64 PNG) of every figure that has data."""
     import matplotlib
 
     matplotlib.use("Agg")
-    return [(caption, _png(fig)) for caption, fig in parts.figures if fig is not None and figure_has_data(fig)]
+    return [(caption, figure_alt(caption, fig), _png(fig)) for caption, fig in parts.figures
+            if fig is not None and figure_has_data(fig)]
 
 
 def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[str, Mapping[str, Any]],
@@ -228,11 +244,11 @@ def html_page(title: str, result: Result, parts: ReportParts, config: Mapping[st
                 ("samples", "Samples", bool(parts.samples)), ("configuration", "Configuration", True)]
     out.append("<nav>" + "".join(f"<a href='#{key}'>{name}</a>" for key, name, shown in sections if shown)
                + "</nav>")
-    for i, (caption, png) in enumerate(figures):
+    for i, (caption, alt, png) in enumerate(figures):
         if i == 1:
             out.append("<h2 id='figures'>Figures</h2>")
         out.append(f"<figure{' class=hero' if i == 0 else ''}><figcaption>{esc(caption)}</figcaption>"
-                   f"<img alt='{esc(caption)}' src='data:image/png;base64,{png}'></figure>")
+                   f"<img alt='{esc(alt)}' src='data:image/png;base64,{png}'></figure>")
     out.append("<h2 id='results'>Results</h2>" + _summary_html(result.summary))
     out += [_table_html(t) for t in result.tables if t.title not in parts.hidden_tables]
     if parts.samples:
@@ -351,9 +367,21 @@ def write_report(title: str, meta: Mapping[str, Any], result: Result, parts: Rep
     return html_path, md_path
 
 
+def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A record's nested mappings as dotted columns: `{"scores": {"toxicity": 0.2}}` -> `scores.toxicity`."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(value, Mapping):
+            out.update(flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def export(run: Run, records: dict[str, dict[str, Any]], fmt: str) -> str:
-    """The run as JSON (run + records), JSONL (one record per line) or CSV (scalar record fields); the records of
-    a run that has not finished are marked `partial` (a key of the JSON, a field of every row)."""
+    """The run as JSON (run + records), JSONL (one record per line) or CSV (scalar record fields, nested ones
+    as dotted columns: a scorer's value is `scores.NAME`); the records of a run that has not finished are marked
+    `partial` (a key of the JSON, a field of every row)."""
     partial = {"partial": True} if run.status != "finished" else {}
     if fmt == "json":
         return json.dumps({"run": run.to_json(), **partial, "records": records}, indent=2)
@@ -361,9 +389,10 @@ def export(run: Run, records: dict[str, dict[str, Any]], fmt: str) -> str:
     if fmt == "jsonl":
         return "".join(json.dumps(r, sort_keys=True) + "\n" for r in rows)
     if fmt == "csv":
+        rows = [flatten(r) for r in rows]
         columns: list[str] = []
         for r in rows:
-            columns += [k for k, v in r.items() if k not in columns and not isinstance(v, (dict, list))]
+            columns += [k for k, v in r.items() if k not in columns and not isinstance(v, list)]
         buf = io.StringIO()
         writer = csv.DictWriter(buf, columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()

@@ -333,8 +333,9 @@ class Benchmark(Plugin):
         raise NotImplementedError
 
     def item_cost(self, item: WorkItem) -> float:
-        """An item's expected cost relative to the others of its kind and, until a kind is seen, of the run (the
-        progress ETA weighs the work by it); default 1: items cost alike."""
+        """An item's expected cost in model queries (the progress ETA weighs the work by it: within a kind only
+        the ratios matter; a kind not seen yet is priced at the run's measured seconds per query); default 1:
+        items cost alike."""
         return 1.0
 
     def item_kind(self, item: WorkItem) -> str:

@@ -33,7 +33,7 @@ pm = pluggy.PluginManager(GROUP)
 pm.add_hookspecs(hookspecs)
 _origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
 _load_failures: list[Broken] = []
-_load_notes: list[str] = []
+_load_notes: list[tuple[str, str]] = []  # (line, plugin it concerns)
 _loaded = False
 _registry: Registry | None = None
 
@@ -81,8 +81,8 @@ def load_plugins() -> None:
             if holder == dist:
                 continue  # the same distribution seen twice on sys.path: the first copy wins
             name = f"{dist}:{ep.name}"
-            _load_notes.append(f"entry point {ep.name!r} of {dist} {version} has the name of {holder}'s; both are "
-                               f"loaded, {dist}'s as plugin {name!r}")
+            _load_notes.append((f"entry point {ep.name!r} of {dist} {version} has the name of {holder}'s; both "
+                                f"are loaded, {dist}'s as plugin {name!r}", name))
         try:
             module = ep.load()
             pm.register(module, name=name)

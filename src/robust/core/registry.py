@@ -7,7 +7,7 @@ qualified name). Lookups of unknown names give did-you-mean errors.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,14 @@ class Broken:
         return f"plugin {self.plugin!r} from {self.distribution} {self.version} failed in {self.step}: {self.cause}"
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A warning about the installed plugins, and the names it concerns (a run warns only of those it uses)."""
+
+    text: str
+    names: frozenset[str]
+
+
 @dataclass
 class AttackSpec:
     """One `--attack` value resolved once: a transform run by the benchmark's default attackers, an attacker
@@ -102,8 +110,9 @@ class AttackSpec:
 class Registry:
     entries: dict[str, dict[str, list[Entry]]] = field(default_factory=lambda: {k: {} for k in KINDS})
     broken: list[Broken] = field(default_factory=list)
-    #: problems found while loading entry points that broke nothing (two distributions' entry points share a name)
-    notes: list[str] = field(default_factory=list)
+    #: problems found while loading entry points that broke nothing (two distributions' entry points share a
+    #: name): (the line, the plugin it concerns)
+    notes: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.kind].setdefault(entry.name, []).append(entry)
@@ -114,23 +123,42 @@ class Registry:
 
     @property
     def warnings(self) -> list[str]:
-        """One line per broken plugin, entry-point clash, name clash and built-in group shadowed (printed once)."""
-        out = [b.line() for b in self.broken] + list(self.notes)
+        """Every notice's line (what `robust list` prints)."""
+        return [n.text for n in self.notices]
+
+    @property
+    def notices(self) -> list[Notice]:
+        """One per broken plugin, entry-point clash, name clash and built-in group shadowed, with the names it
+        concerns."""
+        out = [Notice(b.line(), frozenset({b.plugin})) for b in self.broken]
+        out += [Notice(text, frozenset({plugin})) for text, plugin in self.notes]
         for found in self.clashes:
             kind, name = found[0].kind, found[0].name
+            names = frozenset({name, *(e.qualified for e in found)})
             if any(e.distribution == BUILTIN for e in found):
                 others = ", ".join(sorted(e.qualified for e in found if e.distribution != BUILTIN))
-                out.append(f"{kind} {name!r} is also registered by {others}; the bare name keeps meaning robust's "
-                           f"built-in, use {others} for the other")
+                out.append(Notice(f"{kind} {name!r} is also registered by {others}; the bare name keeps meaning "
+                                  f"robust's built-in, use {others} for the other", names))
             else:
                 who = " and ".join(sorted(f"{e.origin} ({e.qualified})" for e in found))
-                out.append(f"{kind} {name!r} is registered by {who}; the bare name is refused: use a qualified name")
+                out.append(Notice(f"{kind} {name!r} is registered by {who}; the bare name is refused: use a "
+                                  "qualified name", names))
         groups = self.builtin_groups()
         for e in self:
             if e.kind in ("transform", "attacker") and e.distribution != BUILTIN and e.name.lower() in groups:
-                out.append(f"{e.kind} {e.name!r} of {e.origin} has the name of robust's attack group {e.name!r}; "
-                           f"--attack {e.name} keeps meaning the group, use {e.qualified} for the {e.kind}")
+                out.append(Notice(f"{e.kind} {e.name!r} of {e.origin} has the name of robust's attack group "
+                                  f"{e.name!r}; --attack {e.name} keeps meaning the group, use {e.qualified} for "
+                                  f"the {e.kind}", frozenset({e.name, e.qualified})))
         return out
+
+    def notices_for(self, typed: Iterable[str], used: Iterable[Entry]) -> list[str]:
+        """The lines of the notices a run concerns: a name it was given (`typed`: `--attack typo`, the model
+        spec) or a plugin it uses (its bare or qualified name, its plugin module). A run warns of these;
+        `robust list` of all."""
+        names = {str(t) for t in typed}
+        for e in used:
+            names |= {e.name, e.qualified, e.plugin}
+        return [n.text for n in self.notices if n.names & names]
 
     def find(self, kind: str, name: str) -> Entry | None:
         """The entry `NAME` or `DIST:NAME` names, else None. A bare name robust's built-ins have means the built-in;

@@ -143,6 +143,7 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     from robust.engine.runner import Runner
 
     registry = registry or get_registry()
+    warn = None if say else _warn_once
     say = say or (lambda line: None)
     the_store = store if isinstance(store, Store) else Store(store)
     if resume:
@@ -158,7 +159,8 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
         if batch_size:
             model_settings["batch_size"] = batch_size
     instance = model_object(model, registry, model_settings)
-    runner = Runner(registry, the_store, make_executor(executor, address=address, workers=workers), progress, say)
+    runner = Runner(registry, the_store, make_executor(executor, address=address, workers=workers), progress, say,
+                    warn)
     try:
         if resume:
             run = runner.resume(resume, model=instance)
@@ -169,6 +171,22 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
         exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
         raise
     return Evaluation(the_store.get(run.id), the_store.records(run.id), the_store.path)
+
+
+class PluginWarning(UserWarning):
+    """A clash among the installed plugins that concerns a run (`robust list` shows them all)."""
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(line: str) -> None:
+    """A plugin warning of a Python call without `say`: a `PluginWarning`, once per process."""
+    import warnings
+
+    if line not in _warned:
+        _warned.add(line)
+        warnings.warn(line, PluginWarning, stacklevel=2)
 
 
 def _config(registry: Registry, store: Store, bench: str | None, instance: ModelAdapter | None, model: Any,

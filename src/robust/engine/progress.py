@@ -30,11 +30,15 @@ def clock(seconds: float | None) -> str:
 
 
 class Estimate:
-    """What is left of a run and how long it will take: each kind of item (`Benchmark.item_kind`) at the seconds
-    per unit of cost its finished items took here, a kind not seen yet at the rate of all finished items, its
-    items weighted by their expected cost (`Benchmark.item_cost`)."""
+    """What is left of a run and how long it will take. Each kind of item (`Benchmark.item_kind`) goes at the
+    seconds per unit of cost (`Benchmark.item_cost`, the model queries an item is expected to make) that its own
+    finished items took here. A kind not seen yet goes at the run's seconds per model query actually made: the
+    machine's and model's speed, which every kind shares, where a seen kind's seconds per unit of cost also carry
+    how far the benchmark's cost guess was off for that kind (RobTest: a char-unit search's guess says nothing of
+    a word-unit one's). Without query counts, at the rate of all finished items. `clock` is for tests."""
 
-    def __init__(self, total: int, done: int, todo: Mapping[str, tuple[str, float]]) -> None:
+    def __init__(self, total: int, done: int, todo: Mapping[str, tuple[str, float]],
+                 clock: Callable[[], float] | None = None) -> None:
         self.total, self.done, self.done_here = total, done, 0
         self.todo = dict(todo)  # item id -> (kind, cost), until it finishes
         self.left: dict[str, float] = {}  # kind -> cost still to do
@@ -43,11 +47,14 @@ class Estimate:
         self.todo_cost = sum(self.left.values())
         self.seconds: dict[str, float] = {}  # kind -> seconds its finished items took here
         self.cost: dict[str, float] = {}  # kind -> their cost
-        self.start = self.last = time.monotonic()
+        self.query_seconds, self.queries = 0.0, 0  # seconds of the chunks whose model queries are known, and those
+        self.clock = clock or (lambda: time.monotonic())
+        self.start = self.last = self.clock()
 
-    def advance(self, ids: Iterable[str]) -> None:
-        """Items finished now: the time since the last ones is shared among them by cost."""
-        now = time.monotonic()
+    def advance(self, ids: Iterable[str], queries: int | None = None) -> None:
+        """Items finished now, with the model queries made since the last ones (None: unknown): the time since
+        the last ones is shared among them by cost."""
+        now = self.clock()
         took, self.last = now - self.last, now
         finished = [self.todo.pop(i) for i in ids if i in self.todo]
         weight = sum(cost for _, cost in finished) or 1.0
@@ -55,12 +62,15 @@ class Estimate:
             self.seconds[kind] = self.seconds.get(kind, 0.0) + took * cost / weight
             self.cost[kind] = self.cost.get(kind, 0.0) + cost
             self.left[kind] -= cost
+        if queries is not None and finished:
+            self.query_seconds += took
+            self.queries += queries
         self.done += len(finished)
         self.done_here += len(finished)
 
     @property
     def elapsed(self) -> float:
-        return time.monotonic() - self.start
+        return self.clock() - self.start
 
     @property
     def eta(self) -> float | None:
@@ -69,10 +79,10 @@ class Estimate:
         if (spent <= 0 or spent < MIN_SHARE * self.todo_cost or self.done_here < MIN_ITEMS
                 or self.elapsed < MIN_SECONDS):
             return None
-        overall = sum(self.seconds.values()) / spent
-        rate = {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else overall for k in self.left}
+        unseen = self.query_seconds / self.queries if self.queries > 0 else sum(self.seconds.values()) / spent
+        rate = {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else unseen for k in self.left}
         left = sum(max(0.0, cost) * rate[k] for k, cost in self.left.items())
-        return max(0.0, left - (time.monotonic() - self.last))
+        return max(0.0, left - (self.clock() - self.last))
 
 
 def progress_seconds() -> float:
@@ -89,7 +99,7 @@ class RunProgress:
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty() if live is None else live
         self.interval = interval or progress_seconds()
-        self.base_queries = queries()
+        self.base_queries = self._queries = queries()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._bar: Any = None
@@ -127,7 +137,9 @@ class RunProgress:
             self._stop.set()
 
     def advance(self, ids: Iterable[str]) -> None:
-        self.estimate.advance(ids)
+        now = self.queries()
+        self.estimate.advance(ids, now - self._queries)
+        self._queries = now
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

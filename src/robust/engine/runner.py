@@ -18,7 +18,7 @@ from typing import Any
 from robust.core.context import RunContext
 from robust.core.errors import Interruption, RobustError, one_line
 from robust.core.interfaces import Benchmark, WorkItem
-from robust.core.registry import Registry
+from robust.core.registry import Entry, Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds
@@ -154,10 +154,13 @@ class _Preload:
 
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
-                 progress: bool = True, say: Callable[[str], None] = lambda line: None) -> None:
+                 progress: bool = True, say: Callable[[str], None] = lambda line: None,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.registry, self.store = registry, store
         self.executor = executor or InProcessExecutor()
         self.progress, self.say = progress, say
+        #: told each warning about the installed plugins that concerns the run (default: said as `warning: ...`)
+        self.warn = warn or (lambda line: say(f"warning: {line}"))
         self.run_id = ""  # the run this runner created or resumed last (for the CLI's interruption message)
 
     # building -------------------------------------------------------------------------------------
@@ -261,6 +264,7 @@ class Runner:
         meter = Meter()
         with _sigterm_interrupts():
             bench, ctx = self.build(config, model=model)
+            self._warn(config)
             meter.watch(ctx.model)
             items = self.plan(bench, ctx)  # the data is checked before the model is called
             model_print = self._fingerprint(config, ctx.model)  # probes a Python object's outputs: before a run
@@ -297,6 +301,7 @@ class Runner:
             self.run_id = run.id
             with self._holding(run.id, owner, meter):
                 self.say(f"resuming run {run.id} ({run.status})")
+                self._warn(config)
                 meter.watch(ctx.model)
                 items = self.plan(bench, ctx)
                 return self._execute(run.id, owner, config, bench, ctx, items, meter)
@@ -370,12 +375,25 @@ class Runner:
         self.store.end(run_id, owner, "finished", counted, result=result.to_json())
         return self.store.get(run_id)
 
+    def _warn(self, config: RunConfig) -> None:
+        """Warn of the plugin clashes (and broken plugins) that concern this run's names, not of every one."""
+        typed = [config.bench, config.model.partition(":")[0], config.data or "", *config.attacks, *config.scorers]
+        named = self._named(config)
+        if config.data and self.registry.has("dataset", config.data):
+            named.append(self.registry.get("dataset", config.data))
+        for line in self.registry.notices_for(typed, named):
+            self.warn(line)
+
     def _origins(self, config: RunConfig) -> dict[str, str]:
         """Qualified name and origin of every plugin the run names."""
+        return {e.qualified: e.origin for e in self._named(config)}
+
+    def _named(self, config: RunConfig) -> list[Entry]:
+        """Every plugin the run names: its benchmark, model, attacks' transforms and attackers, scorers."""
         named = [self.registry.get("benchmark", config.bench)]
         if not config.model.startswith(IN_MEMORY):
             named.append(self.registry.model_entry(config.model)[0])
         for spec in self.registry.attack_specs(config.attacks):
             named += [e for e in (spec.attacker, spec.transform) if e is not None]
         named += [self.registry.get("scorer", s) for s in config.scorers]
-        return {e.qualified: e.origin for e in named}
+        return named

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 
 from robust.toolkit.lazy import np
 
@@ -52,6 +51,8 @@ def separable(a: float, se_a: float, b: float, se_b: float, level: float = LEVEL
     nums = np.array([a, se_a, b, se_b], dtype=float)
     if not np.all(np.isfinite(nums)):
         return None
+    from statistics import NormalDist  # imported here: `robust list` imports this module, never calls it
+
     z = NormalDist().inv_cdf(0.5 + level / 2)
     return bool(abs(a - b) > z * float(np.hypot(se_a, se_b)))
 
@@ -139,6 +140,8 @@ def wilson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
     """Wilson score interval of k successes in n trials (Wilson 1927); (nan, nan) without trials."""
     if n <= 0:
         return math.nan, math.nan
+    from statistics import NormalDist  # imported here: `robust list` imports this module, never calls it
+
     z = NormalDist().inv_cdf(0.5 + level / 2)
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)

@@ -21,7 +21,7 @@ from robust import (
     label_index,
     summarize_scores,
 )
-from robust.toolkit.chance import above_chance, chance_check, chance_summary, lead_with_chance
+from robust.toolkit.chance import above_chance, chance_check, chance_summary, class_names, lead_with_chance
 from robust.toolkit.stats import proportion_se
 
 
@@ -69,7 +69,7 @@ class Accuracy(Benchmark):
             by_label.setdefault(r["label"], []).append(r["correct"])
         table = [[lab, len(v), round(sum(v) / len(v), 4)] for lab, v in sorted(by_label.items(), key=str)]
         summary.pop("accuracy_n")
-        check = chance_check([r["gold"] for r in rows], [r["correct"] for r in rows])
+        check = chance_check([r["gold"] for r in rows], [r["correct"] for r in rows], class_names(ctx.model, rows))
         if check:  # Wilson 95 % interval of the accuracy
             summary["accuracy_ci_low"], summary["accuracy_ci_high"] = (check["clean_accuracy_ci_low"],
                                                                        check["clean_accuracy_ci_high"])

@@ -34,7 +34,7 @@ from robust import (
     summarize_scores,
 )
 from robust.plugins.benchmarks.attack.report import accuracy_interval, success_interval
-from robust.toolkit.chance import chance_check, chance_summary
+from robust.toolkit.chance import chance_check, chance_summary, class_names
 from robust.toolkit.prompting import search_instruction
 from robust.toolkit.text import changed_words, words
 
@@ -198,7 +198,8 @@ class AttackBenchmark(Benchmark):
         else:
             summary = {f"{name}/{k}": v for name, s in stats.items() for k, v in s.items()}
         first = next(iter(by_attack.values()), [])  # every attack sees the same examples and skips the wrong ones
-        check = chance_check([r["gold"] for r in first], [r["status"] != "skipped" for r in first])
+        check = chance_check([r["gold"] for r in first], [r["status"] != "skipped" for r in first],
+                             class_names(ctx.model, first))
         summary.update(chance_summary(check))
         summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return Result(summary, tables, {"per_attack": stats, "chance": check})

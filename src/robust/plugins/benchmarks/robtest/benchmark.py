@@ -36,6 +36,8 @@ from robust.plugins.benchmarks.robtest.prompt import PAIR, instruction_variants,
 from robust.plugins.benchmarks.robtest.report import build_result, compare, figures, report_parts
 from robust.plugins.benchmarks.robtest.rule import rule_variants
 from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
+from robust.plugins.benchmarks.robtest.search import expected_queries
+from robust.toolkit.chance import class_names
 from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
 from robust.toolkit.transforms import reaches
@@ -203,15 +205,19 @@ class RobTest(Benchmark):
         return "clean" if cell.kind == "clean" else f"{cell.tag.name}/{cell.kind}"
 
     def item_cost(self, item: WorkItem) -> float:
-        """Model queries an item is expected to cost: 1 (clean), `aug_num` draws (rule, augment), and for a search about
-        words x (1 + 40 d), the fit of the queries of saliency-greedy typo-M searches on MR (10 sentences,
-        10-29 words: 23-1,621 queries). Only the ratios within a kind, and before a kind is seen, matter."""
+        """Model queries an item is expected to cost (the ETA's unit across kinds): 1 (clean), `aug_num` draws
+        (rule, augment; twice when faithful: the Worst pass draws again), and for a search what the greedy search
+        adds on the way from the example's previous degree to this one (`expected_queries`, by the transform's
+        unit: a word-unit search needs ~6x fewer rounds than a char-unit one), plus its final variant's query."""
         cell = item.payload
         if cell.kind == "clean":
             return 1.0
         if cell.kind in ("rule", "augment"):
-            return float(self._size("aug_num"))
-        return len(self.examples[cell.example].text.split()) * (1 + 40 * cell.degree)
+            return float(self._size("aug_num")) * (2 if self.faithful and cell.kind == "rule" else 1)
+        tag = cell.tag
+        unit, text = tag.transform.unit if tag.transform is not None else "word", self.examples[cell.example].text
+        below = max((d for d in self.degrees if d < cell.degree), default=0.0)
+        return 1.0 + max(0, expected_queries(unit, text, cell.degree) - expected_queries(unit, text, below))
 
     # computing records ------------------------------------------------------------------------------------
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
@@ -386,7 +392,9 @@ class RobTest(Benchmark):
         if ctx.model is not None and ctx.model.trained_on(ctx.data or self.default_data):
             settings["examples"] = "the victim's held-out share of the data (it was trained on the rest)"
         scorers = [ctx.create("scorer", name, final=self.config["final"]) for name in self.scorers]
-        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings)
+        clean = [records[f"clean/{eid}"] for eid in example_ids]
+        result = build_result(records, self.plan(ctx), scorers, self.degrees, example_ids, settings,
+                              class_names(ctx.model, clean))
         result.summary.update(summarize_scores(records.values(), self.extra_scorers(ctx)))
         return result
 

@@ -48,11 +48,13 @@ def _rows(records: Mapping[str, dict[str, Any]], tag: str, access: str, degrees:
 
 
 def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[DimensionTag], scorers: Sequence[Any],
-                 degrees: Sequence[float], example_ids: Sequence[str], settings: Mapping[str, Any]) -> Result:
-    """Average/Worst curves (from the `robtest-average` and `robtest-worst` scorers), finals and diagnostics."""
+                 degrees: Sequence[float], example_ids: Sequence[str], settings: Mapping[str, Any],
+                 names: Mapping[Any, Any] | None = None) -> Result:
+    """Average/Worst curves (from the `robtest-average` and `robtest-worst` scorers), finals and diagnostics;
+    `names` (class index -> name) name the majority class of the chance check."""
     clean = [records[f"clean/{eid}"] for eid in example_ids]
     clean_acc = 100.0 * sum(r["correct"] for r in clean) / len(clean)
-    check = chance_check([r["gold"] for r in clean], [r["correct"] for r in clean])
+    check = chance_check([r["gold"] for r in clean], [r["correct"] for r in clean], names)
     keys = [degree_key(d) for d in degrees]
     curves: dict[str, dict[str, dict[str, list[float]]]] = {}
     finals: dict[str, dict[str, float]] = {}

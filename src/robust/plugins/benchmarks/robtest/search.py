@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
     from robust import Transform
 
-__all__ = ["GreedyConfig", "Outcome", "Search", "drive", "greedy_search", "search_for", "sentence_search"]
+__all__ = ["GreedyConfig", "Outcome", "Search", "drive", "expected_queries", "greedy_search", "search_for",
+           "sentence_search"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,26 @@ def stop_measure(transform: Transform, original: str, faithful: bool) -> Callabl
     n = len(original) if transform.unit == "char" else len(words(original))
     low = original.lower()
     return lambda text: levenshtein(low, text.lower()) / max(n, 1)
+
+
+def expected_queries(unit: str, text: str, degree: float, config: GreedyConfig = GreedyConfig()) -> int:
+    """The model queries `search_for` is expected to send to reach `degree` (the ETA's cost): saliency rounds of
+    (words + 1) texts. The k = ⌈N·d⌉ edits the degree needs (N in characters for unit 'char', else words) come
+    ⌈ratio · words⌉ a round, and the search stops after ⌊3k / per round⌋ rounds: a word-unit search edits each
+    word once and takes ⌈k / per round⌉ rounds; a char-unit one re-edits the salient words, whose edits then add
+    less than a character, and mostly runs to the cap (typo-M on MR-like sentences: 0.4-1x the cap at d = 0.05,
+    ~1x from d = 0.3). A sentence-level search: `max_steps` steps of `candidates` texts. The difference between
+    two degrees is what a search sharing its path across an example's degrees (the output cache) adds."""
+    if unit == "sentence":
+        return 1 + config.max_steps * config.candidates if degree > 0 else 0
+    s = text.strip()
+    n_words = len(words(s))
+    per_round = math.ceil(n_words * config.ratio)
+    if not per_round:
+        return 0
+    k = budget(len(s) if unit == "char" else n_words, degree)
+    cap = int(k * 3 / per_round)
+    return (cap if unit == "char" else min(math.ceil(k / per_round), cap)) * (n_words + 1)
 
 
 def greedy_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,

@@ -38,24 +38,21 @@ class Draws:
         """A uniform integer in [0, n) (numpy's `Generator.integers(n)` for an int n)."""
         if n == 1:
             return 0  # numpy returns the offset without drawing
-        m = self._next() * n
+        u = next(self._left, None)
+        m = (self._refill() if u is None else u) * n
         if m & _MASK < n:  # Lemire's rejection, taken with probability < n / 2**32
             threshold = (2**32 - n) % n
             while m & _MASK < threshold:
-                m = self._next() * n
+                u = next(self._left, None)
+                m = (self._refill() if u is None else u) * n
         return m >> 32
-
-    def _next(self) -> int:
-        u = next(self._left, None)
-        return self._refill() if u is None else u
 
     def _refill(self) -> int:
         """The next `size` 64-bit outputs appended as their 32-bit halves; returns the first new half."""
-        import numpy as np
 
         used = self._used()
         raw = self._rng.bit_generator.random_raw(self._size)
-        self._stream += np.stack([raw & _MASK, raw >> 32], axis=1).ravel().tolist()
+        self._stream += raw.astype("<u8").view("<u4").tolist()  # each output's low half, then its high half
         self._left = iter(self._stream[used + 1:])
         return self._stream[used]
 

@@ -135,7 +135,9 @@ class TypoM(Transform):
                     new = typo(text, pos, op, draws, False)
                     if new is None:
                         continue
-                    new_dist = distance(original, new.lower())
+                    # one edit moves the distance by at most 2 (a swap): a cut-off at that bound (or k) lets
+                    # rapidfuzz stop early and changes no answer below it (above it returns cut-off + 1 > k)
+                    new_dist = distance(original, new.lower(), score_cutoff=min(k, dist + 2))
                     if new_dist <= dist or new_dist > k:
                         continue  # no progress (edits cancelled) or past the budget (a swap costs 2)
                     text, dist, progressed = new, new_dist, True

@@ -19,6 +19,7 @@ reports
     python benchmarks/own_cost.py                              # every workload, 50 examples
     python benchmarks/own_cost.py --limit 10 --only robtest-typo,pwws
     python benchmarks/own_cost.py --only robtest-typo --profile 25    # + cProfile's top functions by own time
+    python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
 
 Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
 """
@@ -284,6 +285,41 @@ def top_functions(profiler: Any, n: int) -> list[str]:
     return out
 
 
+# --- rule-based draws alone ---------------------------------------------------------------------------------
+DRAWN = ("typo-M", "typo-G", "glyph-M", "glyph-G", "phonetic-M", "phonetic-G")
+
+
+def draw_costs(n: int, repeats: int = 3) -> None:
+    """µs per `apply` (one rule-based draw) of each character/word transform over `n` MR test examples × the
+    degree grid × 5 draws, best of `repeats` passes (CPU time): a figure that a busy machine disturbs little."""
+    import numpy as np
+
+    from robust.core.context import RunContext
+    from robust.core.data import load_examples
+    from robust.core.plugins import get_registry
+
+    ctx = RunContext("own-cost", 0, None, get_registry(), None, None, [])
+    examples = load_examples("mr", ctx)[:n]
+    degrees = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+    print(f"| transform | µs per draw (best of {repeats}; {n} examples × {len(degrees)} degrees × 5 draws) |")
+    print("|---|---|")
+    for name in DRAWN:
+        transform = get_registry().get("transform", name).create().bind(ctx)
+
+        def one_pass(transform: Any = transform) -> float:
+            start = time.process_time()
+            for ex in examples:
+                rng = np.random.default_rng(7)
+                for d in degrees:
+                    for _ in range(5):
+                        transform.apply(ex, d, rng)
+            return time.process_time() - start
+
+        one_pass()  # warm: lexicons, neighbour tables
+        best = min(one_pass() for _ in range(repeats))
+        print(f"| {name} | {1e6 * best / (len(examples) * len(degrees) * 5):.0f} |", flush=True)
+
+
 # --- the table -------------------------------------------------------------------------------------------------
 def child(name: str, limit: int, profile: int) -> Measured:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
@@ -300,8 +336,13 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50, help="examples per workload (default 50)")
     parser.add_argument("--only", default="", help="comma-separated workloads (default: all): " + ", ".join(WORKLOADS))
     parser.add_argument("--profile", type=int, default=0, help="print cProfile's N largest functions per workload")
+    parser.add_argument("--draws", action="store_true", help="only time the rule-based draws of the char/word "
+                        "transforms (µs per draw, --limit examples)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.draws:
+        draw_costs(args.limit)
+        return
     if args.one:
         out = measure(args.one, args.limit, args.profile)
         print(json.dumps(out.__dict__))

@@ -5,7 +5,6 @@ The shared measures (words, edit distances, degrees, budget) live in `robust.too
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -15,7 +14,6 @@ from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.lazy import np
 from robust.core.settings import Setting
-from robust.toolkit.draws import Draws
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,
@@ -248,8 +246,6 @@ class WordTransform(Transform):
 
     unit: ClassVar[str] = "word"
     counts_failures: ClassVar[bool] = False
-    #: `substitute` draws only `rng.integers(n)`: `apply` serves them from one block read (`Draws`, same values)
-    integer_draws: ClassVar[bool] = False
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         raise NotImplementedError
@@ -272,17 +268,15 @@ class WordTransform(Transform):
             return [example]
         tokens = list(source)
         spent = 0
-        order = rng.permutation(len(source)).tolist()
-        with Draws(rng, 2 * len(source)) if self.integer_draws else contextlib.nullcontext(rng) as draws:
-            for index in order:
-                if spent >= k:
-                    break
-                new = self.substitute(source[index], source, index, draws)
-                if new is not None and new != source[index]:
-                    tokens[index] = new
-                    spent += 1
-                elif self.counts_failures:
-                    spent += 1
+        for index in rng.permutation(len(source)):
+            if spent >= k:
+                break
+            new = self.substitute(source[index], source, int(index), rng)
+            if new is not None and new != source[index]:
+                tokens[index] = new
+                spent += 1
+            elif self.counts_failures:
+                spent += 1
         new = join(tokens)
         return [with_degree(example, new, degree, self.measure(example.text, new))]
 

@@ -161,13 +161,12 @@ class TypoG(WordTransform):
     dimension = "typo"
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
     settings = {"mode": MODE}
-    integer_draws = True
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]
         return _faithful(self.config)  # faithful: failed attempts consume the budget
 
-    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator | Draws) -> str | None:
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         faithful = _faithful(self.config)
         new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
         return new or None

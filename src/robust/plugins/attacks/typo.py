@@ -120,7 +120,7 @@ class TypoM(Transform):
         """
         from rapidfuzz.distance import Levenshtein
 
-        distance = Levenshtein.distance  # C++, bit-parallel: ~0.3 µs for a sentence
+        distance = Levenshtein.distance  # C++, bit-parallel
         original, dist, idle = text.lower(), 0, 0
         while dist < k and idle < 4:
             progressed = False
@@ -129,7 +129,7 @@ class TypoM(Transform):
                 for pos in positions:
                     if dist >= k:
                         break
-                    op = OPS[draws.integers(5)]
+                    op = OPS[draws.integers(len(OPS))]
                     if pos >= len(text) or (text[pos] == " " and op not in ("insert", "repeat")):
                         continue
                     new = typo(text, pos, op, draws, False)

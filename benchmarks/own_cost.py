@@ -10,7 +10,8 @@ reports
 - texts: the texts the victim saw (its cache's misses: what a GPU would compute),
 - own µs / text: (process CPU time − the victim's CPU time − helper models' CPU time) / texts; helper
   models (the transforms' MiniLM, SmolLM2, spaCy's tagger and parser) count as model time like the victim: the
-  batches their adapters compute (tokenization and forward pass), thread CPU time,
+  batches their adapters compute (tokenization and forward pass), thread CPU time; their loading (once per
+  run) is robust's own,
 - marginal µs / text and run's fixed s: own = fixed + marginal × texts fitted through a run of N examples and
   one of N/2: the cost per query of a large run, and what every run costs once (run store, data, helper
   models' loading, package versions, report), which dominates a small run's own µs / text,
@@ -141,8 +142,9 @@ def hashing_embedder(clock: Clock, dim: int = 64) -> Any:
 @dataclass
 class HelperClock:
     """CPU seconds (calling thread) inside helper models: every batch a ModelAdapter other than the victim
-    computes (tokenization and forward pass: what the model's own `fn` of OutputCache.map runs), and spaCy's
-    tagger/parser calls (a statistical model, not robust's work)."""
+    computes (tokenization and forward pass: what the model's own `fn` of OutputCache.map runs, and the
+    tokenizer that measures the inputs' lengths for batching), and spaCy's tagger/parser calls (a statistical
+    model, not robust's work)."""
 
     cpu: float = 0.0
     depth: int = 0
@@ -179,7 +181,11 @@ def install_helper_clock(victim: Any) -> HelperClock:
     original = OutputCache.map
 
     def map_(self: Any, key: Any, inputs: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        return original(self, key, inputs, fn if self is victim.cache else clock.timed(fn), *args, **kwargs)
+        if self is not victim.cache:  # a helper's batches, and its tokenizer measuring their lengths
+            fn = clock.timed(fn)
+            if kwargs.get("lengths") is not None:
+                kwargs["lengths"] = clock.timed(kwargs["lengths"])
+        return original(self, key, inputs, fn, *args, **kwargs)
 
     OutputCache.map = map_
     try:

@@ -1,12 +1,15 @@
 """`Draws` serves `rng.integers(n)` from one block read: the same values and the same generator state after it
 as one numpy call per draw (hypothesis over seeds, bounds, block sizes and the half-used 32-bit buffer), and
-the clean Typo-M draw built on it writes the texts of the scalar-draw algorithm it replaced."""
+the clean Typo-M draw built on it writes the texts of the scalar-draw algorithm it replaced; the glyph and
+phonetic draws from cached cdfs pick what `rng.choice(n, p=...)` picks."""
 
 from __future__ import annotations
 
+import bisect
 from datetime import timedelta
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +85,33 @@ def test_clean_typo_draw_equals_reference(text, share, seed):
     assert levenshtein(text.lower(), got.lower()) <= k
     assert rng.bit_generator.state == ref.bit_generator.state
 
+
+
+@pytest.mark.parametrize("space", ["dces", "ices"])
+@pytest.mark.parametrize("clean", [False, True])
+def test_glyph_draw_equals_rng_choice(space, clean):
+    """A look-alike drawn from the cached cdf = `rng.choice(n, p=probs)` on the neighbour table, state included."""
+    from robust.plugins.attacks import glyph
+
+    ref, rng = np.random.default_rng(11), np.random.default_rng(11)
+    for char in "aeiosxzAEOT0?,":
+        candidates, probs = glyph.dces_neighbours(char) if space == "dces" else glyph.ices_neighbours(char)
+        if clean:
+            kept = [(c, p) for c, p in zip(candidates, probs, strict=True) if glyph.looks_like(char, c)]
+            candidates, probs = tuple(c for c, _ in kept), tuple(p / sum(q for _, q in kept) for _, p in kept)
+        for _ in range(20):
+            expected = candidates[int(ref.choice(len(candidates), p=probs))] if candidates else char
+            assert glyph.substitute_char(char, space, rng, clean) == expected
+    assert rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_phonetic_kind_cdf_equals_rng_choice():
+    from robust.plugins.attacks.phonetic import ANTHRO_MIX, _kind_cdf
+
+    kinds = tuple(ANTHRO_MIX)
+    ref, rng = np.random.default_rng(3), np.random.default_rng(3)
+    weights = np.array([ANTHRO_MIX[k] for k in kinds], dtype=float)
+    for n in range(1, len(kinds) + 1):
+        for _ in range(50):
+            expected = int(ref.choice(n, p=weights[:n] / weights[:n].sum()))
+            assert bisect.bisect_right(_kind_cdf(kinds[:n]), rng.random()) == expected

@@ -20,6 +20,7 @@ reports
     python benchmarks/own_cost.py                              # every workload, 50 examples
     python benchmarks/own_cost.py --limit 10 --only robtest-typo,pwws
     python benchmarks/own_cost.py --only robtest-typo --profile 25    # + cProfile's top functions by own time
+                                                               # (the run's figures then include cProfile's cost)
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
 
 Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
@@ -283,7 +284,7 @@ def top_functions(profiler: Any, n: int) -> list[str]:
     import pstats
 
     stats = pstats.Stats(profiler).stats  # (file, line, func) -> (cc, nc, tottime, cumtime, callers)
-    rows = sorted(stats.items(), key=lambda kv: -kv[1][3 if os.environ.get("OWN_COST_CUMULATIVE") else 2])[:n]
+    rows = sorted(stats.items(), key=lambda kv: -kv[1][2])[:n]
     out = []
     for (file, line, func), (_, calls, own, cum, _) in rows:
         where = re.sub(r".*/(src|site-packages|lib/python[\d.]+)/", "", file)

@@ -50,11 +50,15 @@ def plan_batches(lengths: Sequence[int], batch_size: int, max_padding: float | N
 
 def _size(value: Any) -> int:
     """Approximate bytes held by a cached output (arrays by nbytes, lists by their items)."""
-    if hasattr(value, "nbytes"):
-        return int(value.nbytes)
+    nbytes = getattr(value, "nbytes", None)
+    if nbytes is not None:
+        return int(nbytes)
     if isinstance(value, (list, tuple)):
         return sum(_size(v) for v in value) + 8 * len(value)
     return sys.getsizeof(value)
+
+
+_ABSENT = object()
 
 
 class OutputCache:
@@ -80,19 +84,21 @@ class OutputCache:
     ) -> list[Any]:
         """`fn` applied to each input, computing only uncached ones, in batches sorted by length: `length` of
         each input, or `lengths` of all missing inputs at once; see `plan_batches` for `max_padding`."""
-        keys = [(key, _key(x)) for x in inputs]
+        store = self._store
+        keys = [(key, x) if type(x) is str else (key, _key(x)) for x in inputs]
         found: dict[tuple, Any] = {}
         missing: dict[tuple, Any] = {}
         for k, x in zip(keys, inputs):
-            if k in self._store:
-                self._store.move_to_end(k)
-                found[k] = self._store[k]
-            elif k not in found:
+            value = store.get(k, _ABSENT)  # one hash per input (a hit also moves to the LRU end)
+            if value is _ABSENT:
                 missing[k] = x
+            else:
+                store.move_to_end(k)
+                found[k] = value
         self.hits += len(inputs) - len(missing)
         self.misses += len(missing)
         todo = list(missing.items())
-        values = [x for _, x in todo]
+        values = list(missing.values())
         sizes = list(lengths(values)) if lengths is not None else [length(x) for x in values]
         for batch in plan_batches(sizes, batch_size, max_padding):
             chunk = [todo[i] for i in batch]

@@ -14,7 +14,9 @@ Substitutions are length-preserving, so Glyph-M's relative edit distance is exac
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import os
 import unicodedata
 from typing import ClassVar
@@ -160,7 +162,8 @@ def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     if char not in index:
         return (), ()
     sims = vectors @ vectors[index[char]]
-    order = [int(i) for i in np.argsort(-sims, kind="stable") if _usable(char, chars[i])][:TOP_N]
+    usable = (int(i) for i in np.argsort(-sims, kind="stable") if _usable(char, chars[i]))
+    order = list(itertools.islice(usable, TOP_N))
     weights = np.clip(sims[order].astype(np.float64), 1e-6, None)
     return tuple(chars[i] for i in order), tuple((weights / weights.sum()).tolist())
 
@@ -195,6 +198,23 @@ def looks_like(char: str, candidate: str) -> bool:
 
 
 # --- one substitution -------------------------------------------------------------------------------------
+@functools.cache
+def _drawable(char: str, space: str, clean: bool) -> tuple[tuple[str, ...], list[float]]:
+    """The neighbours of `char` in `space` ('dces' or 'ices'; `clean`: those `looks_like` accepts, renormalised)
+    and their cumulative probabilities, as numpy's `Generator.choice(n, p=probs)` computes them."""
+    candidates, probs = dces_neighbours(char) if space == "dces" else ices_neighbours(char)
+    if clean:
+        kept = [(c, p) for c, p in zip(candidates, probs, strict=True) if looks_like(char, c)]
+        candidates = tuple(c for c, _ in kept)
+        total = sum(p for _, p in kept)
+        probs = tuple(p / total for _, p in kept)
+    if not candidates:
+        return (), []
+    cdf = np.asarray(probs, dtype=np.float64).cumsum()
+    cdf /= cdf[-1]
+    return candidates, cdf.tolist()
+
+
 def substitute_char(char: str, space: str, rng: np.random.Generator, clean: bool = False) -> str:
     """A look-alike of `char` from `space` (the character itself when the space has none); `clean` keeps only
     the description- and image-based neighbours that `looks_like` accepts (the curated tables are kept)."""
@@ -203,15 +223,11 @@ def substitute_char(char: str, space: str, rng: np.random.Generator, clean: bool
         return options[int(rng.integers(len(options)))] if options else char
     if space == "eces":
         return ECES.get(char, char)
-    candidates, probs = dces_neighbours(char) if space == "dces" else ices_neighbours(char)
-    if clean:
-        kept = [(c, p) for c, p in zip(candidates, probs, strict=True) if looks_like(char, c)]
-        candidates = tuple(c for c, _ in kept)
-        total = sum(p for _, p in kept)
-        probs = tuple(p / total for _, p in kept)
+    candidates, cdf = _drawable(char, space, clean)
     if not candidates:
         return char
-    return candidates[int(rng.choice(len(candidates), p=probs))]
+    # rng.choice(len(candidates), p=probs) without its per-call checks: one uniform, the first cdf entry above it
+    return candidates[bisect.bisect_right(cdf, rng.random())]
 
 
 SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,

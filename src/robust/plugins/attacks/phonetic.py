@@ -21,6 +21,7 @@ before each edit; overshoot allowed, case-only edits cost 0), N = len(s.strip())
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import os
@@ -292,11 +293,13 @@ def _vowel_groups(word: str) -> list[tuple[int, int, str | None]]:
     return [(a, b, v) for (a, b), v in zip(groups, vowels, strict=True)]
 
 
-def sound_alike(word: str) -> dict[str, list[str]]:
-    """Spellings of a lower-case word by kind (ANTHRO_MIX keys), each one edit away (case kinds aside)."""
-    out: dict[str, list[str]] = {k: [] for k in ANTHRO_MIX}
+@functools.lru_cache(maxsize=2**16)
+def sound_alike(word: str) -> dict[str, tuple[str, ...]]:
+    """Spellings of a lower-case word by kind (ANTHRO_MIX keys), each one edit away (case kinds aside); cached
+    per word (a draw asks again for every edit of every variant)."""
+    out: dict[str, Any] = {k: [] for k in ANTHRO_MIX}
     if len(word) < MIN_CHARS or not word.isalpha():
-        return out
+        return {k: () for k in ANTHRO_MIX}
     out["title_case"] = [word.capitalize()]
     out["upper_case"] = [word.upper()]
     out["mixed_case"] = [word[:i] + word[i].upper() + word[i + 1:] for i in range(1, len(word))]
@@ -321,9 +324,17 @@ def sound_alike(word: str) -> dict[str, list[str]]:
     for pattern in _SILENT:
         if pron:
             out["silent_delete"] += [word[:m.start()] + word[m.end():] for m in re.finditer(pattern, word)]
-    for kind, spellings in out.items():
-        out[kind] = list(dict.fromkeys(x for x in spellings if x != word and (kind.endswith("case") or x.islower())))
-    return out
+    return {kind: tuple(dict.fromkeys(x for x in spellings if x != word and (kind.endswith("case") or x.islower())))
+            for kind, spellings in out.items()}
+
+
+@functools.cache
+def _kind_cdf(kinds: tuple[str, ...]) -> list[float]:
+    """The cumulative probabilities `rng.choice(len(kinds), p=...)` draws `kinds` by, in ANTHRO's proportions."""
+    weights = np.array([ANTHRO_MIX[k] for k in kinds], dtype=float)
+    cdf = (weights / weights.sum()).cumsum()
+    cdf /= cdf[-1]
+    return cdf.tolist()
 
 
 def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | None:
@@ -334,11 +345,10 @@ def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | N
         if not new.islower():
             break  # after a case change (or on a capitalised word) no further spelling edits
         options = sound_alike(new)
-        kinds = [k for k in ANTHRO_MIX if options[k]]
+        kinds = tuple(k for k in ANTHRO_MIX if options[k])
         if not kinds:
             break
-        weights = np.array([ANTHRO_MIX[k] for k in kinds], dtype=float)
-        kind = kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
+        kind = kinds[bisect.bisect_right(_kind_cdf(kinds), rng.random())]  # = rng.choice(len(kinds), p=...)
         new = options[kind][int(rng.integers(len(options[kind])))]
     return prefix + new + suffix if new != core else None
 

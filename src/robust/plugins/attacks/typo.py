@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from robust import Example, Transform, hookimpl
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
@@ -33,12 +34,12 @@ KEYBOARD: dict[str, str] = {
 OPS = ("delete", "insert", "replace", "swap", "repeat")
 
 
-def _neighbour(char: str, rng: np.random.Generator) -> str | None:
+def _neighbour(char: str, rng: np.random.Generator | Draws) -> str | None:
     options = KEYBOARD.get(char.lower())
     return options[int(rng.integers(len(options)))] if options else None
 
 
-def typo(text: str, pos: int, op: str, rng: np.random.Generator, faithful: bool) -> str | None:
+def typo(text: str, pos: int, op: str, rng: np.random.Generator | Draws, faithful: bool) -> str | None:
     """`text` with one typo operation at character `pos`, or None when the operation fails there."""
     char = text[pos]
     if op == "delete":
@@ -66,7 +67,7 @@ def _cost(before: str, after: str, op: str) -> int:
     return 1
 
 
-def _random_op(rng: np.random.Generator) -> str:
+def _random_op(rng: np.random.Generator | Draws) -> str:
     return OPS[int(rng.integers(len(OPS)))]
 
 
@@ -118,22 +119,29 @@ class TypoM(Transform):
         which is why summing costs over one permutation left Typo-M at 0.47 for d = 0.6. Positions are walked
         in random permutations (each pass re-drawn on the current text) until k is reached or 4 passes failed.
         """
+        from rapidfuzz.distance import Levenshtein
+
+        distance = Levenshtein.distance  # C++, bit-parallel
         original, dist, idle = text.lower(), 0, 0
         while dist < k and idle < 4:
             progressed = False
-            for pos in rng.permutation(len(text)):
-                if dist >= k:
-                    break
-                pos, op = int(pos), _random_op(rng)
-                if pos >= len(text) or (text[pos] == " " and op not in ("insert", "repeat")):
-                    continue
-                new = typo(text, pos, op, rng, False)
-                if new is None:
-                    continue
-                new_dist = levenshtein(original, new.lower())
-                if new_dist <= dist or new_dist > k:
-                    continue  # no progress (edits cancelled) or past the budget (a swap costs 2)
-                text, dist, progressed = new, new_dist, True
+            positions = rng.permutation(len(text)).tolist()
+            with Draws(rng, len(positions)) as draws:  # the ops and neighbours of this pass, read in one block
+                for pos in positions:
+                    if dist >= k:
+                        break
+                    op = OPS[draws.integers(len(OPS))]
+                    if pos >= len(text) or (text[pos] == " " and op not in ("insert", "repeat")):
+                        continue
+                    new = typo(text, pos, op, draws, False)
+                    if new is None:
+                        continue
+                    # one edit moves the distance by at most 2 (a swap): a cut-off at that bound (or k) lets
+                    # rapidfuzz stop early and changes no answer below it (above it returns cut-off + 1 > k)
+                    new_dist = distance(original, new.lower(), score_cutoff=min(k, dist + 2))
+                    if new_dist <= dist or new_dist > k:
+                        continue  # no progress (edits cancelled) or past the budget (a swap costs 2)
+                    text, dist, progressed = new, new_dist, True
             idle = 0 if progressed else idle + 1
         return text
 

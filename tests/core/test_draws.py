@@ -1,0 +1,117 @@
+"""`Draws` serves `rng.integers(n)` from one block read: the same values and the same generator state after it
+as one numpy call per draw (hypothesis over seeds, bounds, block sizes and the half-used 32-bit buffer), and
+the clean Typo-M draw built on it writes the texts of the scalar-draw algorithm it replaced; the glyph and
+phonetic draws from cached cdfs pick what `rng.choice(n, p=...)` picks."""
+
+from __future__ import annotations
+
+import bisect
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from robust.plugins.attacks.typo import OPS, TypoM, typo
+from robust.toolkit.draws import Draws
+from robust.toolkit.text import levenshtein
+
+FAST = settings(max_examples=200, deadline=timedelta(seconds=5), derandomize=True, database=None)
+BOUNDS = st.one_of(st.integers(1, 9), st.integers(1, 2**32), st.sampled_from([2**31 + 1, 3 * 2**30, 2**32 - 1]))
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), bounds=st.lists(BOUNDS, max_size=60), size=st.integers(1, 40),
+       half=st.booleans())
+def test_draws_equal_scalar_integers(seed, bounds, size, half):
+    ref, rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    if half:  # a 32-bit half left buffered in the bit generator
+        ref.integers(7), rng.integers(7)
+    expected = [int(ref.integers(n)) for n in bounds]
+    with Draws(rng, size) as draws:
+        got = [draws.integers(n) for n in bounds]
+    assert got == expected
+    assert rng.bit_generator.state == ref.bit_generator.state
+    assert rng.permutation(20).tolist() == ref.permutation(20).tolist()
+
+
+def test_rejection_is_drawn_again():
+    """n = 3·2^30 rejects a quarter of the 32-bit values: over 400 draws some were redrawn, all as numpy."""
+    ref, rng = np.random.default_rng(5), np.random.default_rng(5)
+    expected = [int(ref.integers(3 * 2**30)) for _ in range(400)]
+    with Draws(rng, 3) as draws:
+        assert [draws.integers(3 * 2**30) for _ in range(400)] == expected
+    assert rng.bit_generator.state["state"] == ref.bit_generator.state["state"]
+
+
+def test_generator_without_32_bit_buffer_is_served_by_numpy():
+    ref, rng = np.random.Generator(np.random.MT19937(3)), np.random.Generator(np.random.MT19937(3))
+    with Draws(rng) as draws:
+        assert not draws.exact
+        assert [draws.integers(6) for _ in range(50)] == [int(ref.integers(6)) for _ in range(50)]
+
+
+def reference_clean_draw(text: str, k: int, rng: np.random.Generator) -> str:
+    """The clean Typo-M draw as it was: one `rng.integers` per op, a fresh Levenshtein per candidate."""
+    original, dist, idle = text.lower(), 0, 0
+    while dist < k and idle < 4:
+        progressed = False
+        for pos in rng.permutation(len(text)):
+            if dist >= k:
+                break
+            pos, op = int(pos), OPS[int(rng.integers(len(OPS)))]
+            if pos >= len(text) or (text[pos] == " " and op not in ("insert", "repeat")):
+                continue
+            new = typo(text, pos, op, rng, False)
+            if new is None:
+                continue
+            new_dist = levenshtein(original, new.lower())
+            if new_dist <= dist or new_dist > k:
+                continue
+            text, dist, progressed = new, new_dist, True
+        idle = 0 if progressed else idle + 1
+    return text
+
+
+@FAST
+@given(text=st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz ;,.'ASDF19"), min_size=1, max_size=80),
+       share=st.floats(0.01, 1.0), seed=st.integers(0, 2**32))
+def test_clean_typo_draw_equals_reference(text, share, seed):
+    k = max(1, int(len(text) * share))
+    ref, rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    got = TypoM._clean_draw(text, k, rng)
+    assert got == reference_clean_draw(text, k, ref)
+    assert levenshtein(text.lower(), got.lower()) <= k
+    assert rng.bit_generator.state == ref.bit_generator.state
+
+
+
+@pytest.mark.parametrize("space", ["dces", "ices"])
+@pytest.mark.parametrize("clean", [False, True])
+def test_glyph_draw_equals_rng_choice(space, clean):
+    """A look-alike drawn from the cached cdf = `rng.choice(n, p=probs)` on the neighbour table, state included."""
+    from robust.plugins.attacks import glyph
+
+    ref, rng = np.random.default_rng(11), np.random.default_rng(11)
+    for char in "aeiosxzAEOT0?,":
+        candidates, probs = glyph.dces_neighbours(char) if space == "dces" else glyph.ices_neighbours(char)
+        if clean:
+            kept = [(c, p) for c, p in zip(candidates, probs, strict=True) if glyph.looks_like(char, c)]
+            candidates, probs = tuple(c for c, _ in kept), tuple(p / sum(q for _, q in kept) for _, p in kept)
+        for _ in range(20):
+            expected = candidates[int(ref.choice(len(candidates), p=probs))] if candidates else char
+            assert glyph.substitute_char(char, space, rng, clean) == expected
+    assert rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_phonetic_kind_cdf_equals_rng_choice():
+    from robust.plugins.attacks.phonetic import ANTHRO_MIX, _kind_cdf
+
+    kinds = tuple(ANTHRO_MIX)
+    ref, rng = np.random.default_rng(3), np.random.default_rng(3)
+    weights = np.array([ANTHRO_MIX[k] for k in kinds], dtype=float)
+    for n in range(1, len(kinds) + 1):
+        for _ in range(50):
+            expected = int(ref.choice(n, p=weights[:n] / weights[:n].sum()))
+            assert bisect.bisect_right(_kind_cdf(kinds[:n]), rng.random()) == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -59,7 +60,8 @@ def _size(value: Any) -> int:
 
 class OutputCache:
     """Model outputs keyed by (method key, input), least recently used evicted beyond `max_bytes`
-    (default 1 GiB, `ROBUST_CACHE_BYTES`). The owning adapter is the model identity."""
+    (default 1 GiB, `ROBUST_CACHE_BYTES`). The owning adapter is the model identity. Thread-safe: the store
+    and its counters change under a lock, the model computes outside it (chunks computed at once overlap)."""
 
     def __init__(self, max_bytes: int | None = None) -> None:
         self._store: OrderedDict[tuple[Hashable, Hashable], Any] = OrderedDict()
@@ -67,6 +69,7 @@ class OutputCache:
         self.bytes = 0
         self.hits = 0
         self.misses = 0
+        self.lock = threading.Lock()
 
     def map(
         self,
@@ -83,14 +86,15 @@ class OutputCache:
         keys = [(key, _key(x)) for x in inputs]
         found: dict[tuple, Any] = {}
         missing: dict[tuple, Any] = {}
-        for k, x in zip(keys, inputs):
-            if k in self._store:
-                self._store.move_to_end(k)
-                found[k] = self._store[k]
-            elif k not in found:
-                missing[k] = x
-        self.hits += len(inputs) - len(missing)
-        self.misses += len(missing)
+        with self.lock:
+            for k, x in zip(keys, inputs):
+                if k in self._store:
+                    self._store.move_to_end(k)
+                    found[k] = self._store[k]
+                elif k not in found:
+                    missing[k] = x
+            self.hits += len(inputs) - len(missing)
+            self.misses += len(missing)
         todo = list(missing.items())
         values = [x for _, x in todo]
         sizes = list(lengths(values)) if lengths is not None else [length(x) for x in values]
@@ -99,9 +103,10 @@ class OutputCache:
             outputs = fn([x for _, x in chunk])
             if len(outputs) != len(chunk):
                 raise RuntimeError(f"model returned {len(outputs)} outputs for {len(chunk)} inputs")
-            for (k, _), out in zip(chunk, outputs):
-                found[k] = out
-                self._put(k, out)
+            with self.lock:
+                for (k, _), out in zip(chunk, outputs):
+                    found[k] = out
+                    self._put(k, out)
         return [found[k] for k in keys]
 
     def _put(self, k: tuple, value: Any) -> None:
@@ -115,5 +120,6 @@ class OutputCache:
             self.bytes -= _size(old)
 
     def clear(self) -> None:
-        self._store.clear()
-        self.bytes = 0
+        with self.lock:
+            self._store.clear()
+            self.bytes = 0

@@ -17,7 +17,9 @@ class FunctionModel(ModelAdapter):
     name = "function"
     description = "A Python callable wrapped as a model (Python API only)"
     capabilities = frozenset({"classify", "embed"})
-    settings = {"batch_size": Setting(64, min=1)}
+    settings = {"batch_size": Setting(64, min=1),
+                "overlap": Setting(1, min=1, help="chunks computed at once: more than 1 only for a thread-safe "
+                                   "function that releases the GIL (a GPU kernel, a server request)")}
 
     def __init__(self, fn: Callable[[list[str]], Any], capability: str = "classify",
                  name: str = "function", labels: Sequence[Any] | None = None, **config: Any) -> None:
@@ -28,6 +30,10 @@ class FunctionModel(ModelAdapter):
 
     def provides(self) -> frozenset[str]:
         return frozenset({self.capability})
+
+    @property
+    def overlap(self) -> int:  # type: ignore[override]
+        return int(self.config["overlap"])
 
     def _call(self, texts: Sequence[str]) -> list[np.ndarray]:
         out = np.asarray(self.fn(list(texts)), dtype=np.float64)

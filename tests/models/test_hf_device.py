@@ -45,6 +45,7 @@ def test_dtype_auto_is_float32_on_a_cpu_and_an_explicit_dtype_is_used(classifier
     assert auto.dtype == torch.float32 and next(auto.model.parameters()).dtype == torch.float32
     bf16 = HFModel(classifier, device="cpu", dtype="bfloat16")
     assert next(bf16.model.parameters()).dtype == torch.bfloat16
+    assert (auto.info()["dtype"], bf16.info()["dtype"]) == ("float32", "bfloat16")  # what the run records
     p32, p16 = auto.classify(TEXTS), bf16.classify(TEXTS)
     assert p16.dtype == np.float32 and np.allclose(p16.sum(1), 1, atol=1e-5)
     gap = np.abs(p16 - p32).max()

@@ -146,11 +146,13 @@ class HFModel(ModelAdapter):
             raise RobustError(f"a {type(model).__name__} needs its tokenizer: pass model=(model, tokenizer)")
         adapter = cls("in-memory", **{**config, "device": str(getattr(model, "device", "cpu"))})
         adapter.arg = f"in-memory:{getattr(model, 'name_or_path', '') or type(model).__name__}"
-        adapter.__dict__.update(task=task, model=model.eval(), **({"tokenizer": tokenizer} if tokenizer else {}))
+        adapter.__dict__.update(task=task, model=model.eval(), dtype=getattr(model, "dtype", None),
+                                **({"tokenizer": tokenizer} if tokenizer else {}))
         return adapter
 
     def info(self) -> dict[str, Any]:
-        return {**super().info(), "task": self.task, "source": self.source}
+        return {**super().info(), "task": self.task, "source": self.source,
+                "dtype": str(self.dtype).removeprefix("torch.")}
 
     @property
     def overlap(self) -> int:  # type: ignore[override]

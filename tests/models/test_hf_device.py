@@ -155,3 +155,15 @@ def test_a_real_out_of_memory_batch_on_the_gpu_is_split(classifier):
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0)
     assert np.allclose(out, reference, atol=1e-4)
+
+
+@pytest.mark.parametrize("pooling", ["cls", "last-token", "mean"])
+def test_cached_embeddings_keep_only_their_own_rows_alive(classifier, pooling):
+    """A cached vector is a row of a compact [batch, hidden] array, never of the batch's [batch, tokens, hidden]
+    states (a cls row of those would hold every token's state in the cache)."""
+    model = HFModel(classifier, device="cpu")
+    vectors = model.embed(TEXTS, pooling)
+    hidden = model.model.config.hidden_size
+    rows = [v for (key, _), v in model.cache._store.items() if key[0] == "embed"]
+    assert len(rows) == len(TEXTS) and vectors.shape == (len(TEXTS), hidden)
+    assert all(r.base is not None and r.base.strides[0] == hidden * r.itemsize for r in rows)

@@ -396,19 +396,23 @@ class HFModel(ModelAdapter):
         import torch
 
         mode = self._pooling(pooling)
-        out, lengths = self._forward(texts, hidden=True, body=True)
-        states = out.hidden_states
-        mask = torch.zeros(states[-1].shape[:2], dtype=states[-1].dtype, device=states[-1].device)
+        # every layer's states only where the pooling reads a first layer: keeping all of them alive until pooled
+        # holds layers + 1 activations of the batch at once (7 for MiniLM), for nothing
+        first = mode == "first-last-avg"
+        out, lengths = self._forward(texts, hidden=first, body=True)
+        last = out.hidden_states[-1] if first else out.last_hidden_state
+        mask = torch.zeros(last.shape[:2], dtype=last.dtype, device=last.device)
         for i, n in enumerate(lengths):
             mask[i, :n] = 1
         if mode == "cls":
-            pooled = states[-1][:, 0]
+            pooled = last[:, 0]
         elif mode == "last-token":
-            pooled = states[-1][torch.arange(len(lengths)), torch.tensor(lengths) - 1]
+            pooled = last[torch.arange(len(lengths)), torch.tensor(lengths) - 1]
         else:  # mean of the last layer, or SimCSE's avg_first_last: mean of (h[1] + h[-1]) / 2
-            h = states[-1] if mode == "mean" else (states[1] + states[-1]) / 2
+            h = last if mode == "mean" else (out.hidden_states[1] + last) / 2
             pooled = (h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
-        return list(pooled.float().cpu().numpy())
+        # compact: a row of a strided view (cls, last-token) would keep the whole batch's states alive in the cache
+        return list(pooled.float().contiguous().cpu().numpy())
 
     # vision (embed_arrays): pixel arrays normalised with input_spec()'s constants ----------------------------
     def input_spec(self) -> Any:

@@ -207,9 +207,11 @@ class HFModel(ModelAdapter):
                 return self.__dict__["model"]
             from transformers.utils import logging as hf_logging
 
+            from robust.toolkit.heap import bound_heap
             from robust.toolkit.threads import configure_threads
 
             configure_threads()
+            bound_heap()
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
             kw = self._load_kwargs()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -63,7 +64,8 @@ _ABSENT = object()
 
 class OutputCache:
     """Model outputs keyed by (method key, input), least recently used evicted beyond `max_bytes`
-    (default 1 GiB, `ROBUST_CACHE_BYTES`). The owning adapter is the model identity."""
+    (default 1 GiB, `ROBUST_CACHE_BYTES`). The owning adapter is the model identity. Thread-safe: the store
+    and its counters change under a lock, the model computes outside it (chunks computed at once overlap)."""
 
     def __init__(self, max_bytes: int | None = None) -> None:
         self._store: OrderedDict[tuple[Hashable, Hashable], Any] = OrderedDict()
@@ -71,6 +73,7 @@ class OutputCache:
         self.bytes = 0
         self.hits = 0
         self.misses = 0
+        self.lock = threading.Lock()
 
     def map(
         self,
@@ -88,15 +91,16 @@ class OutputCache:
         keys = [(key, x) if type(x) is str else (key, _key(x)) for x in inputs]
         found: dict[tuple, Any] = {}
         missing: dict[tuple, Any] = {}
-        for k, x in zip(keys, inputs):
-            value = store.get(k, _ABSENT)  # one hash per input (a hit also moves to the LRU end)
-            if value is _ABSENT:
-                missing[k] = x
-            else:
-                store.move_to_end(k)
-                found[k] = value
-        self.hits += len(inputs) - len(missing)
-        self.misses += len(missing)
+        with self.lock:
+            for k, x in zip(keys, inputs):
+                value = store.get(k, _ABSENT)  # one hash per input (a hit also moves to the LRU end)
+                if value is _ABSENT:
+                    missing[k] = x
+                else:
+                    store.move_to_end(k)
+                    found[k] = value
+            self.hits += len(inputs) - len(missing)
+            self.misses += len(missing)
         todo = list(missing.items())
         values = list(missing.values())
         sizes = list(lengths(values)) if lengths is not None else [length(x) for x in values]
@@ -105,9 +109,10 @@ class OutputCache:
             outputs = fn([x for _, x in chunk])
             if len(outputs) != len(chunk):
                 raise RuntimeError(f"model returned {len(outputs)} outputs for {len(chunk)} inputs")
-            for (k, _), out in zip(chunk, outputs):
-                found[k] = out
-                self._put(k, out)
+            with self.lock:
+                for (k, _), out in zip(chunk, outputs):
+                    found[k] = out
+                    self._put(k, out)
         return [found[k] for k in keys]
 
     def _put(self, k: tuple, value: Any) -> None:
@@ -121,5 +126,6 @@ class OutputCache:
             self.bytes -= _size(old)
 
     def clear(self) -> None:
-        self._store.clear()
-        self.bytes = 0
+        with self.lock:
+            self._store.clear()
+            self.bytes = 0

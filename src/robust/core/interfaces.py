@@ -456,6 +456,10 @@ class ModelAdapter(Plugin):
     #: None: batches of `batch_size` inputs in length order; a share (0.1): batches also cut where padding to
     #: the longest input would exceed that share of the positions (adapters that pad, see `plan_batches`)
     max_padding: float | None = None
+    #: chunks the in-process executor computes at once with this model (ROBUST_OVERLAP overrides): more than 1
+    #: only for a thread-safe model whose forward pass releases the GIL (a GPU kernel, a server request), so that
+    #: robust prepares the next batch while the model computes one
+    overlap: int = 1
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
@@ -555,7 +559,7 @@ class ModelAdapter(Plugin):
         pairs = [(x, n) for x, n in zip(inputs, lasts)]
         fn = lambda batch: self._token_distributions([x for x, _ in batch], [n for _, n in batch])  # noqa: E731
         lengths = lambda batch: self.input_lengths([x for x, _ in batch])  # noqa: E731
-        return self.cache.map(("dists",), pairs, fn, int(self.config["batch_size"]), lengths=lengths,
+        return self.cache.map(("dists",), pairs, self._fitted(fn), int(self.config["batch_size"]), lengths=lengths,
                               max_padding=self.max_padding)
 
     def logprobs(self, texts: Sequence[str | Sequence[int]]) -> list[np.ndarray]:
@@ -570,7 +574,8 @@ class ModelAdapter(Plugin):
         fn = lambda batch: self._generate(batch, max_new_tokens, seed, do_sample)  # noqa: E731
         # decoding runs one forward pass per new token over the whole batch: full batches (in length order)
         # cost less than the padding a cap would save
-        return self.cache.map(key, list(prompts), fn, int(self.config["batch_size"]), lengths=self.input_lengths)
+        return self.cache.map(key, list(prompts), self._fitted(fn), int(self.config["batch_size"]),
+                              lengths=self.input_lengths)
 
     @property
     def mask_token(self) -> str:
@@ -599,7 +604,8 @@ class ModelAdapter(Plugin):
         batch = np.asarray(batch)
         size = max(1, int(self.config["batch_size"]))
         out = [np.asarray(self._embed_arrays(batch[i : i + size])) for i in range(0, len(batch), size)]
-        self.cache.misses += len(batch)  # counted as queries
+        with self.cache.lock:
+            self.cache.misses += len(batch)  # counted as queries
         return np.concatenate(out) if out else np.zeros((0, 0))
 
     # one-batch methods for subclasses --------------------------------------------------------
@@ -631,8 +637,13 @@ class ModelAdapter(Plugin):
 
     # shared machinery --------------------------------------------------------------------
     def _batched(self, key: tuple, inputs: Iterable[Any], fn: Any) -> list[Any]:
-        return self.cache.map(key, list(inputs), fn, int(self.config["batch_size"]), lengths=self.input_lengths,
-                              max_padding=self.max_padding)
+        return self.cache.map(key, list(inputs), self._fitted(fn), int(self.config["batch_size"]),
+                              lengths=self.input_lengths, max_padding=self.max_padding)
+
+    def _fitted(self, fn: Any) -> Any:
+        """`fn` (one batch -> its outputs) as this adapter runs it: as it is; an adapter on a device of bounded
+        memory splits a batch that does not fit (hf: see `HFModel._fitted`)."""
+        return fn
 
 
 #: the interfaces (plugins subclass them; a method counts as implemented only below these)

@@ -17,3 +17,13 @@ def env_seconds(name: str, default: float) -> float:
     if not seconds >= 0:
         raise RobustError(f"{name} must be a number of seconds (0 or more), not {value!r}")
     return seconds
+
+
+def env_count(name: str, default: int) -> int:
+    """`$name` as a whole number (1 or more), else `default`."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise RobustError(f"{name} must be a whole number (1 or more), not {value!r}")
+    return int(value)

@@ -7,6 +7,11 @@ ROBUST_CHUNK_SECONDS (2 s), never holding more than the benchmark's `chunk_size`
 committed as soon as it is done; so a killed run loses only the chunks in flight. A benchmark's records must
 not depend on how its items are chunked.
 
+In-process, up to `overlap` chunks are computed at once by a thread pool (ROBUST_OVERLAP, else the model's
+`overlap`: 1 for a CPU model): while one chunk's batch is inside the model (a GPU kernel or a server request,
+which release the GIL) the next chunk prepares its candidates, so neither waits for the other. Records stay
+the same: each item's randomness derives from its id, never from which chunk or thread computed it.
+
 Executors other than `in-process` are found by name in the entry-point group `robust.executors` (robust's
 own `ray` is one), so the core never imports what they need until one is asked for with `--executor NAME`.
 """
@@ -17,13 +22,14 @@ import inspect
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, TypeVar
 
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
-from robust.engine.environ import env_seconds
+from robust.engine.environ import env_count, env_seconds
 
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
 GROUP = "robust.executors"
@@ -45,6 +51,7 @@ class Job:
     config: dict[str, Any]
     chunk_size: int
     work: Work
+    model: Any = None  # the in-process model (its `overlap`)
 
 
 class Executor(Protocol):
@@ -108,13 +115,56 @@ def run_chunks(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer) -> Iter
         start += len(chunk)
 
 
+def _timed(work: Work, chunk: Sequence[WorkItem]) -> tuple[list[dict[str, Any]], float]:
+    began = time.monotonic()
+    records = work(chunk)
+    return records, time.monotonic() - began
+
+
+def run_overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overlap: int) -> Iterator[
+        tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
+    """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool; each (chunk, records) is
+    yielded in this thread as soon as it is done (in any order). An error in one chunk cancels the chunks not
+    yet started and is raised here once the running ones end."""
+    if overlap <= 1:
+        yield from run_chunks(items, work, sizer)
+        return
+    pool = ThreadPoolExecutor(overlap, thread_name_prefix="robust-chunk")
+    running: dict[Future, Sequence[WorkItem]] = {}
+    start = 0
+    try:
+        while start < len(items) or running:
+            while start < len(items) and len(running) < overlap:
+                chunk = items[start : start + sizer.size]
+                running[pool.submit(_timed, work, chunk)] = chunk
+                start += len(chunk)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = running.pop(future)
+                records, elapsed = future.result()
+                sizer.observe(len(chunk), elapsed)
+                check_records(chunk, records)
+                yield chunk, records
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def overlap_for(model: Any) -> int:
+    """Chunks computed at once in this process: ROBUST_OVERLAP, else the model's `overlap` (1 without a model)."""
+    return env_count("ROBUST_OVERLAP", int(getattr(model, "overlap", 1) or 1))
+
+
 class InProcessExecutor:
-    """Runs chunks one after another in this process."""
+    """Runs chunks in this process: one after another, or `overlap` at once (`None`: `overlap_for` the model)."""
 
     name = IN_PROCESS
 
+    def __init__(self, overlap: int | None = None) -> None:
+        self.overlap = overlap
+
     def run(self, job: Job, items: Sequence[WorkItem], on_done: OnDone) -> None:
-        for chunk, records in run_chunks(items, job.work, ChunkSizer(job.chunk_size)):
+        overlap = self.overlap if self.overlap is not None else overlap_for(job.model)
+        for chunk, records in run_overlapped(items, job.work, ChunkSizer(job.chunk_size), overlap):
             on_done(chunk, records)
 
 

@@ -21,7 +21,7 @@ from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Entry, Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
-from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds
+from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds, overlap_for
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
 from robust.engine.progress import Estimate, RunProgress, progress_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
@@ -171,7 +171,8 @@ class Runner:
             raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
             raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
-        chunk_seconds(), progress_seconds()  # a bad ROBUST_CHUNK_SECONDS or ..._PROGRESS_SECONDS: before a run exists
+        chunk_seconds(), progress_seconds(), overlap_for(None)  # a bad ROBUST_CHUNK_SECONDS, ..._PROGRESS_SECONDS or
+        # ..._OVERLAP: refused before a run exists
         bench_entry = self.registry.get("benchmark", config.bench)
         unknown = [key for key in config.settings if key not in bench_entry.settings]
         if unknown:
@@ -361,7 +362,7 @@ class Runner:
 
             # workers rebuild the run from its config, writing files where this process would
             stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
-            job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx))
+            job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx), model)
             self.executor.run(job, todo, on_done)
         stored = self.store.records(run_id)
         result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)

@@ -24,7 +24,9 @@ class FunctionModel(ModelAdapter):
     capabilities = frozenset({"classify", "embed"})
     settings = {"batch_size": Setting(64, min=1),
                 "outputs": Setting("probabilities", choices=("probabilities", "logits"),
-                                   help="what a classifier returns; logits are turned into probabilities (softmax)")}
+                                   help="what a classifier returns; logits are turned into probabilities (softmax)"),
+                "overlap": Setting(1, min=1, help="chunks computed at once: more than 1 only for a thread-safe "
+                                   "function that releases the GIL (a GPU kernel, a server request)")}
 
     def __init__(self, fn: Callable[[list[str]], Any], capability: str = "classify",
                  name: str = "function", labels: Sequence[Any] | None = None, **config: Any) -> None:
@@ -35,6 +37,10 @@ class FunctionModel(ModelAdapter):
 
     def provides(self) -> frozenset[str]:
         return frozenset({self.capability})
+
+    @property
+    def overlap(self) -> int:  # type: ignore[override]
+        return int(self.config["overlap"])
 
     def _call(self, texts: Sequence[str]) -> list[np.ndarray]:
         out = self.fn(list(texts))

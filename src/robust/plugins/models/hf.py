@@ -1,4 +1,10 @@
-"""`hf:<hub id or local dir>`: any transformers classifier, causal LM, seq2seq model, encoder or masked LM."""
+"""`hf:<hub id or local dir>`: any transformers classifier, causal LM, seq2seq model, encoder or masked LM.
+
+On a GPU: `dtype=auto` computes in bfloat16 where the CUDA device supports it (float32 on a CPU, MPS or an older
+GPU); attention uses PyTorch's fused scaled-dot-product kernel (`sdpa`) where transformers offers it for the
+architecture, else the model's own; a batch that runs out of device memory is split in halves and retried (the
+largest size that fitted is kept for the following batches), so a run never fails for a batch too large.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +66,10 @@ class HFModel(ModelAdapter):
         "pooling": Setting("auto", choices=("auto", *POOLINGS), help="auto: mean; last-token for causal LMs"),
         "max_length": Setting(512, min=2, help="tokens per input (longer inputs are truncated)"),
         "device": Setting("auto", help="auto (cuda if available, else cpu), cpu, cuda, cuda:1, mps"),
-        "dtype": Setting("float32", choices=("float32", "float16", "bfloat16")),
+        "dtype": Setting("auto", choices=("auto", "float32", "float16", "bfloat16"),
+                         help="auto: bfloat16 on a CUDA GPU that supports it, else float32"),
+        "attention": Setting("auto", choices=("auto", "sdpa", "eager"),
+                             help="auto: sdpa where transformers offers it for the model, else its default"),
         "trust_remote_code": False,
         "revision": "",
         "gguf_file": "",
@@ -85,7 +94,9 @@ class HFModel(ModelAdapter):
                               "cuda:N or mps")
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
         self._load_lock = threading.RLock()  # the runner may preload in a background thread
+        self._token_lock = threading.Lock()  # a fast tokenizer must not be called from two threads at once
         self._token_memo: dict[str, list[int]] = {}
+        self.fits: int | None = None  # the largest batch known to fit the device's memory (None: any so far)
 
     # what to load -----------------------------------------------------------------------------
     @property
@@ -136,11 +147,18 @@ class HFModel(ModelAdapter):
             raise RobustError(f"a {type(model).__name__} needs its tokenizer: pass model=(model, tokenizer)")
         adapter = cls("in-memory", **{**config, "device": str(getattr(model, "device", "cpu"))})
         adapter.arg = f"in-memory:{getattr(model, 'name_or_path', '') or type(model).__name__}"
-        adapter.__dict__.update(task=task, model=model.eval(), **({"tokenizer": tokenizer} if tokenizer else {}))
+        adapter.__dict__.update(task=task, model=model.eval(), dtype=getattr(model, "dtype", None),
+                                **({"tokenizer": tokenizer} if tokenizer else {}))
         return adapter
 
     def info(self) -> dict[str, Any]:
-        return {**super().info(), "task": self.task, "source": self.source}
+        return {**super().info(), "task": self.task, "source": self.source,
+                "dtype": str(self.dtype).removeprefix("torch.")}
+
+    @property
+    def overlap(self) -> int:  # type: ignore[override]
+        """Two chunks at once on a GPU (robust prepares one while the device computes the other), else one."""
+        return 2 if self.device.startswith("cuda") else 1
 
     # loading ----------------------------------------------------------------------------------
     @cached_property
@@ -150,6 +168,18 @@ class HFModel(ModelAdapter):
         if self.config["device"] != "auto":
             return self.config["device"]
         return "cuda" if torch.cuda.is_available() else "cpu"
+
+    @cached_property
+    def dtype(self) -> Any:
+        """The torch dtype the weights compute in; `auto`: bfloat16 on a CUDA device that supports it, else
+        float32 (CPUs and MPS compute bfloat16 slowly or not at all; float16 overflows in some models)."""
+        import torch
+
+        name = self.config["dtype"]
+        if name == "auto":
+            cuda = self.device.startswith("cuda") and torch.cuda.is_available()
+            name = "bfloat16" if cuda and torch.cuda.is_bf16_supported() else "float32"
+        return getattr(torch, name)
 
     @cached_property
     def tokenizer(self) -> Any:
@@ -176,19 +206,27 @@ class HFModel(ModelAdapter):
         with self._load_lock:
             if "model" in self.__dict__:  # loaded by another thread meanwhile
                 return self.__dict__["model"]
-            import torch
             from transformers.utils import logging as hf_logging
 
+            from robust.toolkit.heap import bound_heap
             from robust.toolkit.threads import configure_threads
 
             configure_threads()
+            bound_heap()
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
             kw = self._load_kwargs()
-            kw["dtype"] = getattr(torch, self.config["dtype"])
+            kw["dtype"] = self.dtype
+            attention = self.config["attention"]
             try:
-                model = self._model_class().from_pretrained(self.source, **kw)
-            except (OSError, ValueError) as exc:
+                try:
+                    model = self._model_class().from_pretrained(
+                        self.source, attn_implementation="sdpa" if attention == "auto" else attention, **kw)
+                except (ValueError, ImportError):
+                    if attention != "auto":
+                        raise
+                    model = self._model_class().from_pretrained(self.source, **kw)  # no sdpa: the model's own
+            except (OSError, ValueError, ImportError) as exc:
                 raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
             return model.to(self.device).eval()
 
@@ -240,20 +278,44 @@ class HFModel(ModelAdapter):
         """Token ids; texts longer than `max_length` lose their start for causal LMs (whose predictions
         are about what follows the end) and their end otherwise. Remembered per text (batching by length
         tokenizes before the forward pass does)."""
-        memo = self._token_memo
-        new = list(dict.fromkeys(t for t in texts if t not in memo))
-        if new:
-            side = "left" if self.task == "causal" else "right"
-            if getattr(self.tokenizer, "truncation_side", side) != side:
-                self.tokenizer.truncation_side = side
-            enc = self.tokenizer(new, truncation=True, max_length=self._max_length())
-            if len(memo) + len(new) > self.TOKEN_MEMO:
-                memo.clear()
-            memo.update(zip(new, (list(ids) for ids in enc["input_ids"])))
-            if any(t not in memo for t in texts):  # more new texts than the memo holds
-                return [list(ids) for ids in self.tokenizer(list(texts), truncation=True,
-                                                            max_length=self._max_length())["input_ids"]]
-        return [list(memo[t]) for t in texts]
+        memo, tokenizer = self._token_memo, self.tokenizer
+        with self._token_lock:
+            new = list(dict.fromkeys(t for t in texts if t not in memo))
+            if new:
+                side = "left" if self.task == "causal" else "right"
+                if getattr(tokenizer, "truncation_side", side) != side:
+                    tokenizer.truncation_side = side
+                enc = tokenizer(new, truncation=True, max_length=self._max_length())
+                if len(memo) + len(new) > self.TOKEN_MEMO:
+                    memo.clear()
+                memo.update(zip(new, (list(ids) for ids in enc["input_ids"])))
+                if any(t not in memo for t in texts):  # more new texts than the memo holds
+                    return [list(ids) for ids in tokenizer(list(texts), truncation=True,
+                                                           max_length=self._max_length())["input_ids"]]
+            return [list(memo[t]) for t in texts]
+
+    def _fitted(self, fn: Any) -> Any:
+        """`fn` on batches that fit the device's memory: a batch that runs out of it is split in halves and each
+        half retried (recursively); the size that fitted caps the batches that follow (`fits`)."""
+
+        def run(batch: Sequence[Any]) -> list[Any]:
+            cap = self.fits
+            if cap is not None and len(batch) > cap:
+                return [out for start in range(0, len(batch), cap) for out in run(batch[start : start + cap])]
+            try:
+                return list(fn(batch))
+            except RuntimeError as exc:  # torch.OutOfMemoryError is one
+                if not _out_of_memory(exc):
+                    raise
+                if len(batch) == 1:
+                    raise RobustError(f"model {self.identity} ran out of device memory on a single input "
+                                      f"({_first_line(exc)}); lower max_length or use a larger device") from None
+            half = (len(batch) + 1) // 2  # retried outside the except block, so the failed batch's memory is freed
+            self.fits = half if self.fits is None else min(self.fits, half)
+            _empty_device_cache()
+            return run(batch[:half]) + run(batch[half:])
+
+        return run
 
     def input_lengths(self, inputs: Sequence[Any]) -> list[int]:
         """Token counts (batches are formed by them)."""
@@ -337,19 +399,23 @@ class HFModel(ModelAdapter):
         import torch
 
         mode = self._pooling(pooling)
-        out, lengths = self._forward(texts, hidden=True, body=True)
-        states = out.hidden_states
-        mask = torch.zeros(states[-1].shape[:2], dtype=states[-1].dtype, device=states[-1].device)
+        # every layer's states only where the pooling reads a first layer: keeping all of them alive until pooled
+        # holds layers + 1 activations of the batch at once (7 for MiniLM), for nothing
+        first = mode == "first-last-avg"
+        out, lengths = self._forward(texts, hidden=first, body=True)
+        last = out.hidden_states[-1] if first else out.last_hidden_state
+        mask = torch.zeros(last.shape[:2], dtype=last.dtype, device=last.device)
         for i, n in enumerate(lengths):
             mask[i, :n] = 1
         if mode == "cls":
-            pooled = states[-1][:, 0]
+            pooled = last[:, 0]
         elif mode == "last-token":
-            pooled = states[-1][torch.arange(len(lengths)), torch.tensor(lengths) - 1]
+            pooled = last[torch.arange(len(lengths)), torch.tensor(lengths) - 1]
         else:  # mean of the last layer, or SimCSE's avg_first_last: mean of (h[1] + h[-1]) / 2
-            h = states[-1] if mode == "mean" else (states[1] + states[-1]) / 2
+            h = last if mode == "mean" else (out.hidden_states[1] + last) / 2
             pooled = (h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
-        return list(pooled.float().cpu().numpy())
+        # compact: a row of a strided view (cls, last-token) would keep the whole batch's states alive in the cache
+        return list(pooled.float().contiguous().cpu().numpy())
 
     # vision (embed_arrays): pixel arrays normalised with input_spec()'s constants ----------------------------
     def input_spec(self) -> Any:
@@ -480,6 +546,21 @@ class HFModel(ModelAdapter):
             cutoff = logits.topk(k).values[-1]
             logits = logits.masked_fill(logits < cutoff, float("-inf"))
         return torch.multinomial(logits.softmax(-1), 1, generator=generator)[0]
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """torch's OutOfMemoryError (CUDA), or a RuntimeError saying `out of memory` (MPS, older torch, ROCm)."""
+    import torch
+
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+    return isinstance(exc, oom) or "out of memory" in str(exc).lower()
+
+
+def _empty_device_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _until_eos(tokens: list[int], eos: int | None) -> list[int]:

@@ -37,6 +37,10 @@ class Probe(ModelAdapter):
         self.embedder.preload()
 
     @property
+    def overlap(self) -> int:  # type: ignore[override]
+        return self.embedder.overlap
+
+    @property
     def identity(self) -> str:
         return f"probe[{self.embedder.identity}|{content_hash(self.train_examples)}|C={self.config['C']}]"
 

@@ -1,0 +1,119 @@
+"""Chunks computed at once in one process (ROBUST_OVERLAP, a model's `overlap`): while one chunk's batch is in the
+model, another prepares its candidates; every item is yielded once, errors surface, the output cache stays
+consistent under threads, and RobTest's records do not depend on the overlap."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+
+import pytest
+
+from robust import FunctionModel
+from robust.core.batching import OutputCache
+from robust.core.interfaces import WorkItem
+from robust.engine.executor import ChunkSizer, overlap_for, run_overlapped
+from robust.plugins.benchmarks.robtest import RobTest
+from tests.core.conftest import in_process
+
+ITEMS = [WorkItem(f"i{k}") for k in range(40)]
+
+
+def test_overlapped_chunks_run_at_once_and_every_item_is_yielded_once():
+    """Two chunks meet at a barrier: only chunks computed at once can pass it (one at a time, the first waits
+    out the timeout and fails: the negative control)."""
+    barrier = threading.Barrier(2, timeout=10)
+
+    def work(chunk):
+        if chunk[0].id == "i0" or chunk[0].id == "i1":  # the first two chunks (of one item each) must overlap
+            barrier.wait()
+        return [{"id": it.id, "thread": threading.current_thread().name} for it in chunk]
+
+    seen = {}
+    for chunk, records in run_overlapped(ITEMS, work, ChunkSizer(8, 0.5), overlap=2):
+        assert [r["id"] for r in records] == [it.id for it in chunk] and len(chunk) <= 8
+        seen.update((r["id"], r["thread"]) for r in records)
+    assert sorted(seen) == sorted(it.id for it in ITEMS) and all(t.startswith("robust-chunk") for t in seen.values())
+    barrier = threading.Barrier(2, timeout=0.2)
+    with pytest.raises(threading.BrokenBarrierError):
+        list(run_overlapped(ITEMS, work, ChunkSizer(8, 0.5), overlap=1))
+
+
+def test_an_error_in_one_chunk_is_raised_and_later_chunks_are_not_started():
+    started = []
+
+    def work(chunk):
+        started.append(chunk[0].id)
+        if chunk[0].id == "i2":
+            raise ValueError("bad item i2")
+        return [{} for _ in chunk]
+
+    with pytest.raises(ValueError, match="bad item i2"):
+        list(run_overlapped(ITEMS, work, ChunkSizer(1, 0), overlap=2))
+    assert len(started) < len(ITEMS)
+
+
+def test_the_output_cache_counts_and_answers_right_under_threads():
+    cache = OutputCache()
+    texts = [f"t{k % 300}" for k in range(3000)]
+    outputs = [None] * 8
+
+    def worker(w):
+        outputs[w] = cache.map(("classify",), texts[w::8] + texts[: 50], lambda b: [len(x) for x in b], 7)
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(out == [len(x) for x in texts[w::8] + texts[:50]] for w, out in enumerate(outputs))
+    assert cache.hits + cache.misses == 3000 + 8 * 50
+    assert 300 <= cache.misses <= 8 * 300  # each text computed at least once (twice only if two threads raced)
+
+
+def test_overlap_comes_from_the_model_or_robust_overlap(monkeypatch):
+    monkeypatch.delenv("ROBUST_OVERLAP", raising=False)
+    assert overlap_for(None) == 1
+    assert overlap_for(FunctionModel(lambda t: [[1.0]] * len(t), overlap=3)) == 3
+    monkeypatch.setenv("ROBUST_OVERLAP", "2")
+    assert overlap_for(FunctionModel(lambda t: [[1.0]] * len(t), overlap=3)) == 2
+
+
+def test_a_bad_overlap_is_refused_before_a_run_exists(example_site, tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUST_OVERLAP", "0")
+    code, _, err = in_process("--store", tmp_path / "r.db", "run", "--bench", "accuracy", "--model", "keywords",
+                              "--data", "tiny-reviews", "--quiet")
+    assert code == 1 and err.splitlines() == ["error: ROBUST_OVERLAP must be a whole number (1 or more), not '0'"]
+    assert sqlite3.connect(tmp_path / "r.db").execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+
+
+def robtest_records(tmp_path, monkeypatch, name, overlap, threads):
+    """Records of a small RobTest run (keyword victim, typo-G, rule and score access) in chunks of at most 7
+    items, `overlap` at once; `threads` collects the names of the threads that computed chunks."""
+    monkeypatch.setattr(RobTest, "chunk_size", 7)
+    monkeypatch.setenv("ROBUST_CHUNK_SECONDS", "0")
+    monkeypatch.setenv("ROBUST_OVERLAP", str(overlap))
+    db = tmp_path / f"{name}.db"
+    code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
+                              "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
+    assert code == 0, err
+    rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records").fetchall()
+    return {item_id: json.loads(payload) for item_id, payload in rows}
+
+
+def test_robtest_records_do_not_depend_on_the_overlap(example_site, tmp_path, monkeypatch):
+    names: set[str] = set()
+    batch = RobTest.run_batch
+
+    def noting(self, items, ctx):
+        names.add(threading.current_thread().name)
+        return batch(self, items, ctx)
+
+    monkeypatch.setattr(RobTest, "run_batch", noting)
+    one = robtest_records(tmp_path, monkeypatch, "one", 1, names)
+    assert names == {threading.current_thread().name}
+    names.clear()
+    three = robtest_records(tmp_path, monkeypatch, "three", 3, names)
+    assert len(names) > 1 and all(n.startswith("robust-chunk") for n in names)  # chunks really overlapped
+    assert len(one) == 90 and one == three

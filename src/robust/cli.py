@@ -307,8 +307,8 @@ def _abbreviate(text: str, width: int) -> str:
 
 
 def _data_name(data: str | None) -> str:
-    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.jsonl`:
-    `rows <hash>`)."""
+    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.rows.jsonl`,
+    or `data/<hash>.jsonl` by runs before 0.3: `rows <hash>`)."""
     import re
 
     if not data:
@@ -316,8 +316,8 @@ def _data_name(data: str | None) -> str:
     path = Path(data)
     if len(path.parts) < 2:
         return data
-    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}\.jsonl", path.name)
-    return f"rows {path.stem[:8]}" if rows else path.name
+    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}(\.rows)?\.jsonl", path.name)
+    return f"rows {path.name[:8]}" if rows else path.name
 
 
 @runs_app.command("delete")

@@ -117,6 +117,7 @@ class APIModel(ModelAdapter):
         self._lock = threading.Lock()
         self.censored = 0  # tokens scored at their top-k bound (next-token scoring)
         self._refuses_wide = False
+        self._splits: dict[str, list[str] | None] = {}  # the server's split of each continuation scored
 
     @property
     def identity_name(self) -> str:
@@ -226,11 +227,11 @@ class APIModel(ModelAdapter):
 
     def _pieces(self, texts: Sequence[str]) -> dict[str, list[str] | None]:
         """The server's own split of each continuation, where its echo tells it (None: unknown, scored greedily)."""
-        out: dict[str, list[str] | None] = {}
         for text in dict.fromkeys(texts):
-            tokens = self.endpoint.split(text)[0] if self.profile.echo_tokens and text else None
-            out[text] = tokens if tokens is not None and "".join(tokens) == text else None
-        return out
+            if text not in self._splits:  # a handful of verbalizers: asked once each, whatever the request cache
+                tokens = self.endpoint.split(text)[0] if self.profile.echo_tokens and text else None
+                self._splits[text] = tokens if tokens is not None and "".join(tokens) == text else None
+        return {text: self._splits[text] for text in texts}
 
     def _chain(self, pairs: Sequence[tuple[str, str]], whole: bool = False) -> list[Continuation]:
         """Next-token scoring: every pair's continuation consumed one top-k token at a time, all pairs' next steps

@@ -118,6 +118,7 @@ class APIModel(ModelAdapter):
         self.censored = 0  # tokens scored at their top-k bound (next-token scoring)
         self._refuses_wide = False
         self._splits: dict[str, list[str] | None] = {}  # the server's split of each continuation scored
+        self._texts: dict[tuple[int, ...], str] = {}  # the text of each token-id list `tokenize` returned (BYOD)
 
     @property
     def identity_name(self) -> str:
@@ -277,11 +278,6 @@ class APIModel(ModelAdapter):
             return [c.get("text", "") for c in self.endpoint.complete(prompts, **params)]
         return [(c.get("message") or {}).get("content") or "" for c in self.endpoint.chat(prompts, **params)]
 
-    def chat(self, prompts: Sequence[str], max_new_tokens: int) -> list[str]:
-        """Greedy answers to each prompt sent as one user message (chat endpoints)."""
-        choices = self.endpoint.chat(prompts, max_tokens=int(max_new_tokens), temperature=0.0, seed=0)
-        return [(c.get("message") or {}).get("content") or "" for c in choices]
-
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         if not self.profile.tokenize:
             raise RobustError(f"model {self.identity_name}: {self.why_not('tokenize')}")
@@ -290,11 +286,6 @@ class APIModel(ModelAdapter):
             for text, row in zip(texts, ids):
                 self._texts[tuple(row)] = text
         return ids
-
-    @cached_property
-    def _texts(self) -> dict[tuple[int, ...], str]:
-        """The text of each token-id list `tokenize` returned (BYOD scores token ids)."""
-        return {}
 
     def _logprobs(self, inputs: Sequence[Any]) -> list[Any]:
         """Log-probability of every token after the ones before it, ndarray[T-1] per text (or token ids `tokenize`

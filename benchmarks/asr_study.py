@@ -28,7 +28,7 @@ from pathlib import Path
 def robust(home: Path, *args: str) -> dict:
     """One `robust run ...` in the study's store, resumed if its last attempt was interrupted; the run as JSON."""
     env = {**os.environ, "ROBUST_HOME": str(home)}
-    cmd = [sys.executable, "-m", "robust.cli"]
+    cmd = [sys.executable, "-m", "robust"]
     marker = home / ("done-" + "-".join(a.replace("/", "_") for a in args if not a.startswith("--"))[:150])
     if marker.is_file():
         return json.loads(marker.read_text())

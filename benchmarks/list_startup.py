@@ -24,7 +24,7 @@ import time
 from collections import defaultdict
 
 COMMANDS = {"import typer, rich": [sys.executable, "-c", "import typer, rich"],
-            "robust list": [sys.executable, "-m", "robust.cli", "list"],
+            "robust list": [sys.executable, "-m", "robust", "list"],
             "import robust": [sys.executable, "-c", "import robust"]}
 
 

@@ -238,7 +238,7 @@ def startup(repeats: int) -> list[tuple[str, float, float, float, float]]:
     home = tempfile.mkdtemp(prefix="robust-overhead-")
     env = {**os.environ, "ROBUST_HOME": home}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: bytecode cached after the first process
-    robust = [sys.executable, "-m", "robust.cli"]
+    robust = [sys.executable, "-m", "robust"]
     probes = [
         ("`import robust.cli`", [sys.executable, "-c", "import robust.cli"], False),
         ("`robust list`", [*robust, "list"], False),

@@ -36,11 +36,11 @@ RUNS = {
 def records(src: Path, args: list[str], home: Path) -> dict[str, dict]:
     home.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(src), "ROBUST_HOME": str(home)}
-    run = subprocess.run([sys.executable, "-m", "robust.cli", "run", *args, "--quiet", "--json"], capture_output=True,
+    run = subprocess.run([sys.executable, "-m", "robust", "run", *args, "--quiet", "--json"], capture_output=True,
                          text=True, env=env, cwd=home)
     if run.returncode:
         raise SystemExit(f"{src}: robust run {' '.join(args)} failed: {run.stderr.strip().splitlines()[-1:]}")
-    out = subprocess.run([sys.executable, "-m", "robust.cli", "export", "latest", "-f", "jsonl"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "robust", "export", "latest", "-f", "jsonl"], capture_output=True,
                          text=True, env=env, cwd=home, check=True).stdout
     return {row.pop("item_id"): row for row in map(json.loads, out.splitlines())}
 

@@ -72,7 +72,7 @@ def cli(tmp_path):
         full_env = {**os.environ, "ROBUST_HOME": str(tmp_path / "home"), **(env or {})}
         if site is not None:
             full_env["PYTHONPATH"] = os.pathsep.join([str(site), full_env.get("PYTHONPATH", "")])
-        return subprocess.run([sys.executable, "-m", "robust.cli", *args], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "robust", *args], capture_output=True, text=True,
                               env=full_env, timeout=timeout, cwd=tmp_path)
 
     return run

@@ -1,5 +1,5 @@
 """`python -m robust ...` is `robust ...`."""
 
-from robust.cli import main
+from robust.launcher import main
 
 main()

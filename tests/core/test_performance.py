@@ -154,20 +154,40 @@ def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypat
 HEAVY = ("numpy", "scipy", "sklearn", "nltk", "spacy", "torch", "transformers", "matplotlib", "pandas")
 
 
-def _heavy_after(code: str) -> list[str]:
-    probe = (f"import sys\n{code}\n"
-             f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))")
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code`."""
+    probe = f"import sys\n{code}\nprint(sorted(sys.modules))"
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=os.environ)
     assert proc.returncode == 0, proc.stderr
-    return eval(proc.stdout.strip().splitlines()[-1])
+    return set(eval(proc.stdout.strip().splitlines()[-1]))
+
+
+def _heavy_after(code: str) -> list[str]:
+    return sorted({m.split(".")[0] for m in _modules_after(code)} & set(HEAVY))
+
+
+def _command(*args: str) -> str:
+    return f"from robust.launcher import main\ntry:\n    main({list(args)!r})\nexcept SystemExit:\n    pass"
 
 
 def test_robust_list_imports_no_heavy_library():
-    listed = "from robust import cli\ntry:\n    cli.main(['list'])\nexcept SystemExit:\n    pass"
-    assert _heavy_after(listed) == []
+    assert _heavy_after(_command("list")) == []
     # negative control: the check sees numpy once a plugin module uses its lazy binding
     used = "from robust.plugins.benchmarks.syntextbench import scoring\nscoring.np.zeros(1)"
     assert _heavy_after(used) == ["numpy"]
+
+
+#: what `robust list` has no use for: the command-line parser, rich, and plugin code that only a run needs
+NOT_FOR_LISTING = {"typer", "rich", "robust.cli", "robust.plugins.models.api.client", "robust.plugins.models.api.cache",
+                   "robust.plugins.benchmarks.asr_predict.charcnn", "robust.plugins.benchmarks.syntextbench.scoring",
+                   "robust.plugins.benchmarks.syntextbench.generator", "tarfile"}
+
+
+def test_robust_list_imports_neither_the_parser_nor_run_only_code():
+    assert _modules_after(_command("list")) & NOT_FOR_LISTING == set()
+    assert _modules_after(_command("list", "models", "--json")) & NOT_FOR_LISTING == set()
+    # negative control: any other command goes through typer's parser
+    assert {"typer", "robust.cli"} <= _modules_after(_command("runs", "--json"))
 
 
 # --- the overhead script ---------------------------------------------------------------------------------------

@@ -30,11 +30,11 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path, plugin_site):
         return {**os.environ, "ROBUST_HOME": str(home), "PYTHONPATH": os.pathsep.join([str(site), str(SRC)])}
 
     clean_home, killed_home = tmp_path / "clean", tmp_path / "killed"
-    clean = subprocess.run([sys.executable, "-m", "robust.cli", *args], env=env(clean_home),
+    clean = subprocess.run([sys.executable, "-m", "robust", *args], env=env(clean_home),
                            capture_output=True, text=True, timeout=120)
     assert clean.returncode == 0, clean.stderr
 
-    proc = subprocess.Popen([sys.executable, "-m", "robust.cli", *args], env=env(killed_home),
+    proc = subprocess.Popen([sys.executable, "-m", "robust", *args], env=env(killed_home),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
     while time.time() < deadline:  # wait until some, but not all, chunks are committed
@@ -51,7 +51,7 @@ def test_sigkill_then_resume_equals_clean_run(tmp_path, plugin_site):
     partial, n_partial = _records(killed_home)
     assert 0 < n_partial < 40
 
-    resumed = subprocess.run([sys.executable, "-m", "robust.cli", "run", "--resume", "latest", "--json", "--quiet"],
+    resumed = subprocess.run([sys.executable, "-m", "robust", "run", "--resume", "latest", "--json", "--quiet"],
                              env=env(killed_home), capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "finished"

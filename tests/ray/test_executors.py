@@ -47,7 +47,7 @@ def test_without_ray_the_cli_says_how_to_install_it_in_one_line(tmp_path):
     blocked.mkdir(parents=True)
     (blocked / "__init__.py").write_text("raise ImportError(\"No module named 'ray'\")\n")
     env = {**os.environ, "PYTHONPATH": str(blocked.parent), "ROBUST_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([sys.executable, "-m", "robust.cli", "run", "--bench", "accuracy", "--executor", "ray"],
+    proc = subprocess.run([sys.executable, "-m", "robust", "run", "--bench", "accuracy", "--executor", "ray"],
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 1
     assert error_lines(proc.stderr) == ["error: --executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"]

@@ -122,7 +122,7 @@ def test_driver_stopped_then_killed_resumes_on_ray_then_in_process(local_ray, he
     ray_args = ["--executor", "ray", "--address", local_ray.get_runtime_context().gcs_address]
 
     def robust(*args: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "robust.cli", "run", "--quiet", *args], env=env,
+        return subprocess.Popen([sys.executable, "-m", "robust", "run", "--quiet", *args], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     # 1. SIGTERM: the driver marks its run interrupted and exits

@@ -139,7 +139,7 @@ def test_recipe_with_missing_resources_is_one_line_error():
 
 def cli(*args, env=None, timeout=300):
     full = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "robust.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "robust", *args], capture_output=True, text=True,
                           env=full, timeout=timeout)
 
 

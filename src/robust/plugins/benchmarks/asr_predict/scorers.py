@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from robust import ModelAdapter, RobustError, Scorer
-from robust.plugins.benchmarks.asr_predict import charcnn
 from robust.plugins.benchmarks.asr_predict import features as F
 from robust.plugins.benchmarks.asr_predict.constants import FEATURE_KEYS
-from robust.toolkit.lazy import np
+from robust.toolkit.lazy import LazyModule, np
+
+charcnn = LazyModule("robust.plugins.benchmarks.asr_predict.charcnn")  # torch code, imported when a scorer runs
 
 Row = Mapping[str, Any]
 _LABELS = {"classes": [], "n_classes": 0}  # classes: the corpus class list in index order (empty = infer)

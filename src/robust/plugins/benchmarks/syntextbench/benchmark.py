@@ -23,8 +23,9 @@ from robust.plugins.benchmarks.syntextbench.constants import (
 )
 from robust.plugins.benchmarks.syntextbench.data import SyntheticSentences
 from robust.plugins.benchmarks.syntextbench.scorers import SynTextBenchScore
-from robust.plugins.benchmarks.syntextbench.scoring import reference_margin
-from robust.toolkit.lazy import np
+from robust.toolkit.lazy import LazyModule, np
+
+scoring = LazyModule("robust.plugins.benchmarks.syntextbench.scoring")  # imported when a run is summarised
 
 if TYPE_CHECKING:
     from robust import RunContext
@@ -277,7 +278,7 @@ class SynTextBench(Benchmark):
         held = sum(_held_out(r) for r in at)
         row = {"p": p, "accuracy": acc, "held_out": held,
                "accuracy_se": float(np.sqrt(acc * (1 - acc) / held)) if held else None,
-               "margin": mar, "margin_gaussian": float(reference_margin(acc)) if 0.5 < acc <= 1 else None}
+               "margin": mar, "margin_gaussian": float(scoring.reference_margin(acc)) if 0.5 < acc <= 1 else None}
         if trials > 1:
             row.update({"accuracy_sd": acc_sd, "margin_sd": mar_sd})
         row.update({"K": _mean_sd([r["k"] for r in at])[0], "D": _mean_sd([r["separation"] for r in at])[0],

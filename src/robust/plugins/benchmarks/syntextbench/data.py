@@ -8,7 +8,6 @@ from typing import Any
 
 from robust import DataGenerator, Example, RobustError, Setting, rng_for, unknown
 from robust.plugins.benchmarks.syntextbench.constants import DEFAULT_LEXICON
-from robust.plugins.benchmarks.syntextbench.generator import GeneratorConfig, SyntheticTask, make_task
 from robust.plugins.benchmarks.syntextbench.lexicon import (
     AfinnLexicon,
     LexiconGenerator,
@@ -16,7 +15,9 @@ from robust.plugins.benchmarks.syntextbench.lexicon import (
     WordLists,
     word_lists_from_examples,
 )
+from robust.toolkit.lazy import LazyModule
 
+generator = LazyModule("robust.plugins.benchmarks.syntextbench.generator")  # imported when sentences are made
 PROBABILITY = {"min": 0.0, "max": 1.0}
 #: the lexicons registered beside the sentence generator
 LEXICONS = (SentiWordNetLexicon, AfinnLexicon)
@@ -63,13 +64,13 @@ class SyntheticSentences(DataGenerator):
             _WORD_LISTS[key] = _word_lists(entry, options, bool(self.config["dedupe"]))
         return _WORD_LISTS[key]
 
-    def task(self, seed: int) -> SyntheticTask:
+    def task(self, seed: int) -> generator.SyntheticTask:
         """The labelled dataset at level p of trial `trial` (depends on seed, trial and p only)."""
         c = self.config
         lists = self.word_lists()
         rng = rng_for(seed, "syntextbench", "corpus", c["trial"], f"{c['p']:.4f}")
-        cfg = GeneratorConfig(float(c["p_e"]), float(c["p_n"]), int(c["max_len"]))
-        return make_task(int(c["n"]), float(c["p"]), lists.pos, lists.neg, lists.neu, rng, cfg, c["split"],
+        cfg = generator.GeneratorConfig(float(c["p_e"]), float(c["p_n"]), int(c["max_len"]))
+        return generator.make_task(int(c["n"]), float(c["p"]), lists.pos, lists.neg, lists.neu, rng, cfg, c["split"],
                          float(c["test_frac"]))
 
     def examples(self, seed: int = 0) -> Iterator[Example]:

@@ -7,14 +7,10 @@ from typing import Any
 
 from robust import ModelAdapter, Scorer, Setting
 from robust.plugins.benchmarks.syntextbench.constants import SCALINGS, SECONDARY_A_T
-from robust.plugins.benchmarks.syntextbench.scoring import (
-    crossfit_point,
-    score_replicates,
-    syntextbench_score,
-    task_point,
-)
-from robust.toolkit.lazy import np
-from robust.toolkit.stats import interval
+from robust.toolkit.lazy import LazyModule, np
+
+scoring = LazyModule("robust.plugins.benchmarks.syntextbench.scoring")  # imported when a score is computed
+stats = LazyModule("robust.toolkit.stats")
 
 
 class SynTextBenchScore(Scorer):
@@ -41,9 +37,9 @@ class SynTextBenchScore(Scorer):
             if int(c["folds"]) > 1:
                 Z = np.vstack([r["train_embeddings"], r["test_embeddings"]])
                 y = np.concatenate([r["train_labels"], r["test_labels"]])
-                point = crossfit_point(Z, y, int(c["folds"]), direction=r.get("direction"), **options)
+                point = scoring.crossfit_point(Z, y, int(c["folds"]), direction=r.get("direction"), **options)
             else:
-                point = task_point(r["train_embeddings"], r["train_labels"], r["test_embeddings"],
+                point = scoring.task_point(r["train_embeddings"], r["train_labels"], r["test_embeddings"],
                                    r["test_labels"], direction=r.get("direction"), **options)
             out.append(point.to_dict())
         return out
@@ -59,8 +55,8 @@ class SynTextBenchScore(Scorer):
         ordered = [sorted(pts, key=lambda t: t[0]) for pts in by_trial.values()]
         a_T = float(self.config["a_T"])
         for threshold, key in ((a_T, "score"), (SECONDARY_A_T, f"score_aT{SECONDARY_A_T}")):
-            scores = [syntextbench_score([v["accuracy"] for _, v in pts], [v["margin"] for _, v in pts], threshold)
-                      for pts in ordered]
+            scores = [scoring.syntextbench_score([v["accuracy"] for _, v in pts], [v["margin"] for _, v in pts],
+                                                 threshold) for pts in ordered]
             out[key] = float(np.mean(scores))
             out[f"{key}_sd"] = float(np.std(scores, ddof=1)) if len(scores) > 1 else float("nan")  # over trials
         tasks = [(row["trial"], value["margins"]) for value, row in zip(values, rows) if value.get("margins")]
@@ -68,7 +64,7 @@ class SynTextBenchScore(Scorer):
         margins = [(t, [np.array(m, dtype=float) for m in ms]) for t, ms in tasks]  # None -> NaN (chance)
         for threshold, key in ((a_T, "score"), (SECONDARY_A_T, f"score_aT{SECONDARY_A_T}")):
             # the same resamples for both thresholds (same seed); records without margins (older runs): NaN
-            ci = interval(score_replicates(margins, threshold, int(self.config["bootstrap"]),
+            ci = stats.interval(scoring.score_replicates(margins, threshold, int(self.config["bootstrap"]),
                                            self.ctx.seed_for("syntextbench", "bootstrap")) if usable else [])
             out.update({f"{key}_ci_low": ci.low, f"{key}_ci_high": ci.high, f"{key}_se": ci.se})
         return out

@@ -20,12 +20,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from robust import ModelAdapter, RobustError, Setting, cache_dir
-from robust.plugins.models.api.cache import RequestCache
-from robust.plugins.models.api.client import EndpointClient, EndpointRefused, Retry
-from robust.plugins.models.api.endpoint import Endpoint, Profile
+
+if TYPE_CHECKING:  # imported when an endpoint is made: listing plugins needs none of HTTP, sqlite or threads
+    from robust.plugins.models.api.endpoint import Endpoint, Profile
 
 SCORING = ("auto", "echo", "next-token")
 WHY_NOT = {
@@ -131,6 +131,10 @@ class APIModel(ModelAdapter):
     # the endpoint ------------------------------------------------------------------------------------------
     @cached_property
     def endpoint(self) -> Endpoint:
+        from robust.plugins.models.api.cache import RequestCache
+        from robust.plugins.models.api.client import EndpointClient, Retry
+        from robust.plugins.models.api.endpoint import Endpoint
+
         key_env = self.config["key_env"]
         retry = Retry(int(self.config["max_tries"]), float(self.config["backoff"]))
         client = EndpointClient(self.base_url, os.environ.get(key_env, ""), f"${key_env}",
@@ -265,6 +269,8 @@ class APIModel(ModelAdapter):
         wide = int(self.config["wide_k"])
         if wide <= self.profile.top_k or self._refuses_wide:
             return [tops[c] for c in contexts]
+        from robust.plugins.models.api.client import EndpointRefused
+
         try:
             return self.endpoint.next_tokens(contexts, wide)
         except EndpointRefused:

@@ -11,7 +11,7 @@ wrong values for prompt tokens; llama.cpp's own returns none), so echo is used o
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -182,18 +182,27 @@ class Endpoint:
 
     # requests -------------------------------------------------------------------------------------------
     def complete(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
-        """One completion choice per prompt (`params`: max_tokens, temperature, seed, logprobs, echo), each
-        answered once: cached per prompt, deduplicated, batched `batch_size` prompts per request where the
-        server takes a list, concurrent."""
-        route = "/completions"
+        """One completion choice per prompt (`params`: max_tokens, temperature, seed, logprobs, echo), batched
+        `batch_size` prompts per request where the server takes a list."""
+        if not self.profile.batch:
+            return self._answers("/completions", prompts, params, 1, lambda group: {"prompt": group[0]})
+        return self._answers("/completions", prompts, params, self.batch_size, lambda group: {"prompt": group})
+
+    def chat(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
+        """One chat choice per prompt, each sent as one user message."""
+        return self._answers("/chat/completions", prompts, params, 1,
+                             lambda group: {"messages": [{"role": "user", "content": group[0]}]})
+
+    def _answers(self, route: str, prompts: Sequence[str], params: dict[str, Any], per: int,
+                 body: Callable[[list[str]], dict[str, Any]]) -> list[dict[str, Any]]:
+        """The choice of each prompt, each asked once: cached per prompt, deduplicated, `per` prompts in a request
+        (`body` makes its prompt part), the requests concurrent."""
         keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         self.cache_hits += sum(k in found for k in keys)
         missing = list(dict.fromkeys((k, p) for k, p in zip(keys, prompts) if k not in found))
-        per = self.batch_size if self.profile.batch else 1
         groups = [missing[s: s + per] for s in range(0, len(missing), per)]
-        bodies = [{"model": self.model, "prompt": [p for _, p in g] if self.profile.batch else g[0][1], **params}
-                  for g in groups]
+        bodies = [{"model": self.model, **body([p for _, p in g]), **params} for g in groups]
 
         def done(i: int, answer: dict[str, Any]) -> None:
             choices = sorted(answer.get("choices") or [], key=lambda c: c.get("index", 0))
@@ -204,26 +213,6 @@ class Endpoint:
             found.update(got)
             if self.cache is not None:
                 self.cache.put_many(got)
-
-        self.client.post_many(route, bodies, done)
-        return [found[k] for k in keys]
-
-    def chat(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
-        """One chat choice per prompt, each sent as one user message; cached and concurrent as `complete`."""
-        route = "/chat/completions"
-        keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
-        found = self.cache.get_many(keys) if self.cache is not None else {}
-        self.cache_hits += sum(k in found for k in keys)
-        missing = list(dict.fromkeys((k, p) for k, p in zip(keys, prompts) if k not in found))
-        bodies = [{"model": self.model, "messages": [{"role": "user", "content": p}], **params} for _, p in missing]
-
-        def done(i: int, answer: dict[str, Any]) -> None:
-            choice = (answer.get("choices") or [None])[0]
-            if choice is None:
-                raise RobustError(f"the endpoint {self.where} answered a chat request with no choice")
-            found[missing[i][0]] = choice
-            if self.cache is not None:
-                self.cache.put_many({missing[i][0]: choice})
 
         self.client.post_many(route, bodies, done)
         return [found[k] for k in keys]

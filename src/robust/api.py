@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robust.core.context import RunContext
-from robust.core.data import content_hash, held_out_examples, load_examples, open_data
 from robust.core.errors import Interruption, MissingResource, RobustError, unknown
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
@@ -38,6 +37,7 @@ from robust.core.registry import Entry, Registry
 from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
+from robust.toolkit.data import content_hash, held_out_examples, load_examples, open_data
 from robust.toolkit.paths import cache_dir, package_dir
 from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.transforms import WordTransform

@@ -36,6 +36,7 @@ from robust import (
     Table,
     WorkItem,
     add_scores,
+    attack_specs,
     cache_dir,
     load_examples,
     summarize_scores,
@@ -143,7 +144,7 @@ class ASRPredict(Benchmark):
             self._corpora: dict[str, corpora.Corpus] = {}
             self.specs = {}  # each attack resolved once; unknown attackers fail before the run
             for name in c["attacks"]:
-                spec = self.specs[name] = ctx.registry.attack_specs([name])[0]
+                spec = self.specs[name] = attack_specs([name], ctx.registry)[0]
                 if spec.attacker is None:
                     raise RobustError(f"asr-predict attacks are attackers (deepwordbug, pwws, textfooler, ...), "
                                       f"not the transform {spec.text!r}")

@@ -20,8 +20,8 @@ import numpy as np
 
 
 def movie_reviews(args) -> tuple[list[str], list[str]]:
+    from robust import load_examples
     from robust.core.context import RunContext
-    from robust.core.data import load_examples
 
     examples = load_examples("mr-reviews", RunContext.default())
     order = np.random.default_rng(args.seed).permutation(len(examples))[: args.train + args.test]

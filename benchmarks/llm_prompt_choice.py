@@ -25,8 +25,8 @@ def main() -> None:
     import numpy as np
     import torch
 
+    from robust import load_examples
     from robust.core.context import RunContext
-    from robust.core.data import load_examples
     from robust.core.plugins import get_registry
 
     parser = argparse.ArgumentParser()

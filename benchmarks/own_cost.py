@@ -88,8 +88,8 @@ def naive_bayes(clock: Clock) -> tuple[Any, list[str]]:
     """A multinomial naive-Bayes classifier (add-one smoothing) over lower-cased words of MR's training split."""
     import numpy as np
 
+    from robust import load_examples
     from robust.core.context import RunContext
-    from robust.core.data import load_examples
     from robust.core.plugins import get_registry
 
     ctx = RunContext("own-cost", 0, None, get_registry(), None, None, [])
@@ -301,8 +301,8 @@ def draw_costs(n: int, repeats: int = 3) -> None:
     degree grid × 5 draws, best of `repeats` passes (CPU time): a figure that a busy machine disturbs little."""
     import numpy as np
 
+    from robust import load_examples
     from robust.core.context import RunContext
-    from robust.core.data import load_examples
     from robust.core.plugins import get_registry
 
     ctx = RunContext("own-cost", 0, None, get_registry(), None, None, [])

@@ -34,7 +34,7 @@ def unreached_share(tag: str, n: int, settings: dict[str, dict[str, str]]) -> di
     """Share of one-draw perturbations per degree flagged `unreached` by the transform (with `settings`)."""
     from robtest_common import context
 
-    from robust.core.data import load_examples
+    from robust import load_examples
     from robust.plugins.benchmarks.robtest.data import sample
 
     ctx = context(plugin_settings=settings)

@@ -23,7 +23,7 @@ DIMENSIONS = {"typo": ["typo-M", "typo-G"], "glyph": ["glyph-M", "glyph-G"],
 def originals(n: int) -> list:
     from robtest_common import context
 
-    from robust.core.data import load_examples
+    from robust import load_examples
     from robust.plugins.benchmarks.robtest.data import sample
 
     return sample(load_examples("mr", context()), n, 123)

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from robust import attack_specs
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "plugins.md").read_text()
 BLOCK = re.compile(r"File: `(?P<path>[^`]+)`\n\n```\w*\n(?P<code>.*?)\n```", re.S)
@@ -81,6 +83,6 @@ def test_what_docs_plugins_tells_an_author_holds():
     try:
         registry = robust.registry()
         for value in ("leet", "acme:leet", "acme:all"):  # as "Groups" says: by dimension/prefix, DIST:GROUP
-            assert sorted(s.text for s in registry.attack_specs([value])) == ["leet-G", "leet-M"], value
+            assert sorted(s.text for s in attack_specs([value], registry)) == ["leet-G", "leet-M"], value
     finally:
         plugins.unregister_plugin("acme-leet")

@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from robust import attack_specs
+
 HOSTILE = ("robust-groupname", "robust-samename", "robust-epclash", "robust-ownsettings", "robust-nomethod")
 WORDS = {"positive": ["good", "great", "fun", "best", "love"], "negative": ["bad", "boring", "worst", "dull", "awful"]}
 
@@ -196,10 +198,10 @@ def test_two_third_parties_with_a_group_name_leave_the_group_alone(plugin_site, 
     plugins.register_plugin(P, "other-test", "robust-other", "1.0.0")
     try:
         registry = plugins.get_registry()
-        assert [s.transform.qualified for s in registry.attack_specs(["typo"])] == ["robust:typo-G", "robust:typo-M"]
+        assert [s.transform.qualified for s in attack_specs(["typo"], registry)] == ["robust:typo-G", "robust:typo-M"]
         with pytest.raises(robust.RobustError, match="transform name 'typo' is ambiguous"):
             registry.get("transform", "typo")
-        assert registry.attack_specs(["robust-other:typo"])[0].transform.distribution == "robust-other"
+        assert attack_specs(["robust-other:typo"], registry)[0].transform.distribution == "robust-other"
     finally:
         plugins.unregister_plugin("groupname-test")
         plugins.unregister_plugin("other-test")

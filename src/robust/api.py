@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robust.core.context import RunContext
-from robust.core.data import content_hash, held_out_examples, load_examples, open_data
 from robust.core.errors import Interruption, MissingResource, RobustError, unknown
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
@@ -38,6 +37,8 @@ from robust.core.registry import Entry, Registry
 from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
+from robust.engine.attacks import AttackSpec, attack_specs
+from robust.toolkit.data import content_hash, held_out_examples, load_examples, open_data
 from robust.toolkit.paths import cache_dir, package_dir
 from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.transforms import WordTransform
@@ -74,7 +75,7 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *LAZY})
 
 #: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
-PLUGIN_API = "1.1"
+PLUGIN_API = "1.2"
 
 
 def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
@@ -112,5 +113,5 @@ __all__ = [
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
     "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
-    "check_pairing", "content_hash", "Entry", "Registry", "unknown",
+    "check_pairing", "content_hash", "Entry", "Registry", "unknown", "AttackSpec", "attack_specs",
 ]

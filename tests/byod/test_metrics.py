@@ -119,8 +119,8 @@ def test_separable_uses_both_standard_errors():
     assert separable(0.3, float("nan"), 0.2, 0.01) is None
 
 
-def test_corpora_come_through_the_core_data_path(tmp_path, gpt2_dir):
-    """BYOD reads plain text (paragraphs or lines), JSONL and CSV corpora through robust.core.data."""
+def test_corpora_come_through_the_file_dataset(tmp_path, gpt2_dir):
+    """BYOD reads plain text (paragraphs or lines), JSONL and CSV corpora through the registered `file` dataset."""
     from robust.core.context import RunContext
     from robust.core.plugins import get_registry
     from robust.plugins.benchmarks.byod.benchmark import BYOD

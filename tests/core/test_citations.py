@@ -1,6 +1,6 @@
-"""Every citation in the source is one a reader can follow: a paper (authors, year, section or equation), the
-authors' public code, or a page of this repository's docs — never the internal method specs ("spec §…") or files
-outside the repository (`shared/…`, `robtest.md §…` without `docs/`)."""
+"""Every citation in the source and the docs is one a reader can follow: a paper (authors, year, section or
+equation), the authors' public code, or a page of this repository's docs — never the internal method specs
+("spec §…") or files outside the repository (`../shared/…`, `robtest.md §…` without `docs/`)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,30 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "robust"
 ROOT = SRC.parents[1]
+#: a citation of the internal method specs, and a path outside the repository
+SPEC = r"\b[Ss]pec(?:'s)? \(?(?:[a-z_]+\.md )?(?:§|Appendix |A\d)"
+SHARED = r"/work/shared|\.\./shared\b|(?<![\w/.])shared/(?:specs|seeds|data)"
 #: a citation of a document that is not in the repository
-OUTSIDE = re.compile(r"\b[Ss]pec(?:'s)? (?:[a-z_]+\.md )?(?:§|Appendix |A\d)"
-                     r"|(?<![\w/])(?:robtest|byod|synbench|syntextbench|robusttext|anchors|environment)\.md"
-                     r"|/work/shared|(?<![\w/])shared/(?:specs|seeds)")
+OUTSIDE = re.compile(SPEC + r"|(?<![\w/])(?:robtest|byod|synbench|syntextbench|robusttext|anchors|environment)\.md|"
+                     + SHARED)
+#: the same in the docs, where a page's bare name (`synbench.md`) is a link inside the repository
+OUTSIDE_DOCS = re.compile(SPEC + "|" + SHARED)
+DOC_FILES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("*.md")])
 #: a docs page cited in the source
 DOCS = re.compile(r"\bdocs/[\w/]+\.md")
 
 
-def outside_citations(root: Path) -> list[str]:
-    return [f"{p.relative_to(root)}:{i}: {m.group(0)}" for p in sorted(root.rglob("*.py"))
-            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in OUTSIDE.finditer(line)]
+def outside_citations(root: Path, files: list[Path] | None = None, pattern: re.Pattern = OUTSIDE) -> list[str]:
+    return [f"{p.relative_to(root)}:{i}: {m.group(0)}" for p in (files or sorted(root.rglob("*.py")))
+            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in pattern.finditer(line)]
 
 
 def test_no_source_file_cites_a_document_outside_the_repository():
     assert outside_citations(SRC) == []
+
+
+def test_no_docs_page_cites_a_document_outside_the_repository():
+    assert len(DOC_FILES) > 10 and outside_citations(ROOT, DOC_FILES, OUTSIDE_DOCS) == []
 
 
 def test_every_cited_docs_page_exists():
@@ -40,3 +49,15 @@ def test_the_check_sees_a_spec_citation(tmp_path):
     found = outside_citations(tmp_path)
     assert [f.split(": ", 1)[1] for f in found] == ["spec §", "spec robtest.md §", "anchors.md",
                                                     "/work/shared"]
+
+
+def test_the_docs_check_sees_a_spec_citation_and_a_path_outside(tmp_path):
+    # negative control: the forms docs/validation used before
+    page = tmp_path / "v.md"
+    page.write_text("Expected directions are those of spec §8.3–8.4.\n"
+                    "Paper protocol (spec §4.4), data in `../shared/data/robusttext`.\n"
+                    "| case | spec (§7.3) |\n"
+                    "fine: [the method](../synbench.md), docs/byod.md, Ko 2024, eq. 5.4,\n"
+                    "`shared/intentional_homoglyphs.txt`\n")
+    found = outside_citations(tmp_path, [page], OUTSIDE_DOCS)
+    assert [f.split(": ", 1)[1] for f in found] == ["spec §", "spec §", "../shared", "spec (§"]

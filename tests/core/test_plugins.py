@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from robust import attack_specs
 from robust.core import plugins
 from robust.core.hookspecs import hookimpl
 from robust.core.interfaces import (
@@ -115,10 +116,10 @@ def test_a_third_party_transform_never_joins_a_built_in_group(plugin_site, monke
 
 def _assert_groups_are_built_in(registry):
     assert registry.get("transform", "typo-X").origin == "robust-test 9.9"
-    assert [s.transform.name for s in registry.attack_specs(["typo"])] == ["typo-G", "typo-M"]
-    assert [s.transform.name for s in registry.attack_specs(["all"])] == sorted(
+    assert [s.transform.name for s in attack_specs(["typo"], registry)] == ["typo-G", "typo-M"]
+    assert [s.transform.name for s in attack_specs(["all"], registry)] == sorted(
         e.name for e in registry if e.kind == "transform" and e.distribution == "robust" and e.target.dimension)
-    assert registry.attack_specs(["typo-X"])[0].transform.distribution == "robust-test"
+    assert attack_specs(["typo-X"], registry)[0].transform.distribution == "robust-test"
 
 
 def test_load_plugins_allow_list(cli, plugin_site):
@@ -210,7 +211,7 @@ def test_hook_register_transforms():
     with _Registered(P, "p-transform") as reg:
         shout = reg.get("transform", "t-shout").create()
         assert shout.apply(Example("1", "hi there"), 0.1, None)[0].text == "HI THERE"
-        assert reg.attack_specs(["t-shout"])[0].transform.name == "t-shout"
+        assert attack_specs(["t-shout"], reg)[0].transform.name == "t-shout"
 
 
 def test_hook_register_attackers():
@@ -226,10 +227,10 @@ def test_hook_register_attackers():
             register(Always)
 
     with _Registered(P, "p-attacker") as reg:
-        spec = reg.attack_specs(["t-always"])[0]
+        spec = attack_specs(["t-always"], reg)[0]
         assert spec.attacker.name == "t-always" and spec.transform is None
         assert spec.attacker.create().attack([Example("1", "hi")], None)[0].perturbed == "hi!"
-        combo = reg.attack_specs(["t-always:typo"])
+        combo = attack_specs(["t-always:typo"], reg)
         assert [(s.attacker.name, s.transform.name) for s in combo] == [("t-always", "typo-G"), ("t-always", "typo-M")]
 
 

@@ -261,9 +261,11 @@ def data_case(store, folder, case):
 
 # --- negative controls: the same properties fail when a check is removed ---------------------------------
 def test_the_properties_fail_without_the_checks_they_guard(store, tmp_path, monkeypatch):
-    from robust.core import data, settings
+    from robust.core import settings
     from robust.core.errors import RobustError
     from robust.engine.runner import Runner
+    from robust.plugins.datasets import file
+    from robust.toolkit import data
 
     with monkeypatch.context() as m:  # no range check: p_e=5 goes on to the model
         m.setattr(settings.Setting, "validate", lambda self, name, value: settings._convert(name, value, self.default))
@@ -273,6 +275,7 @@ def test_the_properties_fail_without_the_checks_they_guard(store, tmp_path, monk
     data_case(store, tmp_path, case)
     with monkeypatch.context() as m:  # no label type check while reading (nor the held-out examples' check of
         m.setattr(data, "label_problem", lambda label, names: None)  # gold labels): the float fails a run that exists
+        m.setattr(file, "label_problem", lambda label, names: None)
         m.setattr(data, "label_index", lambda model, label: 0)
         with pytest.raises(AssertionError, match="changed the store"):
             data_case(store, tmp_path, case)

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from robust import load_examples
 from robust.core.batching import OutputCache
 from robust.core.context import RunContext
-from robust.core.data import FileData, load_examples
 from robust.core.errors import RobustError
 from robust.core.labels import label_index
 from robust.core.plugins import get_registry
@@ -189,7 +189,7 @@ def test_a_huge_line_is_refused_without_reading_it_whole(tmp_path):
     path = tmp_path / "huge.txt"
     with path.open("w") as f:
         f.write("x" * 5_000_000)
-    data = FileData(path, label_column=None, max_chars=1000)
+    data = _ctx().open_data(str(path), label_column="", max_chars=1000)
     import tracemalloc
 
     tracemalloc.start()
@@ -212,8 +212,38 @@ def test_data_loads_jsonl_csv_text_and_saved_hf_directories(tmp_path):
         assert [(e.text, str(e.label)) for e in examples] == [("good film", "1"), ("bad film", "0")]
     paragraphs = load_examples(str(tmp_path / "d.txt"), _ctx(), labelled=False)
     assert [(e.id, e.text) for e in paragraphs] == [("000001", "First para line two."), ("000004", "Second para.")]
-    lines = list(FileData(tmp_path / "d.txt", per_line=True).examples())
+    lines = list(_ctx().open_data(str(tmp_path / "d.txt"), per_line=True).examples())
     assert [e.text for e in lines] == ["First para", "line two.", "Second para."]
+
+
+def test_files_are_read_by_the_registered_file_dataset_with_declared_settings(tmp_path):
+    """`--data PATH` is the built-in `file` dataset (registered like a third party's, listed by `robust list
+    datasets`), configured by its declared settings: what a benchmark passes, or the user's `--set file.KEY=V`."""
+    from tests.core.conftest import in_process
+
+    entry = get_registry().get("dataset", "file")
+    assert entry.distribution == "robust" and entry.plugin == "datasets"
+    assert entry.settings == {"path": "", "text_column": "text", "label_column": "label", "per_line": False,
+                              "max_chars": 0}
+    code, out, _ = in_process("list", "datasets", "--json")
+    assert code == 0 and "file" in {row["name"] for row in json.loads(out)}
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"sentence": "good film", "y": "1"}\n{"sentence": "bad film", "y": "0"}\n')
+    by_benchmark = _ctx().open_data(str(path), text_column="sentence", label_column="y")
+    assert by_benchmark.name == "file" and by_benchmark.config["path"] == str(path)
+    by_user = RunContext("", 0, None, get_registry(), plugin_settings={"file": {"text_column": "sentence",
+                                                                                "label_column": "y"}})
+    by_name = by_user.open_data("file")  # --data file: its path from --set file.path=...
+    with pytest.raises(RobustError, match=r"dataset 'file' needs a path: --data PATH"):
+        list(by_name.examples())
+    for data in (by_benchmark, by_user.open_data(str(path)),
+                 by_user.create("dataset", "file", path=str(path))):
+        assert [(e.id, e.text, e.label) for e in data.examples()] == [("000001", "good film", "1"),
+                                                                      ("000002", "bad film", "0")]
+    with pytest.raises(RobustError, match=r"unknown setting 'text_colum' for file \(did you mean 'text_column'\?\)"):
+        _ctx().open_data(str(path), text_colum="sentence")
+    with pytest.raises(RobustError, match=r"d.jsonl:1: missing column 'text' \(columns: sentence, y\)$"):
+        load_examples(str(path), _ctx())  # a file names no setting: the user typed a path
 
 
 def test_gold_labels_map_to_class_indices_by_name_or_index_and_nothing_else():

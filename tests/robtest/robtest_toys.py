@@ -103,14 +103,16 @@ class CountingFn:
 
 
 def registry_with(*transforms: Any) -> Registry:
-    """A registry holding only the toy transforms, RobTest, its attackers and scorers."""
+    """A registry holding only the toy transforms, RobTest, its attackers and scorers, and the `file` dataset that
+    reads `--data PATH`."""
     from robust.plugins.benchmarks.robtest import AverageScore, RobTest, RuleSampling, SaliencyGreedy, WorstScore
+    from robust.plugins.datasets.file import FileDataset
 
     registry = Registry()
     for target in transforms:
         registry.add(Entry("transform", target.name, target, "tests", "local", "0"))
     for kind, target in (("attacker", RuleSampling), ("attacker", SaliencyGreedy), ("benchmark", RobTest),
-                         ("scorer", AverageScore), ("scorer", WorstScore)):
+                         ("scorer", AverageScore), ("scorer", WorstScore), ("dataset", FileDataset)):
         registry.add(Entry(kind, target.name, target, "tests", "local", "0"))
     return registry
 

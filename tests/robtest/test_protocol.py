@@ -6,9 +6,8 @@ import json
 
 import pytest
 
-from robust import FunctionModel
+from robust import FunctionModel, load_examples
 from robust.core.context import RunContext
-from robust.core.data import load_examples
 from robust.core.errors import RobustError
 from robust.core.interfaces import WorkItem
 from robust.core.results import Result

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import RobustError
+from robust.core.errors import RobustError, unknown
 from robust.core.registry import Entry
 from robust.core.seeding import derive_seed, rng_for
 
@@ -94,7 +94,13 @@ class RunContext:
         return self.create("resource", name).locate()
 
     def open_data(self, spec: str | None = None, **options: Any) -> Plugin:
-        """A DataGenerator for a file/directory path or a registered dataset name (the one data path)."""
-        from robust.core.data import open_data
-
-        return open_data(spec or self.data or "", self, **options)
+        """A DataGenerator for a file/directory path (the registered `file` dataset, configured by `options`:
+        `text_column`, `label_column`, ...) or a registered dataset name (the one data path)."""
+        spec = spec or self.data or ""
+        if not spec:
+            raise RobustError("no data given; pass --data FILE or a registered dataset (`robust list datasets`)")
+        if Path(spec).exists():
+            return self.create("dataset", "file", path=spec, **options)
+        if self.registry.has("dataset", spec):
+            return self.create("dataset", spec)
+        raise RobustError(f"no such file: {spec}; " + str(unknown("dataset", spec, self.registry.names("dataset"))))

@@ -96,17 +96,6 @@ class Notice:
 
 
 @dataclass
-class AttackSpec:
-    """One `--attack` value resolved once: a transform run by the benchmark's default attackers, an attacker
-    (with its default or no transform), or `attacker:transform`. Benchmarks use these entries, never the name
-    again; `text` is how reports and item ids show it."""
-
-    text: str
-    transform: Entry | None = None
-    attacker: Entry | None = None
-
-
-@dataclass
 class Registry:
     entries: dict[str, dict[str, list[Entry]]] = field(default_factory=lambda: {k: {} for k in KINDS})
     broken: list[Broken] = field(default_factory=list)
@@ -221,7 +210,7 @@ class Registry:
                 head, rest = f"{head}:{name}", arg
         return self.get("model", head), rest
 
-    # --- --attack values -----------------------------------------------------------------------------------
+    # --- names the built-in attack groups own --------------------------------------------------------------
     def builtin_groups(self) -> set[str]:
         """The attack groups robust defines: `all`, every built-in dimension and name prefix (`typo` of `typo-M`)."""
         out = {"all"}
@@ -231,57 +220,12 @@ class Registry:
                 out.add(str(getattr(e.target, "dimension", "") or "").lower())
         return out - {""}
 
-    def group(self, name: str) -> list[Entry]:
-        """Transforms of group `name` (`all`: the built-in transforms with a dimension; a dimension such as `typo`;
-        a name prefix, `typo` -> `typo-M`; `DIST:GROUP` for one distribution's), from ONE distribution: the
-        built-ins when they define the group, so a third party never joins, replaces or breaks a built-in group."""
-        dist, sep, low = name.lower().rpartition(":")
-        found = [e for e in self if e.kind == "transform" and (not sep or e.distribution == dist) and (
-            (low == "all" and getattr(e.target, "dimension", "")) or e.name.lower().startswith(low + "-")
-            or str(getattr(e.target, "dimension", "") or "").lower() == low)]
-        dists = sorted({e.distribution for e in found})
-        if BUILTIN in dists or len(dists) <= 1:
-            return [e for e in found if e.distribution == (BUILTIN if BUILTIN in dists else dists[0])] if dists else []
-        raise RobustError(f"attack group {name!r} is defined by several plugins ({', '.join(dists)}); "
-                          "name the transforms instead, or qualify the group (DIST:GROUP)")
+    def attack_specs(self, values: list[str]) -> list[Any]:
+        """Deprecated (PLUGIN_API 1.2; removed in 2.0): `robust.attack_specs(values, registry)`."""
+        import warnings
 
-    def attack_specs(self, values: list[str]) -> list[AttackSpec]:
-        """`--attack` values: a transform, an attacker, a group, or `attacker:transform` (each may be qualified)."""
-        out: list[AttackSpec] = []
-        for text in (v.strip() for raw in values for v in str(raw).split(",") if v.strip()):
-            out += self._attack_spec(text)
-        return out
+        from robust.engine.attacks import attack_specs
 
-    def _single(self, text: str) -> AttackSpec | None:
-        transform = self.find("transform", text)
-        if transform is not None:
-            return AttackSpec(self.display(transform), transform=transform)
-        attacker = self.find("attacker", text)
-        return AttackSpec(self.display(attacker), attacker=attacker) if attacker is not None else None
-
-    def _attack_spec(self, text: str) -> list[AttackSpec]:
-        """Built-ins own their names: a built-in transform or attacker, then a built-in group, then a third
-        party's plugin or group, then `attacker:transform` split at each colon in turn."""
-        for kind in ("transform", "attacker"):
-            builtin = [e for e in self.entries[kind].get(text, []) if e.distribution == BUILTIN]
-            if builtin:
-                return [AttackSpec(self.display(builtin[0]), **{kind: builtin[0]})]
-        if text.lower() in self.builtin_groups():
-            return [AttackSpec(self.display(e), transform=e) for e in self.group(text)]
-        single = self._single(text)
-        if single is not None:
-            return [single]
-        members = self.group(text)
-        if members:
-            return [AttackSpec(self.display(e), transform=e) for e in members]
-        for cut in [i for i, ch in enumerate(text) if ch == ":"]:
-            head, tail = text[:cut], text[cut + 1:]
-            attacker = self.find("attacker", head)
-            if attacker is None:
-                continue
-            transform = self.find("transform", tail)
-            transforms = [transform] if transform is not None else self.group(tail)
-            if transforms:
-                return [AttackSpec(f"{self.display(attacker)}:{self.display(t)}", t, attacker) for t in transforms]
-        choices = self.names("transform") + self.names("attacker")
-        raise unknown("attack", text, choices + ["all"])
+        warnings.warn("Registry.attack_specs(values) is deprecated; use robust.attack_specs(values, registry)",
+                      DeprecationWarning, stacklevel=2)
+        return attack_specs(values, self)

@@ -21,6 +21,7 @@ from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Entry, Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
+from robust.engine.attacks import attack_specs
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds, overlap_for
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
 from robust.engine.progress import Estimate, RunProgress, progress_seconds
@@ -220,7 +221,7 @@ class Runner:
 
     def _misplaced(self, key: str, config: RunConfig) -> None:
         """A benchmark setting the benchmark lacks but a plugin of the run has: say which key was meant."""
-        named = [(f"{self.registry.display(e)}.{key}", e) for spec in self.registry.attack_specs(config.attacks)
+        named = [(f"{self.registry.display(e)}.{key}", e) for spec in attack_specs(config.attacks, self.registry)
                  for e in (spec.attacker, spec.transform) if e is not None]
         named += [(f"{s}.{key}", self.registry.get("scorer", s)) for s in config.scorers]
         if not config.model.startswith(IN_MEMORY):
@@ -394,7 +395,7 @@ class Runner:
         named = [self.registry.get("benchmark", config.bench)]
         if not config.model.startswith(IN_MEMORY):
             named.append(self.registry.model_entry(config.model)[0])
-        for spec in self.registry.attack_specs(config.attacks):
+        for spec in attack_specs(config.attacks, self.registry):
             named += [e for e in (spec.attacker, spec.transform) if e is not None]
         named += [self.registry.get("scorer", s) for s in config.scorers]
         return named

@@ -1,5 +1,6 @@
-"""Built-in datasets from the Pang & Lee movie-review data (`robust setup mr`): the MR sentences, split
-deterministically, and the full reviews as multi-sentence passages (BYOD's default corpus)."""
+"""Built-in datasets: `file` (any JSONL, CSV/TSV, plain-text file or saved dataset directory: `--data PATH`), and
+from the Pang & Lee movie-review data (`robust setup mr`) the MR sentences, split deterministically, and the full
+reviews as multi-sentence passages (BYOD's default corpus)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from robust import DataGenerator, Example, Setting, hookimpl
+from robust.plugins.datasets.file import FileDataset
 
 MR_LABELS = {"1": "positive", "-1": "negative"}
 # the files of the `mr` resource's directory
@@ -61,5 +63,5 @@ class MovieReviews(DataGenerator):
 
 @hookimpl
 def register_datasets(register):
-    for dataset in (MovieReviewSentences, MovieReviewTrain, MovieReviews):
+    for dataset in (FileDataset, MovieReviewSentences, MovieReviewTrain, MovieReviews):
         register(dataset)

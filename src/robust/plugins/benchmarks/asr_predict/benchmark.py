@@ -27,7 +27,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from robust import Benchmark, Result, RobustError, RunContext, Setting, Table, WorkItem, cache_dir, load_examples
+from robust import (
+    Benchmark,
+    Result,
+    RobustError,
+    RunContext,
+    Setting,
+    Table,
+    WorkItem,
+    add_scores,
+    attack_specs,
+    cache_dir,
+    load_examples,
+    summarize_scores,
+)
 from robust.plugins.benchmarks.asr_predict import data as corpora
 from robust.plugins.benchmarks.asr_predict import domain
 from robust.plugins.benchmarks.asr_predict.constants import (
@@ -54,6 +67,8 @@ class ASRPredict(Benchmark):
                    "(stage=build | fit | predict)")
     needs = frozenset({"embed"})
     default_model = "minilm"
+    #: one row per dataset: a built sub-dataset (its training set, measured ASR) or --data (the predicted ASR)
+    score_fields = frozenset({"stage", "texts", "labels", "features", "asr"})
     settings = {
         "stage": Setting("predict", choices=STAGES, help="build the table, fit the predictor, or predict"),
         "table": Setting("", help="regression table CSV (build writes it, fit reads it; default: the cache)"),
@@ -121,12 +136,15 @@ class ASRPredict(Benchmark):
     # items ------------------------------------------------------------------------------------------------
     def prepare(self, ctx: RunContext) -> None:
         c = self.config
+        if self.stage == "fit" and ctx.scorers:
+            raise RobustError("asr-predict gives --scorer a row per dataset at stage=build and stage=predict; "
+                              "stage=fit reads a table and has none")
         if self.stage == "build":
             self.plan = corpora.plan(c["families"], [int(k) for k in c["class_counts"]], int(c["subsets"]), ctx.seed)
             self._corpora: dict[str, corpora.Corpus] = {}
             self.specs = {}  # each attack resolved once; unknown attackers fail before the run
             for name in c["attacks"]:
-                spec = self.specs[name] = ctx.registry.attack_specs([name])[0]
+                spec = self.specs[name] = attack_specs([name], ctx.registry)[0]
                 if spec.attacker is None:
                     raise RobustError(f"asr-predict attacks are attackers (deepwordbug, pwws, textfooler, ...), "
                                       f"not the transform {spec.text!r}")
@@ -241,11 +259,14 @@ class ASRPredict(Benchmark):
         for name in c["attacks"]:
             asr[name] = self.attack_success_rate(name, victim, sub, ctx)
         seconds_attacks = time.perf_counter() - start
-        return {"dataset": sub.variant, "family": sub.family, "index": index, "features": features,
-                "extractor": dict(self._extractor),
-                "asr": asr, "target": float(np.mean(list(asr.values()))), "victim_val_accuracy": info["val_accuracy"],
-                "victim_clean_accuracy": info.get("attack_accuracy"), "seconds_features": seconds_features,
-                "seconds_victim": seconds_victim, "seconds_attacks": seconds_attacks}
+        record = {"dataset": sub.variant, "family": sub.family, "index": index, "features": features,
+                  "extractor": dict(self._extractor),
+                  "asr": asr, "target": float(np.mean(list(asr.values()))), "victim_val_accuracy": info["val_accuracy"],
+                  "victim_clean_accuracy": info.get("attack_accuracy"), "seconds_features": seconds_features,
+                  "seconds_victim": seconds_victim, "seconds_attacks": seconds_attacks}
+        row = {"stage": "build", "texts": [t for t, _ in sub.train], "labels": [y for _, y in sub.train],
+               "features": features, "asr": record["target"]}
+        return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     def victim(self, sub: corpora.SubDataset, ctx: RunContext) -> tuple[Any, dict[str, float]]:
         arch = str(self.config["victim"])
@@ -332,21 +353,28 @@ class ASRPredict(Benchmark):
         mr_test = [labelled[i] for i in order[:held]]
         features = self.features(train, mr_test, classes, ctx)
         prediction = self.predictor.predict(features)[0]
-        return {"features": features, "asr": prediction.asr, "error": prediction.error, "low": prediction.low,
-                "high": prediction.high, "basis": prediction.basis, "tree_sd": prediction.tree_sd,
-                "seconds": time.perf_counter() - start, "n": len(labelled), "classes": len(classes),
-                "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta,
-                "trust": self.predictor.trust(prediction.basis), "extractor": self._extractor,
-                "extractor_mismatch": self._mismatch,
-                "out_of_range": self.predictor.out_of_range(features),
-                "at_edge": domain.at_edge(features, self.predictor.domain.get("feature_ranges") or {})}
+        record = {"features": features, "asr": prediction.asr, "error": prediction.error, "low": prediction.low,
+                  "high": prediction.high, "basis": prediction.basis, "tree_sd": prediction.tree_sd,
+                  "seconds": time.perf_counter() - start, "n": len(labelled), "classes": len(classes),
+                  "predictor": str(self.predictor_path()), "predictor_meta": self.predictor.meta,
+                  "trust": self.predictor.trust(prediction.basis), "extractor": self._extractor,
+                  "extractor_mismatch": self._mismatch,
+                  "out_of_range": self.predictor.out_of_range(features),
+                  "at_edge": domain.at_edge(features, self.predictor.domain.get("feature_ranges") or {})}
+        row = {"stage": "predict", "texts": [t for t, _ in labelled], "labels": [y for _, y in labelled],
+               "features": features, "asr": prediction.asr}
+        return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     # reduce ---------------------------------------------------------------------------------------------------
     def reduce(self, records: Mapping[str, dict[str, Any]], ctx: RunContext) -> Result:
-        if self.stage == "build":
-            return self.reduce_build(records)
-        record = next(iter(records.values()))
-        return self.reduce_fit(record) if self.stage == "fit" else self.reduce_predict(record)
+        if self.stage == "fit":
+            return self.reduce_fit(next(iter(records.values())))
+        result = (self.reduce_build(records) if self.stage == "build"
+                  else self.reduce_predict(next(iter(records.values()))))
+        for scorer in self.extra_scorers(ctx):  # names that clash with the benchmark's get the scorer's prefix
+            for key, value in summarize_scores(records.values(), [scorer]).items():
+                result.summary[f"{scorer.name}: {key}" if key in result.summary else key] = value
+        return result
 
     def reduce_build(self, records: Mapping[str, dict[str, Any]]) -> Result:
         rows = [records[k] for k in sorted(records)]

@@ -28,6 +28,7 @@ from robust import (
     Transform,
     WorkItem,
     add_scores,
+    attack_specs,
     check_pairing,
     held_out_examples,
     label_index,
@@ -115,7 +116,7 @@ class AttackBenchmark(Benchmark):
             raise RobustError("the attack benchmark needs --attack (see `robust list attackers`), e.g. "
                               "textattack:deepwordbug, saliency-greedy:typo-G or a transform such as typo-G")
         out = {}
-        for spec in ctx.registry.attack_specs(ctx.attacks):
+        for spec in attack_specs(ctx.attacks, ctx.registry):
             attacker = spec.attacker or ctx.registry.get("attacker", self.config["attacker"])
             name = spec.text if spec.attacker else f"{ctx.registry.display(attacker)}:{spec.text}"
             if attacker.target.uses_transform and spec.transform is None:

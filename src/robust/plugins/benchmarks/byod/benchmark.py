@@ -156,7 +156,7 @@ class BYOD(Benchmark):
         c = self.config
         splitter = lambda text: split_sentences(text, c["splitter"])  # noqa: E731
         data = ctx.open_data(source or ctx.data or self.default_data, text_column=c["text_column"],
-                             label_column=None, per_line=c["per_line"])
+                             label_column="", per_line=c["per_line"])
         texts = ((e.text, list(e.meta["sentences"])) if "sentences" in e.meta else e.text
                  for e in data.examples(ctx.seed))
         return passages(texts, splitter, c["detokenize"])

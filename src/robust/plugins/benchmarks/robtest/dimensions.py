@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robust import Entry, Registry, RobustError
+from robust import Entry, Registry, RobustError, attack_specs
 
 #: the report's page order (Chen et al. 2023, Appendix G); unknown dimensions follow in name order
 DIMENSION_ORDER = ("Typo", "Glyph", "Phonetic", "Synonym", "Contextual", "Inflection", "Syntax", "Distraction")
@@ -82,7 +82,7 @@ def plan(names: Iterable[str], registry: Registry, defaults: dict[str, str],
     attacker under its own access label. Every name is resolved here, once."""
     skip = {s.lower() for s in score_skip}
     tags: dict[str, DimensionTag] = {}
-    specs = registry.attack_specs(list(names))
+    specs = attack_specs(list(names), registry)
     if not specs:
         raise RobustError("robtest needs --attack NAMES (e.g. --attack typo or --attack all); "
                           "see `robust list attacks`")

@@ -16,7 +16,18 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from robust import Benchmark, DataGenerator, Result, RobustError, Setting, Table, WorkItem, cache_dir
+from robust import (
+    Benchmark,
+    DataGenerator,
+    Result,
+    RobustError,
+    Setting,
+    Table,
+    WorkItem,
+    add_scores,
+    cache_dir,
+    summarize_scores,
+)
 from robust.plugins.benchmarks.synbench.constants import (
     A_T_GRID,
     COVARIANCES,
@@ -58,6 +69,7 @@ class SynBench(Benchmark):
     needs = frozenset({"embed_arrays"})
     default_model = "identity"  # `robust run --bench synbench` without --model: the reference representation
     scorers = ("synbench-reference", "synbench-score")
+    score_fields = frozenset({"train_embeddings", "train_labels", "test_embeddings", "test_labels", "trial", "s"})
     chunk_size = 1
     settings = {
         "shape": Setting("auto", help="auto: the model's native CxHxW (models without one: 3x8x8) | CxHxW | d"),
@@ -197,12 +209,15 @@ class SynBench(Benchmark):
                              self.config["denominator"], self.cutoff)
         reference = self.reference(s, ctx)
         t2 = time.perf_counter()
-        return {"trial": trial, "s": s, "shape": format_shape(self.shape), "n_train": len(ytr),
-                "n_test": len(yte), "n_pos_train": int((ytr == 1).sum()),
-                "dim": int(Ztr.shape[1]), "rank": rank,
-                "points": [{"epsilon": p.epsilon, "accuracy": p.accuracy, "margin": p.margin} for p in points],
-                "reference": reference, "seconds_generate": g1 + g2, "seconds_model": m1 + m2,
-                "seconds_probe": t2 - t1, "seconds_total": t2 - t0}
+        record = {"trial": trial, "s": s, "shape": format_shape(self.shape), "n_train": len(ytr),
+                  "n_test": len(yte), "n_pos_train": int((ytr == 1).sum()),
+                  "dim": int(Ztr.shape[1]), "rank": rank,
+                  "points": [{"epsilon": p.epsilon, "accuracy": p.accuracy, "margin": p.margin} for p in points],
+                  "reference": reference, "seconds_generate": g1 + g2, "seconds_model": m1 + m2,
+                  "seconds_probe": t2 - t1, "seconds_total": t2 - t0}
+        row = {"train_embeddings": Ztr, "train_labels": ytr, "test_embeddings": Zte, "test_labels": yte,
+               "trial": trial, "s": s}  # labels +1 / -1
+        return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     # --- results -------------------------------------------------------------------------------------
     def trial_scores(self, recs: Sequence[Mapping[str, Any]], scorer: Any,
@@ -337,6 +352,9 @@ class SynBench(Benchmark):
                             f"ε*={best_eps:g}",
                             ["s", "a_in", "b_in", "a_rep", "b_rep", "a_rep(ε*)", "b_rep(ε*)", "rank"], level_rows))
         data["levels"] = levels
+        for scorer in self.extra_scorers(ctx):  # names that clash with the benchmark's get the scorer's prefix
+            for key, value in summarize_scores(recs, [scorer]).items():
+                summary[f"{scorer.name}: {key}" if key in summary else key] = value
         return Result(summary, tables, data)
 
     def score_table(self, title: str, stats: Mapping[tuple[float, float], Any]) -> Table:

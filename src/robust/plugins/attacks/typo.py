@@ -90,8 +90,11 @@ class TypoM(Transform):
         k = budget(len(text), degree)
         if k == 0:
             return [example]
-        text = self._faithful_draw(text, k, rng) if faithful else self._clean_draw(text, k, rng)
-        return [with_degree(example, text, degree, self.measure(example.text, text))]
+        if faithful:
+            text = self._faithful_draw(text, k, rng)
+            return [with_degree(example, text, degree, self.measure(example.text, text))]
+        text, dist = self._clean_draw(text, k, rng)  # dist: the lower-cased Levenshtein distance `measure` takes
+        return [with_degree(example, text, degree, dist / len(example.text))]
 
     @staticmethod
     def _faithful_draw(text: str, k: int, rng: np.random.Generator) -> str:
@@ -111,8 +114,9 @@ class TypoM(Transform):
         return text
 
     @staticmethod
-    def _clean_draw(text: str, k: int, rng: np.random.Generator) -> str:
-        """Edits at random positions until the lower-cased Levenshtein distance to the original is k (docs/attacks.md).
+    def _clean_draw(text: str, k: int, rng: np.random.Generator) -> tuple[str, int]:
+        """Edits at random positions until the lower-cased Levenshtein distance to the original is k
+        (docs/attacks.md); returns the text and its distance.
 
         Progress is the measured distance, not a sum of edit costs: two edits can overlap or cancel ("ab" ->
         "aab" -> "ab"), and a pass over the positions can run out when many operations fail (digits, spaces),
@@ -126,7 +130,7 @@ class TypoM(Transform):
         while dist < k and idle < 4:
             progressed = False
             positions = rng.permutation(len(text)).tolist()
-            with Draws(rng, len(positions)) as draws:  # the ops and neighbours of this pass, read in one block
+            with Draws(rng) as draws:  # the ops and neighbours of this pass at C speed
                 for pos in positions:
                     if dist >= k:
                         break
@@ -143,7 +147,7 @@ class TypoM(Transform):
                         continue  # no progress (edits cancelled) or past the budget (a swap costs 2)
                     text, dist, progressed = new, new_dist, True
             idle = 0 if progressed else idle + 1
-        return text
+        return text, dist
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
@@ -162,12 +166,13 @@ class TypoG(WordTransform):
     dimension = "typo"
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
     settings = {"mode": MODE}
+    integer_draws = True  # substitute draws a position, an op and a neighbour: served by `Draws` in `apply`
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]
         return _faithful(self.config)  # faithful: failed attempts consume the budget
 
-    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator | Draws) -> str | None:
         faithful = _faithful(self.config)
         new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
         return new or None

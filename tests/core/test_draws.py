@@ -1,5 +1,5 @@
-"""`Draws` serves `rng.integers(n)` from one block read: the same values and the same generator state after it
-as one numpy call per draw (hypothesis over seeds, bounds, block sizes and the half-used 32-bit buffer), and
+"""`Draws` serves `rng.integers(n)` from the generator's raw outputs: the same values and the same generator state
+after it as one numpy call per draw (hypothesis over seeds, bounds and the half-used 32-bit buffer), and
 the clean Typo-M draw built on it writes the texts of the scalar-draw algorithm it replaced; the glyph and
 phonetic draws from cached cdfs pick what `rng.choice(n, p=...)` picks."""
 

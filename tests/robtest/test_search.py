@@ -122,3 +122,20 @@ def test_clean_saliency_follows_the_gold_label_on_a_misclassified_example():
                                                              rngs=[np.random.default_rng(0)])[0]
     assert "good" in clean.perturbed.split() and clean.success
     assert "good" not in faithful.perturbed.split() and not faithful.success
+
+
+def test_integer_draws_edits_equal_the_scalar_draws():
+    """Typo's edits draw only `rng.integers`: the greedy search serves them from a `Draws` per round. The same
+    search with the flag off (one numpy call per draw) writes the same texts and leaves the same generator state."""
+    from robust.plugins.attacks.typo import TypoG, TypoM
+
+    text = "a good film , the best of the year and a good cast that plays it well"
+    for cls in (TypoM, TypoG):
+        outs = {}
+        for flag in (True, False):
+            transform = type(f"{cls.__name__}{flag}", (cls,), {"integer_draws": flag})()
+            rng = np.random.default_rng(5)
+            texts = drive([search_for(transform, text, 0.3, rng)], keyword_probs)[0].texts
+            outs[flag] = (texts, rng.bit_generator.state, rng.integers(1000, size=3).tolist())
+        assert outs[True] == outs[False]
+        assert outs[True][0] != [text]  # it edited

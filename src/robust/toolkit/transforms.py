@@ -249,7 +249,6 @@ class WordTransform(Transform):
 
     unit: ClassVar[str] = "word"
     counts_failures: ClassVar[bool] = False
-    integer_draws: ClassVar[bool] = False
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         raise NotImplementedError

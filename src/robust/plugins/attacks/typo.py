@@ -83,6 +83,7 @@ class TypoM(Transform):
     description = "Typo-M: keyboard typos (delete/insert/replace/swap/repeat) at random characters"
     unit: ClassVar[str] = "char"
     settings = {"mode": MODE}
+    integer_draws = True  # edit draws a position, an op and a neighbour
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         faithful = _faithful(self.config)
@@ -149,7 +150,7 @@ class TypoM(Transform):
             idle = 0 if progressed else idle + 1
         return text, dist
 
-    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+    def edit(self, text: str, index: int, rng: np.random.Generator | Draws, original: str) -> str | None:
         # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
         faithful = _faithful(self.config)
         return replace_word(
@@ -166,7 +167,7 @@ class TypoG(WordTransform):
     dimension = "typo"
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
     settings = {"mode": MODE}
-    integer_draws = True  # substitute draws a position, an op and a neighbour: served by `Draws` in `apply`
+    integer_draws = True  # substitute (and so edit) draws a position, an op and a neighbour
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]

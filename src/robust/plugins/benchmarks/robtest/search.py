@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from robust.toolkit.draws import Draws
 from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.toolkit.text import budget, join, levenshtein, words
 
@@ -114,17 +116,18 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
             # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
-            for j in candidates:
-                if done >= per_round:
-                    break
-                if not config.faithful and transform.unit == "word" and _edited(s, t, j):
-                    continue
-                c = transform.edit(t, j, rng, s)
-                if c is None or c == t:
-                    continue
-                t, done = c, done + 1
-                if reached(t):
-                    break
+            with Draws(rng) if transform.integer_draws else nullcontext(rng) as draws:  # this round's edits
+                for j in candidates:
+                    if done >= per_round:
+                        break
+                    if not config.faithful and transform.unit == "word" and _edited(s, t, j):
+                        continue
+                    c = transform.edit(t, j, draws, s)
+                    if c is None or c == t:
+                        continue
+                    t, done = c, done + 1
+                    if reached(t):
+                        break
         if t not in out:
             out.append(t)
         if spent or reached(t) or t == start:  # later draws would return the same text

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from robust import Example, Transform, hookimpl
 from robust.toolkit.draws import Draws
-from robust.toolkit.lazy import np
+from robust.toolkit.lazy import Levenshtein, np
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,
@@ -124,8 +124,6 @@ class TypoM(Transform):
         which is why summing costs over one permutation left Typo-M at 0.47 for d = 0.6. Positions are walked
         in random permutations (each pass re-drawn on the current text) until k is reached or 4 passes failed.
         """
-        from rapidfuzz.distance import Levenshtein
-
         distance = Levenshtein.distance  # C++, bit-parallel
         original, dist, idle = text.lower(), 0, 0
         while dist < k and idle < 4:

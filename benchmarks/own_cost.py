@@ -15,6 +15,8 @@ reports
 - marginal µs / text and run's fixed s: own = fixed + marginal × texts fitted through a run of N examples and
   one of N/2: the cost per query of a large run, and what every run costs once (run store, data, helper
   models' loading, package versions, report), which dominates a small run's own µs / text,
+- own ÷ victim: robust's own CPU over the victim's, both per text: a loaded machine inflates both alike (the
+  victim's work per text is fixed), so this ratio compares two versions run at different loads better than µs,
 - peak RSS of the process (MB, warm-up included).
 
     python benchmarks/own_cost.py                              # every workload, 50 examples
@@ -360,14 +362,15 @@ def main() -> None:
         raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     print(f"{args.limit} examples per workload; load average {os.getloadavg()[0]:.1f}\n")
     print("| workload | texts the model saw | own µs / text | marginal µs / text | goal | run's fixed s | "
-          "victim µs / text | helper models s | wall s | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "victim µs / text | own ÷ victim | helper models s | wall s | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
         m = child(name, args.limit, args.profile)
         goal = WORKLOADS[name].goal
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | ≤ {goal:.0f} | {m.fixed:.2f} | "
-              f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.helper_cpu:.1f} | {m.wall:.1f} | {m.peak_mb:.0f} |",
+              f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
+              f"{m.helper_cpu:.1f} | {m.wall:.1f} | {m.peak_mb:.0f} |",
               flush=True)
         if m.profile:
             profiles.append((name, m.profile))

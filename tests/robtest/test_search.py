@@ -15,7 +15,7 @@ from robust.plugins.benchmarks.robtest.search import (
     search_for,
 )
 
-from .robtest_toys import FILLER, ToyWord, keyword_probs
+from .robtest_toys import FILLER, CountingFn, ToyWord, keyword_probs
 
 
 class Appender(Transform):
@@ -122,3 +122,41 @@ def test_clean_saliency_follows_the_gold_label_on_a_misclassified_example():
                                                              rngs=[np.random.default_rng(0)])[0]
     assert "good" in clean.perturbed.split() and clean.success
     assert "good" not in faithful.perturbed.split() and not faithful.success
+
+
+def test_integer_draws_edits_equal_the_scalar_draws():
+    """Typo's edits draw only `rng.integers`: the greedy search serves them from a `Draws` per round. The same
+    search with the flag off (one numpy call per draw) writes the same texts and leaves the same generator state."""
+    from robust.plugins.attacks.typo import TypoG, TypoM
+
+    text = "a good film , the best of the year and a good cast that plays it well"
+    for cls in (TypoM, TypoG):
+        outs = {}
+        for flag in (True, False):
+            transform = type(f"{cls.__name__}{flag}", (cls,), {"integer_draws": flag})()
+            rng = np.random.default_rng(5)
+            texts = drive([search_for(transform, text, 0.3, rng)], keyword_probs)[0].texts
+            outs[flag] = (texts, rng.bit_generator.state, rng.integers(1000, size=3).tolist())
+        assert outs[True] == outs[False]
+        assert outs[True][0] != [text]  # it edited
+
+
+def test_one_path_for_all_degrees_equals_a_search_per_degree():
+    """`greedy_degrees` ends one path where each degree's own search ends: the same variants and the same distinct
+    queries (the final variant included) as `greedy_search` run separately on the same stream, and each query is
+    asked once (fewer texts in all than the separate searches ask)."""
+    from robust.plugins.attacks.typo import TypoG, TypoM
+    from robust.plugins.benchmarks.robtest.search import greedy_degrees
+
+    text = "a good film , the best of the year and a good cast that plays it well , bad ending though"
+    degrees = [0.05, 0.1, 0.2, 0.4, 0.6]
+    for transform in (TypoM(), TypoG(), ToyWord()):
+        for config in (GreedyConfig(), GreedyConfig(stop_on_flip=True)):
+            separate = [drive([search_for(transform, text, d, np.random.default_rng(9), config, gold=1)],
+                              keyword_probs)[0] for d in degrees]
+            counting = CountingFn()
+            shared = drive([greedy_degrees(transform, text, degrees, np.random.default_rng(9), config, 1)],
+                           counting)[0].value
+            assert [e.texts for e in shared] == [o.texts for o in separate]
+            assert [e.queries for e in shared] == [len(o.seen | set(o.texts)) for o in separate]
+            assert counting.texts < sum(len(o.seen) for o in separate)

@@ -22,3 +22,5 @@ class LazyModule(types.ModuleType):
 
 
 np: Any = LazyModule("numpy")
+#: rapidfuzz's Levenshtein (C++, bit-parallel): edit distances measured after every edit of some draws and searches
+Levenshtein: Any = LazyModule("rapidfuzz.distance.Levenshtein")

@@ -103,7 +103,7 @@ def by_drop(probs: np.ndarray, target: int) -> list[int]:
     drop first), ties in position order."""
     import numpy as np
 
-    return [int(j) for j in np.argsort(probs[:, target], kind="stable")]
+    return np.argsort(probs[:, target], kind="stable").tolist()
 
 
 def _fitting(seen: set[str], query: list[str], limit: int) -> int:

@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from robust.toolkit.lazy import Levenshtein
+
 
 def words(text: str) -> list[str]:
     """Whitespace tokens of `text` (RobTest's `sentence.split()`)."""
@@ -23,9 +25,8 @@ def join(tokens: Sequence[str]) -> str:
 
 def levenshtein(a: str | Sequence[str], b: str | Sequence[str]) -> int:
     """Unit-cost edit distance (insert/delete/substitute) between two strings or token sequences (rapidfuzz's
-    bit-parallel C++ implementation: the clean Typo-M and Phonetic-M draws measure it after every edit)."""
-    from rapidfuzz.distance import Levenshtein
-
+    bit-parallel C++ implementation: the clean Typo-M and Phonetic-M draws measure it after every edit; bound
+    once, not imported per call)."""
     return Levenshtein.distance(a, b)
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any, ClassVar
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
@@ -241,7 +243,8 @@ class WordTransform(Transform):
     Subclasses implement `substitute(word, tokens, index, rng)` -> the replacement of `word` (the ORIGINAL
     word at `index`, RobTest's `transform_target`) or None. `apply` walks a random permutation of word
     positions and edits until k = ceil(N_w·d) budget units are spent; `counts_failures` chooses whether a
-    failed position consumes budget (Typo-G: yes; Glyph/Synonym: no).
+    failed position consumes budget (Typo-G: yes; Glyph/Synonym: no). A subclass whose `substitute` draws
+    only `rng.integers(n)` sets `integer_draws`: `apply` then hands it a `Draws` (the same values at C speed).
     """
 
     unit: ClassVar[str] = "word"
@@ -268,15 +271,17 @@ class WordTransform(Transform):
             return [example]
         tokens = list(source)
         spent = 0
-        for index in rng.permutation(len(source)):
-            if spent >= k:
-                break
-            new = self.substitute(source[index], source, int(index), rng)
-            if new is not None and new != source[index]:
-                tokens[index] = new
-                spent += 1
-            elif self.counts_failures:
-                spent += 1
+        order = rng.permutation(len(source)).tolist()
+        with Draws(rng) if self.integer_draws else nullcontext(rng) as draws:
+            for index in order:
+                if spent >= k:
+                    break
+                new = self.substitute(source[index], source, index, draws)
+                if new is not None and new != source[index]:
+                    tokens[index] = new
+                    spent += 1
+                elif self.counts_failures:
+                    spent += 1
         new = join(tokens)
         return [with_degree(example, new, degree, self.measure(example.text, new))]
 

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from robust import Example, Transform, hookimpl
 from robust.toolkit.draws import Draws
-from robust.toolkit.lazy import np
+from robust.toolkit.lazy import Levenshtein, np
 from robust.toolkit.transforms import (
     MODE,
     WordTransform,
@@ -83,6 +83,7 @@ class TypoM(Transform):
     description = "Typo-M: keyboard typos (delete/insert/replace/swap/repeat) at random characters"
     unit: ClassVar[str] = "char"
     settings = {"mode": MODE}
+    integer_draws = True  # edit draws a position, an op and a neighbour
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         faithful = _faithful(self.config)
@@ -90,8 +91,11 @@ class TypoM(Transform):
         k = budget(len(text), degree)
         if k == 0:
             return [example]
-        text = self._faithful_draw(text, k, rng) if faithful else self._clean_draw(text, k, rng)
-        return [with_degree(example, text, degree, self.measure(example.text, text))]
+        if faithful:
+            text = self._faithful_draw(text, k, rng)
+            return [with_degree(example, text, degree, self.measure(example.text, text))]
+        text, dist = self._clean_draw(text, k, rng)  # dist: the lower-cased Levenshtein distance `measure` takes
+        return [with_degree(example, text, degree, dist / len(example.text))]
 
     @staticmethod
     def _faithful_draw(text: str, k: int, rng: np.random.Generator) -> str:
@@ -111,22 +115,21 @@ class TypoM(Transform):
         return text
 
     @staticmethod
-    def _clean_draw(text: str, k: int, rng: np.random.Generator) -> str:
-        """Edits at random positions until the lower-cased Levenshtein distance to the original is k (docs/attacks.md).
+    def _clean_draw(text: str, k: int, rng: np.random.Generator) -> tuple[str, int]:
+        """Edits at random positions until the lower-cased Levenshtein distance to the original is k
+        (docs/attacks.md); returns the text and its distance.
 
         Progress is the measured distance, not a sum of edit costs: two edits can overlap or cancel ("ab" ->
         "aab" -> "ab"), and a pass over the positions can run out when many operations fail (digits, spaces),
         which is why summing costs over one permutation left Typo-M at 0.47 for d = 0.6. Positions are walked
         in random permutations (each pass re-drawn on the current text) until k is reached or 4 passes failed.
         """
-        from rapidfuzz.distance import Levenshtein
-
         distance = Levenshtein.distance  # C++, bit-parallel
         original, dist, idle = text.lower(), 0, 0
         while dist < k and idle < 4:
             progressed = False
             positions = rng.permutation(len(text)).tolist()
-            with Draws(rng, len(positions)) as draws:  # the ops and neighbours of this pass, read in one block
+            with Draws(rng) as draws:  # the ops and neighbours of this pass at C speed
                 for pos in positions:
                     if dist >= k:
                         break
@@ -143,9 +146,9 @@ class TypoM(Transform):
                         continue  # no progress (edits cancelled) or past the budget (a swap costs 2)
                     text, dist, progressed = new, new_dist, True
             idle = 0 if progressed else idle + 1
-        return text
+        return text, dist
 
-    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
+    def edit(self, text: str, index: int, rng: np.random.Generator | Draws, original: str) -> str | None:
         # RobTest's transform_char: a random character of the CURRENT word (edits can accumulate)
         faithful = _faithful(self.config)
         return replace_word(
@@ -162,12 +165,13 @@ class TypoG(WordTransform):
     dimension = "typo"
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
     settings = {"mode": MODE}
+    integer_draws = True  # substitute (and so edit) draws a position, an op and a neighbour
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]
         return _faithful(self.config)  # faithful: failed attempts consume the budget
 
-    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
+    def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator | Draws) -> str | None:
         faithful = _faithful(self.config)
         new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
         return new or None

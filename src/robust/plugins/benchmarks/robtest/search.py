@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from robust.toolkit.draws import Draws
 from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.toolkit.text import budget, join, levenshtein, words
 
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
 
     from robust import Transform
 
-__all__ = ["GreedyConfig", "Outcome", "Search", "drive", "expected_queries", "greedy_search", "search_for",
-           "sentence_search"]
+__all__ = ["End", "GreedyConfig", "Outcome", "Search", "drive", "expected_queries", "greedy_degrees", "greedy_search",
+           "search_for", "sentence_search"]
 
 
 @dataclass(frozen=True)
@@ -88,24 +90,66 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
     """Greedy by word saliency for char/word units (Chen et al. 2023, §2.2): every round, mask-score all words of the
     current text and edit the top 15 % in order until the degree is reached or the rounds run out.
     Saliency is measured on the `gold` class when given (clean), else on the prediction (faithful)."""
+    ends = yield from _greedy(transform, text, [degree], rng, config, gold)
+    return ends[0].texts
+
+
+@dataclass(frozen=True)
+class End:
+    """Where the search for one degree ended: its variants and the distinct texts it had classified (its
+    variants included: the final check's query)."""
+
+    texts: list[str]
+    queries: int
+
+
+def greedy_degrees(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator,
+                   config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
+    """The greedy searches of one text at several degrees, as one search: with the same generator stream the search
+    at degree d is a prefix of the search at d' > d (it stops at a weaker test or an earlier round cap), so one path
+    to the largest degree, ended for each degree where its own search would end, writes what the separate searches
+    write, with each query asked once. Clean mode (one draw) without a query budget only; returns one `End` per
+    degree."""
+    if config.faithful:
+        raise ValueError("greedy_degrees: clean mode only (faithful draws continue from the previous text)")
+    return (yield from _greedy(transform, text, degrees, rng, config, gold))
+
+
+def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator, config: GreedyConfig,
+            gold: int | None) -> Search:
     s = text.strip()
     n_words = len(words(s))
     n = len(s) if transform.unit == "char" else n_words
-    k = budget(n, degree)
     per_round = math.ceil(n_words * config.ratio)
-    rounds = int(k * 3 / per_round) if per_round else 0  # max rounds = int(k*3/B)
+    # max rounds = int(k*3/B), per degree
+    caps = [int(budget(n, d) * 3 / per_round) if per_round else 0 for d in degrees]
     measure = stop_measure(transform, s, config.faithful)
-    reached = lambda t: measure(t) >= degree  # noqa: E731
+    ends: dict[int, End] = {}
+    seen: set[str] = set()
+
+    def end(t: str, rounds: int | None = None) -> bool:
+        """End the degrees whose search ends at `t` (reached, or `rounds` at their cap); True when none is left."""
+        achieved = None
+        for i, d in enumerate(degrees):
+            if i in ends:
+                continue
+            if rounds is not None and rounds >= caps[i] or (achieved := measure(t) if achieved is None
+                                                              else achieved) >= d:
+                ends[i] = End([t], len(seen) + (t not in seen))
+        return len(ends) == len(degrees)
+
     t, out, first, spent = s, [], None, False
     for _ in range(config.draws if config.faithful else 1):
-        start = t
-        for _ in range(rounds):
-            if reached(t):
-                break
-            probs = yield saliency_queries(t, config.mask_token)
+        start, rounds = t, 0
+        ends.clear()  # faithful: each draw continues from the previous text, rounds counted afresh
+        while not end(t, rounds):
+            queries = saliency_queries(t, config.mask_token)
+            probs = yield queries
             if probs is None:  # the query budget is spent
                 spent = True
                 break
+            seen.update(queries)
+            rounds += 1
             order, predicted = saliency_order(probs, gold)
             first = predicted if first is None else first
             if config.stop_on_flip and predicted != (first if gold is None else gold):
@@ -114,22 +158,26 @@ def greedy_search(transform: Transform, text: str, degree: float, rng: np.random
             # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
-            for j in candidates:
-                if done >= per_round:
-                    break
-                if not config.faithful and transform.unit == "word" and _edited(s, t, j):
-                    continue
-                c = transform.edit(t, j, rng, s)
-                if c is None or c == t:
-                    continue
-                t, done = c, done + 1
-                if reached(t):
-                    break
+            with Draws(rng) if transform.integer_draws else nullcontext(rng) as draws:  # this round's edits
+                for j in candidates:
+                    if done >= per_round:
+                        break
+                    if not config.faithful and transform.unit == "word" and _edited(s, t, j):
+                        continue
+                    c = transform.edit(t, j, draws, s)
+                    if c is None or c == t:
+                        continue
+                    t, done = c, done + 1
+                    if end(t):
+                        break
+        if len(degrees) > 1:  # clean: the loop above ended every degree, or the flip ended the rest
+            end(t, rounds=max(caps))
+            return [ends[i] for i in range(len(degrees))]
         if t not in out:
             out.append(t)
-        if spent or reached(t) or t == start:  # later draws would return the same text
+        if spent or measure(t) >= degrees[0] or t == start:  # later draws would return the same text
             break
-    return out
+    return [End(out, len(seen | set(out)))]
 
 
 def _edited(original: str, text: str, index: int) -> bool:

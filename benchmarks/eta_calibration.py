@@ -28,16 +28,26 @@ from typing import Any
 
 def child(schedule: str, argv: list[str]) -> None:
     """Run the CLI in this process with its progress logging the schedule (every item's kind and expected cost,
-    and, at every finished chunk, the time, the items and the model's query count); write it at exit. RobTest's
+    and, at every finished chunk, the time, the items, the model's query count and the seconds spent in the model's
+    `classify` so far); write it at exit. RobTest's
     items also get the cost of the formula before issue 34 (`old_cost`), to replay the old estimator."""
     import atexit
 
+    from robust.core.interfaces import ModelAdapter
     from robust.engine import progress
     from robust.plugins.benchmarks.robtest.benchmark import RobTest
 
     log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "old_cost": {}, "end": 0.0}
     init, advance, cost = progress.RunProgress.__init__, progress.RunProgress.advance, RobTest.item_cost
-    start = [0.0]
+    classify = ModelAdapter.classify
+    start, model_seconds = [0.0], [0.0]
+
+    def timed_classify(self, texts):
+        began = time.monotonic()
+        try:
+            return classify(self, texts)
+        finally:
+            model_seconds[0] += time.monotonic() - began
 
     def logged_init(self, title, estimate, queries, *args, **kw):
         log.update(total=estimate.total, done=estimate.done, todo={k: list(v) for k, v in estimate.todo.items()})
@@ -47,16 +57,18 @@ def child(schedule: str, argv: list[str]) -> None:
     def logged_advance(self, ids):
         ids = list(ids)
         advance(self, ids)
-        log["events"].append([time.monotonic() - start[0], ids, self.queries() - self.base_queries])
+        log["events"].append([time.monotonic() - start[0], ids, self.queries() - self.base_queries,
+                              model_seconds[0]])
 
     def logged_cost(self, item):
-        kind, _, degree, e = item.payload
-        old = 1.0 if kind == "clean" else float(self._size("aug_num")) if kind in ("rule", "augment") else \
-            len(self.examples[e].text.split()) * (1 + 40 * degree)
+        cell = item.payload
+        old = 1.0 if cell.kind == "clean" else float(self._size("aug_num")) if cell.kind in ("rule", "augment") \
+            else len(self.examples[cell.example].text.split()) * (1 + 40 * cell.degree)
         log["old_cost"][item.id] = old
         return cost(self, item)
 
     progress.RunProgress.__init__, progress.RunProgress.advance = logged_init, logged_advance
+    ModelAdapter.classify = timed_classify
     RobTest.item_cost = logged_cost
 
     def write() -> None:
@@ -112,7 +124,7 @@ def replay(path: Path, every: float, old_costs: bool = False) -> list[tuple[floa
         total, rows, events, t, queried = log["end"], [], list(log["events"]), every, 0
         while t < total:
             while events and events[0][0] <= t:
-                at, ids, queries = events.pop(0)
+                at, ids, queries = events.pop(0)[:3]
                 clock.now = at
                 if counts:
                     estimate.advance(ids, queries - queried)

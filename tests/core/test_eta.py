@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import robust
-from robust.engine.progress import Estimate
+from robust.engine.progress import Estimate, pilot_first
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
 
 SECONDS_PER_QUERY = 0.1
@@ -75,3 +75,73 @@ def test_robtests_search_cost_is_the_searchs_own_query_count_for_each_unit(text)
         assert expected_queries("char", text, degree) == pytest.approx(_sent(typo_m, text, degree), rel=0.1)
     old = len(text.split()) * (1 + 40 * 0.6)
     assert old / _sent(typo_g, text, 0.6) > 5
+
+
+#: RobTest's mission command (probe:minilm, typo, the quick preset's 50 examples), per (kind, degree): an item's
+#: expected cost, the model queries it made and its seconds, from a recorded `--limit 12` run
+#: (benchmarks/eta_calibration.py) scaled to the 14:33 the whole run took on a quiet machine. Per model query
+#: a search takes a third of a rule draw's time, and typo-M's searches a twentieth at d = 0.05 of d = 0.6.
+MISSION = {
+    "clean": {0.0: (1, 1, 0.151)},
+    "typo-M/rule": {0.05: (20, 20, 0.565), 0.1: (20, 20, 0.603), 0.2: (20, 20, 0.453), 0.3: (20, 20, 0.396),
+                    0.4: (20, 20, 0.433), 0.5: (20, 20, 0.433), 0.6: (20, 20, 0.521)},
+    "typo-G/rule": {0.05: (20, 20, 0.399), 0.1: (20, 20, 0.262), 0.2: (20, 20, 0.200), 0.3: (20, 20, 0.247),
+                    0.4: (20, 20, 0.318), 0.5: (20, 20, 0.233), 0.6: (20, 20, 0.241)},
+    "typo-M/score": {0.05: (124, 53, 0.435), 0.1: (123, 37, 0.307), 0.2: (241, 142, 1.135), 0.3: (241, 175, 1.476),
+                     0.4: (247, 198, 1.710), 0.5: (235, 265, 2.440), 0.6: (252, 398, 3.946)},
+    "typo-G/score": {0.05: (26, 3, 0.041), 0.1: (1, 1, 0.029), 0.2: (26, 26, 0.129), 0.3: (2, 2, 0.032),
+                     0.4: (26, 25, 0.136), 0.5: (12, 12, 0.092), 0.6: (15, 14, 0.096)},
+}
+WARM_UP = 2.0  # seconds the first chunk takes on top (the model's first batch)
+
+
+def mission_run(order) -> list[tuple[float, float, float | None]]:
+    """(elapsed, real total, ETA) at every 15 s of the mission's run, its items in RobTest's order (every kind
+    example-major) put in `order`, computed in chunks cut by the executor's ChunkSizer; each example's items
+    take a seeded 0.7-1.4 times the table's seconds (sentences differ)."""
+    from robust.engine.executor import ChunkSizer
+
+    factor = np.random.default_rng(0).uniform(0.7, 1.4, 50)
+    items = [(f"{kind}/{d}/{e}", kind, cost, queries, seconds * factor[e])
+             for kind, degrees in MISSION.items() for e in range(50)
+             for d, (cost, queries, seconds) in degrees.items()]
+    items = order(items)
+    total = WARM_UP + sum(it[4] for it in items)
+    now, ticks, out = [0.0], iter(range(15, int(total), 15)), []
+    estimate = Estimate(len(items), 0, {it[0]: (it[1], it[2]) for it in items}, clock=lambda: now[0])
+    sizer, start, tick = ChunkSizer(64, 2.0), 0, next(ticks)
+    while start < len(items):
+        chunk = items[start : start + sizer.size]
+        took = sum(it[4] for it in chunk) + (WARM_UP if start == 0 else 0.0)
+        while tick is not None and tick < now[0] + took:
+            now[0] = tick
+            out.append((tick, total, estimate.eta))
+            tick = next(ticks, None)
+        now[0] += took
+        sizer.observe(len(chunk), took)
+        estimate.advance([it[0] for it in chunk], sum(it[3] for it in chunk))
+        start += len(chunk)
+    return out
+
+
+def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minute_on():
+    """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. A sample of every kind runs first
+    (`pilot_first`: 3 % of each kind's cost, one example through every degree), so from the first minute on
+    each kind goes at its own measured rate; in RobTest's plain order the searches (two thirds of the time)
+    start after 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
+    def factors(rows):
+        return [(t, (t + eta) / total) for t, total, eta in rows if t >= 60]
+
+    piloted = factors(mission_run(lambda items: pilot_first(items, lambda it: it[1], lambda it: it[2])))
+    assert all(eta is not None for _, _, eta in mission_run(lambda items: items)[3:])
+    assert piloted and all(1 / 1.5 <= f <= 1.5 for _, f in piloted), piloted[:8]
+    plain = factors(mission_run(lambda items: items))  # negative control: the order before issue 34
+    assert max(f for _, f in plain) > 1.5
+
+
+def test_pilot_first_moves_each_kinds_leading_items_to_the_front_in_order():
+    items = [(f"a{i}", 1.0) for i in range(100)] + [(f"b{i}", 10.0) for i in range(10)]
+    out = pilot_first(items, lambda it: it[0][0], lambda it: it[1], share=0.05)
+    assert [it[0] for it in out[:6]] == ["a0", "a1", "a2", "a3", "a4", "b0"]  # 5 % of a's 100, b's first (10 %)
+    assert sorted(out) == sorted(items) and [it for it in out[6:] if it[0][0] == "a"] == items[5:100]
+    assert pilot_first(items[:100], lambda it: "", lambda it: 1.0) == items[:100]  # one kind: order unchanged

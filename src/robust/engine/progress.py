@@ -10,14 +10,18 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TextIO, TypeVar
 
 from robust.engine.environ import env_seconds
 
 #: the ETA shows once this share of the work to do (by cost) and this many items are done, and this many seconds
 #: passed
 MIN_SHARE, MIN_ITEMS, MIN_SECONDS = 0.002, 3, 3.0
+#: the share of each kind's expected cost that `pilot_first` puts at the start of a run
+PILOT_SHARE = 0.03
+
+T = TypeVar("T")
 
 
 def clock(seconds: float | None) -> str:
@@ -27,6 +31,27 @@ def clock(seconds: float | None) -> str:
     s = int(round(seconds))
     h, m = divmod(s // 60, 60)
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
+
+
+def pilot_first(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
+                share: float = PILOT_SHARE) -> list[T]:
+    """`items` with each kind's leading items, up to `share` of that kind's expected cost (one at least), moved to
+    the front in their order: a run then measures every kind of item within its first minute or so, and the ETA
+    prices each kind at its own measured rate instead of a guess (RobTest's searches, three quarters of a run,
+    start only after all rule draws otherwise; their seconds per query are a third of a rule draw's)."""
+    total: dict[str, float] = {}
+    for item in items:
+        total[kind(item)] = total.get(kind(item), 0.0) + cost(item)
+    taken: dict[str, float] = {}
+    pilot, rest = [], []
+    for item in items:
+        k = kind(item)
+        if taken.get(k, 0.0) < share * total[k] or k not in taken:
+            pilot.append(item)
+            taken[k] = taken.get(k, 0.0) + cost(item)
+        else:
+            rest.append(item)
+    return pilot + rest
 
 
 class Estimate:
@@ -53,13 +78,15 @@ class Estimate:
 
     def advance(self, ids: Iterable[str], queries: int | None = None) -> None:
         """Items finished now, with the model queries made since the last ones (None: unknown): the time since
-        the last ones is shared among them by cost."""
+        the last ones is shared among them by their expected seconds (cost times their kind's rate so far; a
+        chunk holds one kind but where `pilot_first` moves on to the next)."""
         now = self.clock()
         took, self.last = now - self.last, now
         finished = [self.todo.pop(i) for i in ids if i in self.todo]
-        weight = sum(cost for _, cost in finished) or 1.0
+        rate = self._rates()
+        weight = sum(cost * rate.get(kind, 1.0) for kind, cost in finished) or 1.0
         for kind, cost in finished:
-            self.seconds[kind] = self.seconds.get(kind, 0.0) + took * cost / weight
+            self.seconds[kind] = self.seconds.get(kind, 0.0) + took * cost * rate.get(kind, 1.0) / weight
             self.cost[kind] = self.cost.get(kind, 0.0) + cost
             self.left[kind] -= cost
         if queries is not None and finished:
@@ -79,10 +106,17 @@ class Estimate:
         if (spent <= 0 or spent < MIN_SHARE * self.todo_cost or self.done_here < MIN_ITEMS
                 or self.elapsed < MIN_SECONDS):
             return None
-        unseen = self.query_seconds / self.queries if self.queries > 0 else sum(self.seconds.values()) / spent
-        rate = {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else unseen for k in self.left}
+        rate = self._rates()
         left = sum(max(0.0, cost) * rate[k] for k, cost in self.left.items())
         return max(0.0, left - (self.clock() - self.last))
+
+    def _rates(self) -> dict[str, float]:
+        """Seconds per unit of cost of every kind (empty before anything finished)."""
+        spent = sum(self.cost.values())
+        if spent <= 0:
+            return {}
+        unseen = self.query_seconds / self.queries if self.queries > 0 else sum(self.seconds.values()) / spent
+        return {k: self.seconds[k] / self.cost[k] if self.cost.get(k) else unseen for k in self.left}
 
 
 def progress_seconds() -> float:

@@ -126,13 +126,16 @@ def mission_run(order) -> list[tuple[float, float, float | None]]:
 
 def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minute_on():
     """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. A sample of every kind runs first
-    (`pilot_first`: 3 % of each kind's cost, one example through every degree), so from the first minute on
+    (`pilot_first`: 3 % of each kind's cost, whole examples through every degree), so from the first minute on
     each kind goes at its own measured rate; in RobTest's plain order the searches (two thirds of the time)
     start after 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
     def factors(rows):
         return [(t, (t + eta) / total) for t, total, eta in rows if t >= 60]
 
-    piloted = factors(mission_run(lambda items: pilot_first(items, lambda it: it[1], lambda it: it[2])))
+    def pilot(items):  # a group: one example's items of a kind (RobTest.item_group)
+        return pilot_first(items, lambda it: it[1], lambda it: it[2], lambda it: "/".join(it[0].rsplit("/", 2)[::2]))
+
+    piloted = factors(mission_run(pilot))
     assert all(eta is not None for _, _, eta in mission_run(lambda items: items)[3:])
     assert piloted and all(1 / 1.5 <= f <= 1.5 for _, f in piloted), piloted[:8]
     plain = factors(mission_run(lambda items: items))  # negative control: the order before issue 34
@@ -145,3 +148,7 @@ def test_pilot_first_moves_each_kinds_leading_items_to_the_front_in_order():
     assert [it[0] for it in out[:6]] == ["a0", "a1", "a2", "a3", "a4", "b0"]  # 5 % of a's 100, b's first (10 %)
     assert sorted(out) == sorted(items) and [it for it in out[6:] if it[0][0] == "a"] == items[5:100]
     assert pilot_first(items[:100], lambda it: "", lambda it: 1.0) == items[:100]  # one kind: order unchanged
+    # groups of 3 (items sharing work): the pilot ends with its last item's group
+    grouped = pilot_first(items, lambda it: it[0][0], lambda it: it[1], lambda it: it[0][0] + str(int(it[0][1:]) // 3),
+                          share=0.05)
+    assert [it[0] for it in grouped[:8]] == ["a0", "a1", "a2", "a3", "a4", "a5", "b0", "b1"]

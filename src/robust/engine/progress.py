@@ -34,21 +34,24 @@ def clock(seconds: float | None) -> str:
 
 
 def pilot_first(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
-                share: float = PILOT_SHARE) -> list[T]:
-    """`items` with each kind's leading items, up to `share` of that kind's expected cost (one at least), moved to
-    the front in their order: a run then measures every kind of item within its first minute or so, and the ETA
-    prices each kind at its own measured rate instead of a guess (RobTest's searches, three quarters of a run,
-    start only after all rule draws otherwise; their seconds per query are a third of a rule draw's)."""
+                group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[T]:
+    """`items` with each kind's leading items, up to `share` of that kind's expected cost (one at least) and to
+    the end of the last one's `group` (items sharing work), moved to the front in their order: a run then
+    measures every kind of item within its first minute or so, and the ETA prices each kind at its own measured
+    rate instead of a guess (RobTest's searches, most of a run, otherwise start only after all rule draws, whose
+    seconds per model query can be three times theirs)."""
     total: dict[str, float] = {}
     for item in items:
         total[kind(item)] = total.get(kind(item), 0.0) + cost(item)
-    taken: dict[str, float] = {}
+    taken: dict[str, tuple[float, str | None]] = {}  # kind -> cost in the pilot, group of its last item
     pilot, rest = [], []
     for item in items:
         k = kind(item)
-        if taken.get(k, 0.0) < share * total[k] or k not in taken:
+        spent, last = taken.get(k, (0.0, None))
+        here = group(item) if group else None
+        if k not in taken or spent < share * total[k] or (here is not None and here == last):
             pilot.append(item)
-            taken[k] = taken.get(k, 0.0) + cost(item)
+            taken[k] = (spent + cost(item), here)
         else:
             rest.append(item)
     return pilot + rest

@@ -351,7 +351,7 @@ class Runner:
         priced = {item.id: (bench.item_kind(item), bench.item_cost(item)) for item in items if item.id not in done}
         # a sample of every kind first: the ETA measures each kind's rate within the first minute
         todo = pilot_first([item for item in items if item.id in priced], lambda i: priced[i.id][0],
-                           lambda i: priced[i.id][1])
+                           lambda i: priced[i.id][1], bench.item_group)
         estimate = Estimate(len(items), len(items) - len(todo), priced)
         with RunProgress(f"{bench.name} · {ctx.model_spec}", estimate, lambda: model.queries,
                          self.progress) as progress:

@@ -205,6 +205,10 @@ class RobTest(Benchmark):
         cell = item.payload
         return "clean" if cell.kind == "clean" else f"{cell.tag.name}/{cell.kind}"
 
+    def item_group(self, item: WorkItem) -> str:
+        """One example's items of a kind (its degrees, which a search walks on one greedy path)."""
+        return f"{self.item_kind(item)}/{item.payload.example}"
+
     def item_cost(self, item: WorkItem) -> float:
         """Model queries an item is expected to cost (the ETA's unit across kinds): 1 (clean), `aug_num` draws
         (rule, augment; twice when faithful: the Worst pass draws again), and for a search what the greedy search

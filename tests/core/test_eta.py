@@ -8,7 +8,11 @@ import numpy as np
 import pytest
 
 import robust
+from robust import Benchmark, ModelAdapter, Result, WorkItem
+from robust.core.registry import Entry, Registry
 from robust.engine.progress import Estimate, pilot_first
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
 
 SECONDS_PER_QUERY = 0.1
@@ -152,3 +156,53 @@ def test_pilot_first_moves_each_kinds_leading_items_to_the_front_in_order():
     grouped = pilot_first(items, lambda it: it[0][0], lambda it: it[1], lambda it: it[0][0] + str(int(it[0][1:]) // 3),
                           share=0.05)
     assert [it[0] for it in grouped[:8]] == ["a0", "a1", "a2", "a3", "a4", "a5", "b0", "b1"]
+
+
+class TwoKinds(Benchmark):
+    """40 cheap items of kind "a", then 10 dear ones of kind "b" in groups of 2 (items sharing work)."""
+
+    name = "two-kinds"
+    needs = frozenset({"classify"})
+    chunk_size = 50
+    seen: list[str] = []
+
+    def items(self, ctx):
+        return [WorkItem(f"a{k}", "a") for k in range(40)] + [WorkItem(f"b{k}", "b") for k in range(10)]
+
+    def item_kind(self, item):
+        return item.payload
+
+    def item_cost(self, item):
+        return 1.0 if item.payload == "a" else 10.0
+
+    def item_group(self, item):
+        return f"{item.id[0]}{int(item.id[1:]) // 2}"
+
+    def run_batch(self, items, ctx):
+        TwoKinds.seen += [i.id for i in items]
+        return [{"p": float(p[0])} for p in ctx.model.classify([i.id for i in items])]
+
+    def reduce(self, records, ctx):
+        return Result({"n": len(records)})
+
+
+class Even(ModelAdapter):
+    name = "even"
+    capabilities = frozenset({"classify"})
+
+    def _classify(self, texts):
+        return [np.array([0.5, 0.5]) for _ in texts]
+
+
+def test_a_run_computes_a_sample_of_every_kind_first(tmp_path):
+    """The runner starts with each kind's leading 3 % of cost, to the end of a group (a0 and a1: 3 % of 40 is
+    1.2; b0 and b1, which share work), then the rest in the benchmark's order: the ETA has measured every kind
+    within seconds. Before issue 34 the "b" items ran last."""
+    registry = Registry()
+    registry.add(Entry("benchmark", "two-kinds", TwoKinds, "t", "t", "0"))
+    registry.add(Entry("model", "even", Even, "t", "t", "0"))
+    TwoKinds.seen = []
+    run = Runner(registry, Store(tmp_path / "r.db"), progress=False).start(RunConfig("two-kinds", "even"))
+    assert run.status == "finished"
+    assert TwoKinds.seen == ["a0", "a1", "b0", "b1", *(f"a{k}" for k in range(2, 40)),
+                             *(f"b{k}" for k in range(2, 10))]

@@ -33,28 +33,34 @@ def clock(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
 
-def pilot_first(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
-                group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[T]:
-    """`items` with each kind's leading items, up to `share` of that kind's expected cost (one at least) and to
-    the end of the last one's `group` (items sharing work), moved to the front in their order: a run then
-    measures every kind of item within its first minute or so, and the ETA prices each kind at its own measured
-    rate instead of a guess (RobTest's searches, most of a run, otherwise start only after all rule draws, whose
-    seconds per model query can be three times theirs)."""
+def pilot(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
+          group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[int]:
+    """Positions of each kind's leading items, up to `share` of that kind's expected cost (one at least) and to
+    the end of the last one's `group` (items sharing work)."""
     total: dict[str, float] = {}
     for item in items:
         total[kind(item)] = total.get(kind(item), 0.0) + cost(item)
     taken: dict[str, tuple[float, str | None]] = {}  # kind -> cost in the pilot, group of its last item
-    pilot, rest = [], []
-    for item in items:
-        k = kind(item)
-        spent, last = taken.get(k, (0.0, None))
+    out = []
+    for k, item in enumerate(items):
+        what = kind(item)
+        spent, last = taken.get(what, (0.0, None))
         here = group(item) if group else None
-        if k not in taken or spent < share * total[k] or (here is not None and here == last):
-            pilot.append(item)
-            taken[k] = (spent + cost(item), here)
-        else:
-            rest.append(item)
-    return pilot + rest
+        if what not in taken or spent < share * total[what] or (here is not None and here == last):
+            out.append(k)
+            taken[what] = (spent + cost(item), here)
+    return out
+
+
+def pilot_first(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
+                group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[T]:
+    """`items` with their `pilot` moved to the front in their order: a run then measures every kind of item
+    within its first minute or so, and the ETA prices each kind at its own measured rate instead of a guess
+    (RobTest's searches, most of a run, otherwise start only after all rule draws, whose seconds per model
+    query can be three times theirs)."""
+    first = pilot(items, kind, cost, group, share)
+    moved = set(first)
+    return [items[k] for k in first] + [item for k, item in enumerate(items) if k not in moved]
 
 
 class Estimate:

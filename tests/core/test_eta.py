@@ -4,6 +4,9 @@ Deterministic: the estimator runs on a fake clock."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import numpy as np
 import pytest
 
@@ -14,6 +17,7 @@ from robust.engine.progress import Estimate, pilot_first
 from robust.engine.runner import RunConfig, Runner
 from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
+from tests.core.conftest import in_process
 
 SECONDS_PER_QUERY = 0.1
 #: kind -> (items, expected cost per item, model queries it really makes), in run order, chunks of 5 items
@@ -206,3 +210,29 @@ def test_a_run_computes_a_sample_of_every_kind_first(tmp_path):
     assert run.status == "finished"
     assert TwoKinds.seen == ["a0", "a1", "b0", "b1", *(f"a{k}" for k in range(2, 40)),
                              *(f"b{k}" for k in range(2, 10))]
+
+
+def test_robtest_records_do_not_depend_on_the_pilot(example_site, tmp_path, monkeypatch):
+    """The pilot reorders the work, never its results: each item's randomness derives from its id, and a
+    search's degrees start from one stream per example. The same run with the plain order stores the same
+    records; the pilot did move work (the first score search ran before the last rule draw)."""
+    from robust.engine import runner
+
+    def records(name):
+        db = tmp_path / f"{name}.db"
+        code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
+                                  "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
+        assert code == 0, err
+        rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records ORDER BY rowid").fetchall()
+        return {item_id: json.loads(payload) for item_id, payload in rows}
+
+    piloted = records("piloted")
+    monkeypatch.setattr(runner, "pilot_first", lambda items, *_: list(items))
+    plain = records("plain")
+    assert piloted == plain and len(plain) == 90
+
+    def search_before_last_draw(ids):
+        ids = list(ids)
+        return ids.index(next(i for i in ids if "/score/" in i)) < ids.index([i for i in ids if "/rule/" in i][-1])
+
+    assert search_before_last_draw(piloted) and not search_before_last_draw(plain)

@@ -1,5 +1,7 @@
 """A run's progress on stderr: items done, model queries per second, elapsed time and an ETA estimated from the
 work done so far, weighted by each item's cost (`Benchmark.item_cost`: items of one run can differ a hundredfold).
+A run computes a sample of every kind of item first (`pilot_first`), so the ETA soon goes at rates measured on
+each kind rather than guessed.
 
 In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain line every `interval` seconds
 (`ROBUST_PROGRESS_SECONDS`, default 15) and one at the end, never cut to a width.
@@ -69,7 +71,8 @@ class Estimate:
     finished items took here. A kind not seen yet goes at the run's seconds per model query actually made: the
     machine's and model's speed, which every kind shares, where a seen kind's seconds per unit of cost also carry
     how far the benchmark's cost guess was off for that kind (RobTest: a char-unit search's guess says nothing of
-    a word-unit one's). Without query counts, at the rate of all finished items. `clock` is for tests."""
+    a word-unit one's); with the run's pilot first, only for its first seconds. Without query counts, at the rate
+    of all finished items. `clock` is for tests."""
 
     def __init__(self, total: int, done: int, todo: Mapping[str, tuple[str, float]],
                  clock: Callable[[], float] | None = None) -> None:

@@ -88,7 +88,7 @@ def test_robtests_search_cost_is_the_searchs_own_query_count_for_each_unit(text)
 #: RobTest's mission command (probe:minilm, typo, the quick preset's 50 examples), per (kind, degree): an item's
 #: expected cost, the model queries it made and its seconds, from a recorded `--limit 12` run
 #: (benchmarks/eta_calibration.py) scaled to the 14:33 the whole run took on a quiet machine. Per model query
-#: a search takes a third of a rule draw's time, and typo-M's searches a twentieth at d = 0.05 of d = 0.6.
+#: a search takes a third of a rule draw's time, and a typo-M search at d = 0.6 nine times one at d = 0.05.
 MISSION = {
     "clean": {0.0: (1, 1, 0.151)},
     "typo-M/rule": {0.05: (20, 20, 0.565), 0.1: (20, 20, 0.603), 0.2: (20, 20, 0.453), 0.3: (20, 20, 0.396),
@@ -136,7 +136,7 @@ def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minu
     """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. A sample of every kind runs first
     (`pilot_first`: 3 % of each kind's cost, whole examples through every degree), so from the first minute on
     each kind goes at its own measured rate; in RobTest's plain order the searches (two thirds of the time)
-    start after 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
+    start after about 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
     def factors(rows):
         return [(t, (t + eta) / total) for t, total, eta in rows if t >= 60]
 
@@ -144,7 +144,6 @@ def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minu
         return pilot_first(items, lambda it: it[1], lambda it: it[2], lambda it: "/".join(it[0].rsplit("/", 2)[::2]))
 
     piloted = factors(mission_run(pilot))
-    assert all(eta is not None for _, _, eta in mission_run(lambda items: items)[3:])
     assert piloted and all(1 / 1.5 <= f <= 1.5 for _, f in piloted), piloted[:8]
     plain = factors(mission_run(lambda items: items))  # negative control: the order before issue 34
     assert max(f for _, f in plain) > 1.5

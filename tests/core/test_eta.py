@@ -4,12 +4,20 @@ Deterministic: the estimator runs on a fake clock."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import numpy as np
 import pytest
 
 import robust
-from robust.engine.progress import Estimate
+from robust import Benchmark, ModelAdapter, Result, WorkItem
+from robust.core.registry import Entry, Registry
+from robust.engine.progress import Estimate, pilot_first
+from robust.engine.runner import RunConfig, Runner
+from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
+from tests.core.conftest import in_process
 
 SECONDS_PER_QUERY = 0.1
 #: kind -> (items, expected cost per item, model queries it really makes), in run order, chunks of 5 items
@@ -75,3 +83,155 @@ def test_robtests_search_cost_is_the_searchs_own_query_count_for_each_unit(text)
         assert expected_queries("char", text, degree) == pytest.approx(_sent(typo_m, text, degree), rel=0.1)
     old = len(text.split()) * (1 + 40 * 0.6)
     assert old / _sent(typo_g, text, 0.6) > 5
+
+
+#: RobTest's mission command (probe:minilm, typo, the quick preset's 50 examples), per (kind, degree): an item's
+#: expected cost, the model queries it made and its seconds, from a recorded `--limit 12` run
+#: (benchmarks/eta_calibration.py) scaled to the 14:33 the whole run took on a quiet machine. Per model query
+#: a search takes a third of a rule draw's time, and a typo-M search at d = 0.6 nine times one at d = 0.05.
+MISSION = {
+    "clean": {0.0: (1, 1, 0.151)},
+    "typo-M/rule": {0.05: (20, 20, 0.565), 0.1: (20, 20, 0.603), 0.2: (20, 20, 0.453), 0.3: (20, 20, 0.396),
+                    0.4: (20, 20, 0.433), 0.5: (20, 20, 0.433), 0.6: (20, 20, 0.521)},
+    "typo-G/rule": {0.05: (20, 20, 0.399), 0.1: (20, 20, 0.262), 0.2: (20, 20, 0.200), 0.3: (20, 20, 0.247),
+                    0.4: (20, 20, 0.318), 0.5: (20, 20, 0.233), 0.6: (20, 20, 0.241)},
+    "typo-M/score": {0.05: (124, 53, 0.435), 0.1: (123, 37, 0.307), 0.2: (241, 142, 1.135), 0.3: (241, 175, 1.476),
+                     0.4: (247, 198, 1.710), 0.5: (235, 265, 2.440), 0.6: (252, 398, 3.946)},
+    "typo-G/score": {0.05: (26, 3, 0.041), 0.1: (1, 1, 0.029), 0.2: (26, 26, 0.129), 0.3: (2, 2, 0.032),
+                     0.4: (26, 25, 0.136), 0.5: (12, 12, 0.092), 0.6: (15, 14, 0.096)},
+}
+WARM_UP = 2.0  # seconds the first chunk takes on top (the model's first batch)
+
+
+def mission_run(order) -> list[tuple[float, float, float | None]]:
+    """(elapsed, real total, ETA) at every 15 s of the mission's run, its items in RobTest's order (every kind
+    example-major) put in `order`, computed in chunks cut by the executor's ChunkSizer; each example's items
+    take a seeded 0.7-1.4 times the table's seconds (sentences differ)."""
+    from robust.engine.executor import ChunkSizer
+
+    factor = np.random.default_rng(0).uniform(0.7, 1.4, 50)
+    items = [(f"{kind}/{d}/{e}", kind, cost, queries, seconds * factor[e])
+             for kind, degrees in MISSION.items() for e in range(50)
+             for d, (cost, queries, seconds) in degrees.items()]
+    items = order(items)
+    total = WARM_UP + sum(it[4] for it in items)
+    now, ticks, out = [0.0], iter(range(15, int(total), 15)), []
+    estimate = Estimate(len(items), 0, {it[0]: (it[1], it[2]) for it in items}, clock=lambda: now[0])
+    sizer, start, tick = ChunkSizer(64, 2.0), 0, next(ticks)
+    while start < len(items):
+        chunk = items[start : start + sizer.size]
+        took = sum(it[4] for it in chunk) + (WARM_UP if start == 0 else 0.0)
+        while tick is not None and tick < now[0] + took:
+            now[0] = tick
+            out.append((tick, total, estimate.eta))
+            tick = next(ticks, None)
+        now[0] += took
+        sizer.observe(len(chunk), took)
+        estimate.advance([it[0] for it in chunk], sum(it[3] for it in chunk))
+        start += len(chunk)
+    return out
+
+
+def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minute_on():
+    """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. A sample of every kind runs first
+    (`pilot_first`: 3 % of each kind's cost, whole examples through every degree), so from the first minute on
+    each kind goes at its own measured rate; in RobTest's plain order the searches (two thirds of the time)
+    start after about 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
+    def factors(rows):
+        return [(t, (t + eta) / total) for t, total, eta in rows if t >= 60]
+
+    def pilot(items):  # a group: one example's items of a kind (RobTest.item_group)
+        return pilot_first(items, lambda it: it[1], lambda it: it[2], lambda it: "/".join(it[0].rsplit("/", 2)[::2]))
+
+    piloted = factors(mission_run(pilot))
+    assert piloted and all(1 / 1.5 <= f <= 1.5 for _, f in piloted), piloted[:8]
+    plain = factors(mission_run(lambda items: items))  # negative control: the order before issue 34
+    assert max(f for _, f in plain) > 1.5
+
+
+def test_pilot_first_moves_each_kinds_leading_items_to_the_front_in_order():
+    items = [(f"a{i}", 1.0) for i in range(100)] + [(f"b{i}", 10.0) for i in range(10)]
+    out = pilot_first(items, lambda it: it[0][0], lambda it: it[1], share=0.05)
+    assert [it[0] for it in out[:6]] == ["a0", "a1", "a2", "a3", "a4", "b0"]  # 5 % of a's 100, b's first (10 %)
+    assert sorted(out) == sorted(items) and [it for it in out[6:] if it[0][0] == "a"] == items[5:100]
+    assert pilot_first(items[:100], lambda it: "", lambda it: 1.0) == items[:100]  # one kind: order unchanged
+    # groups of 3 (items sharing work): the pilot ends with its last item's group
+    grouped = pilot_first(items, lambda it: it[0][0], lambda it: it[1], lambda it: it[0][0] + str(int(it[0][1:]) // 3),
+                          share=0.05)
+    assert [it[0] for it in grouped[:8]] == ["a0", "a1", "a2", "a3", "a4", "a5", "b0", "b1"]
+
+
+class TwoKinds(Benchmark):
+    """40 cheap items of kind "a", then 10 dear ones of kind "b" in groups of 2 (items sharing work)."""
+
+    name = "two-kinds"
+    needs = frozenset({"classify"})
+    chunk_size = 50
+    seen: list[str] = []
+
+    def items(self, ctx):
+        return [WorkItem(f"a{k}", "a") for k in range(40)] + [WorkItem(f"b{k}", "b") for k in range(10)]
+
+    def item_kind(self, item):
+        return item.payload
+
+    def item_cost(self, item):
+        return 1.0 if item.payload == "a" else 10.0
+
+    def item_group(self, item):
+        return f"{item.id[0]}{int(item.id[1:]) // 2}"
+
+    def run_batch(self, items, ctx):
+        TwoKinds.seen += [i.id for i in items]
+        return [{"p": float(p[0])} for p in ctx.model.classify([i.id for i in items])]
+
+    def reduce(self, records, ctx):
+        return Result({"n": len(records)})
+
+
+class Even(ModelAdapter):
+    name = "even"
+    capabilities = frozenset({"classify"})
+
+    def _classify(self, texts):
+        return [np.array([0.5, 0.5]) for _ in texts]
+
+
+def test_a_run_computes_a_sample_of_every_kind_first(tmp_path):
+    """The runner starts with each kind's leading 3 % of cost, to the end of a group (a0 and a1: 3 % of 40 is
+    1.2; b0 and b1, which share work), then the rest in the benchmark's order: the ETA has measured every kind
+    within seconds. Before issue 34 the "b" items ran last."""
+    registry = Registry()
+    registry.add(Entry("benchmark", "two-kinds", TwoKinds, "t", "t", "0"))
+    registry.add(Entry("model", "even", Even, "t", "t", "0"))
+    TwoKinds.seen = []
+    run = Runner(registry, Store(tmp_path / "r.db"), progress=False).start(RunConfig("two-kinds", "even"))
+    assert run.status == "finished"
+    assert TwoKinds.seen == ["a0", "a1", "b0", "b1", *(f"a{k}" for k in range(2, 40)),
+                             *(f"b{k}" for k in range(2, 10))]
+
+
+def test_robtest_records_do_not_depend_on_the_pilot(example_site, tmp_path, monkeypatch):
+    """The pilot reorders the work, never its results: each item's randomness derives from its id, and a
+    search's degrees start from one stream per example. The same run with the plain order stores the same
+    records; the pilot did move work (the first score search ran before the last rule draw)."""
+    from robust.engine import runner
+
+    def records(name):
+        db = tmp_path / f"{name}.db"
+        code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
+                                  "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
+        assert code == 0, err
+        rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records ORDER BY rowid").fetchall()
+        return {item_id: json.loads(payload) for item_id, payload in rows}
+
+    piloted = records("piloted")
+    monkeypatch.setattr(runner, "pilot_first", lambda items, *_: list(items))
+    plain = records("plain")
+    assert piloted == plain and len(plain) == 90
+
+    def search_before_last_draw(ids):
+        ids = list(ids)
+        return ids.index(next(i for i in ids if "/score/" in i)) < ids.index([i for i in ids if "/rule/" in i][-1])
+
+    assert search_before_last_draw(piloted) and not search_before_last_draw(plain)

@@ -346,6 +346,12 @@ class Benchmark(Plugin):
         rate on its own finished items. Default: one kind."""
         return ""
 
+    def item_group(self, item: WorkItem) -> str:
+        """Consecutive items that share work (RobTest: one example's searches at every degree share a greedy
+        path): the sample of each kind a run computes first to measure its rate (`pilot_first`) takes whole
+        groups. Default: every item alone."""
+        return item.id
+
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:
         """Records (JSON-able dicts) for a batch of items; default runs them one by one."""
         return [self.run_item(item, ctx) for item in items]

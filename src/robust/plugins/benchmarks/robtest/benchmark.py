@@ -192,9 +192,10 @@ class RobTest(Benchmark):
                     for t in self.tags for e, ex in exs]
         out = [WorkItem(f"clean/{ex.id}", Cell("clean", None, 0.0, e)) for e, ex in exs]
         nonzero = [d for d in self.degrees if d > 0]
+        # example-major: the first items of a kind (the run's pilot, `pilot_first`) span every degree
         out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", Cell("rule", t, d, e))
-                for t in self.tags if "rule" in t.accesses for d in nonzero for e, ex in exs]
-        # searches: example-major, so one example's degrees share a greedy path (and the output cache)
+                for t in self.tags if "rule" in t.accesses for e, ex in exs for d in nonzero]
+        # searches: example-major too, so one example's degrees share a greedy path (and the output cache)
         out += [WorkItem(f"{t.name}/{a}/{degree_key(d)}/{ex.id}", Cell(a, t, d, e))
                 for t in self.tags for a in t.accesses if a != "rule" for e, ex in exs for d in nonzero]
         return out
@@ -203,6 +204,10 @@ class RobTest(Benchmark):
         """clean, or a dimension-tag's access (typo-G's searches run ten times faster than typo-M's)."""
         cell = item.payload
         return "clean" if cell.kind == "clean" else f"{cell.tag.name}/{cell.kind}"
+
+    def item_group(self, item: WorkItem) -> str:
+        """One example's items of a kind (its degrees, which a search walks on one greedy path)."""
+        return f"{self.item_kind(item)}/{item.payload.example}"
 
     def item_cost(self, item: WorkItem) -> float:
         """Model queries an item is expected to cost (the ETA's unit across kinds): 1 (clean), `aug_num` draws

@@ -143,3 +143,17 @@ def test_seq2seq_generation_is_seeded_per_prompt(dirs):
     assert together[1] == alone[0] and len(together) == 3
     greedy = model.generate(TEXTS, max_new_tokens=4, do_sample=False)
     assert greedy == [HFModel(dirs["seq2seq"]).generate([t], max_new_tokens=4, do_sample=False)[0] for t in TEXTS]
+
+
+def test_remembered_token_ids_are_the_tokenizers_own_in_fresh_lists(dirs):
+    """A second tokenize is answered from the token memo (kept compact) with exactly the tokenizer's ids, as Python
+    ints, in lists the caller owns: changing one changes nothing remembered."""
+    model = HFModel(dirs["classify"])
+    first = model.tokenize(TEXTS)
+    fresh = model.tokenizer(TEXTS, truncation=True, max_length=model._max_length())["input_ids"]
+    again = model.tokenize(TEXTS[::-1])[::-1]
+    assert set(model._token_memo) == set(TEXTS)  # the second call tokenized nothing new
+    assert first == again == [list(ids) for ids in fresh]
+    assert all(type(i) is int for row in again for i in row)
+    again[0].append(-1)
+    assert model.tokenize(TEXTS[:1])[0] == first[0]

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import threading
+from array import array
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -95,7 +96,9 @@ class HFModel(ModelAdapter):
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
         self._load_lock = threading.RLock()  # the runner may preload in a background thread
         self._token_lock = threading.Lock()  # a fast tokenizer must not be called from two threads at once
-        self._token_memo: dict[str, list[int]] = {}
+        # int32 arrays (4 bytes an id) rather than lists of ints (36 bytes an id): 100,000 texts of 26 tokens
+        # (an MR sentence) hold 18 MB instead of 99 MB
+        self._token_memo: dict[str, array[int]] = {}
         self.fits: int | None = None  # the largest batch known to fit the device's memory (None: any so far)
 
     # what to load -----------------------------------------------------------------------------
@@ -288,11 +291,11 @@ class HFModel(ModelAdapter):
                 enc = tokenizer(new, truncation=True, max_length=self._max_length())
                 if len(memo) + len(new) > self.TOKEN_MEMO:
                     memo.clear()
-                memo.update(zip(new, (list(ids) for ids in enc["input_ids"])))
+                memo.update(zip(new, (array("i", ids) for ids in enc["input_ids"])))
                 if any(t not in memo for t in texts):  # more new texts than the memo holds
                     return [list(ids) for ids in tokenizer(list(texts), truncation=True,
                                                            max_length=self._max_length())["input_ids"]]
-            return [list(memo[t]) for t in texts]
+            return [memo[t].tolist() for t in texts]
 
     def _fitted(self, fn: Any) -> Any:
         """`fn` on batches that fit the device's memory: a batch that runs out of it is split in halves and each

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import sqlite3
 import sys
 
 import pytest
@@ -23,6 +25,16 @@ def in_process(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     return code, out.getvalue(), err.getvalue()
+
+
+def robtest_records(db) -> dict[str, dict]:
+    """Records of a small RobTest run stored in `db` (keyword victim, tiny-reviews, typo-G: rule and score access,
+    6 examples), by item id in the order they were stored."""
+    code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
+                              "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
+    assert code == 0, err
+    rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records ORDER BY rowid").fetchall()
+    return {item_id: json.loads(payload) for item_id, payload in rows}
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ that much; and records do not depend on the chunking (RobTest's, with chunks of 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import pytest
@@ -14,6 +13,7 @@ from robust.core.interfaces import WorkItem
 from robust.engine.executor import ChunkSizer, run_chunks
 from robust.plugins.benchmarks.robtest import RobTest
 from tests.core.conftest import in_process
+from tests.core.conftest import robtest_records as stored_records
 
 TARGET = 2.0
 
@@ -92,16 +92,11 @@ def test_a_bad_chunk_budget_is_refused_before_a_run_exists(example_site, tmp_pat
 
 
 def robtest_records(tmp_path, monkeypatch, name, chunk_size, seconds):
-    """Records of a small RobTest run (keyword victim, typo-G, rule and score access) with chunks of at most
-    `chunk_size` items sized for `seconds` (0: all of `chunk_size`)."""
+    """`conftest.robtest_records` with chunks of at most `chunk_size` items sized for `seconds` (0: all of
+    `chunk_size`)."""
     monkeypatch.setattr(RobTest, "chunk_size", chunk_size)
     monkeypatch.setenv("ROBUST_CHUNK_SECONDS", str(seconds))
-    db = tmp_path / f"{name}.db"
-    code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
-                              "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
-    assert code == 0, err
-    rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records").fetchall()
-    return {item_id: json.loads(payload) for item_id, payload in rows}
+    return stored_records(tmp_path / f"{name}.db")
 
 
 def test_robtest_records_do_not_depend_on_the_chunking(example_site, tmp_path, monkeypatch):

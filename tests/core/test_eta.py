@@ -4,9 +4,6 @@ Deterministic: the estimator runs on a fake clock."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
-
 import numpy as np
 import pytest
 
@@ -17,7 +14,7 @@ from robust.engine.progress import Estimate, pilot_first
 from robust.engine.runner import RunConfig, Runner
 from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
-from tests.core.conftest import in_process
+from tests.core.conftest import robtest_records
 
 SECONDS_PER_QUERY = 0.1
 #: kind -> (items, expected cost per item, model queries it really makes), in run order, chunks of 5 items
@@ -217,17 +214,9 @@ def test_robtest_records_do_not_depend_on_the_pilot(example_site, tmp_path, monk
     records; the pilot did move work (the first score search ran before the last rule draw)."""
     from robust.engine import runner
 
-    def records(name):
-        db = tmp_path / f"{name}.db"
-        code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
-                                  "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
-        assert code == 0, err
-        rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records ORDER BY rowid").fetchall()
-        return {item_id: json.loads(payload) for item_id, payload in rows}
-
-    piloted = records("piloted")
+    piloted = robtest_records(tmp_path / "piloted.db")
     monkeypatch.setattr(runner, "pilot_first", lambda items, *_: list(items))
-    plain = records("plain")
+    plain = robtest_records(tmp_path / "plain.db")
     assert piloted == plain and len(plain) == 90
 
     def search_before_last_draw(ids):

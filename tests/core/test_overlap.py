@@ -4,7 +4,6 @@ consistent under threads, and RobTest's records do not depend on the overlap."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 
@@ -16,6 +15,7 @@ from robust.core.interfaces import WorkItem
 from robust.engine.executor import ChunkSizer, overlap_for, run_overlapped
 from robust.plugins.benchmarks.robtest import RobTest
 from tests.core.conftest import in_process
+from tests.core.conftest import robtest_records as stored_records
 
 ITEMS = [WorkItem(f"i{k}") for k in range(40)]
 
@@ -88,18 +88,12 @@ def test_a_bad_overlap_is_refused_before_a_run_exists(example_site, tmp_path, mo
     assert sqlite3.connect(tmp_path / "r.db").execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
 
 
-def robtest_records(tmp_path, monkeypatch, name, overlap, threads):
-    """Records of a small RobTest run (keyword victim, typo-G, rule and score access) in chunks of at most 7
-    items, `overlap` at once; `threads` collects the names of the threads that computed chunks."""
+def robtest_records(tmp_path, monkeypatch, name, overlap):
+    """`conftest.robtest_records` in chunks of at most 7 items, `overlap` at once."""
     monkeypatch.setattr(RobTest, "chunk_size", 7)
     monkeypatch.setenv("ROBUST_CHUNK_SECONDS", "0")
     monkeypatch.setenv("ROBUST_OVERLAP", str(overlap))
-    db = tmp_path / f"{name}.db"
-    code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
-                              "tiny-reviews", "--attack", "typo-G", "--limit", "6", "--quiet")
-    assert code == 0, err
-    rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records").fetchall()
-    return {item_id: json.loads(payload) for item_id, payload in rows}
+    return stored_records(tmp_path / f"{name}.db")
 
 
 def test_robtest_records_do_not_depend_on_the_overlap(example_site, tmp_path, monkeypatch):
@@ -111,9 +105,9 @@ def test_robtest_records_do_not_depend_on_the_overlap(example_site, tmp_path, mo
         return batch(self, items, ctx)
 
     monkeypatch.setattr(RobTest, "run_batch", noting)
-    one = robtest_records(tmp_path, monkeypatch, "one", 1, names)
+    one = robtest_records(tmp_path, monkeypatch, "one", 1)
     assert names == {threading.current_thread().name}
     names.clear()
-    three = robtest_records(tmp_path, monkeypatch, "three", 3, names)
+    three = robtest_records(tmp_path, monkeypatch, "three", 3)
     assert len(names) > 1 and all(n.startswith("robust-chunk") for n in names)  # chunks really overlapped
     assert len(one) == 90 and one == three

@@ -110,46 +110,51 @@ class Clock:
         return self.now
 
 
-def piloted(log: dict[str, Any]) -> list[list[Any]]:
-    """The recorded chunks (each with its measured seconds and queries) in the order of a run that computes
-    each kind's pilot first (`pilot_first`, on RobTest's items example-major, one example's items of a kind a
-    group): a chunk holding a pilot item moves to the front. An approximation of that run: the chunks' times
-    are those measured where they ran, and a schedule recorded before issue 34 has its rule draws degree-major."""
-    from robust.engine.progress import pilot
+def interleaved(log: dict[str, Any]) -> list[list[Any]]:
+    """The recorded work in the order of a run that interleaves its kinds (`interleave`, on RobTest's items, one
+    example's items of a kind a group), cut into chunks by the executor's `ChunkSizer`: each item takes its
+    share of its recorded chunk's seconds and model queries (by expected cost). An approximation of that run: a
+    recorded chunk's seconds are split by the guess, and the machine's load over time moves with the items."""
+    from robust.engine.executor import ChunkSizer
+    from robust.engine.progress import interleave
 
     todo = log["todo"]
-    example = {i: i.rsplit("/", 1)[1] for i in todo}
-    first: dict[str, int] = {}
-    for i in todo:
-        first.setdefault(example[i], len(first))
-    kinds = list(dict.fromkeys(kind for kind, _ in todo.values()))
-    ordered = sorted(todo, key=lambda i: (kinds.index(todo[i][0]), first[example[i]]))  # stable: degrees kept
-    chosen = {ordered[k] for k in pilot(ordered, lambda i: todo[i][0], lambda i: todo[i][1],
-                                        lambda i: f"{todo[i][0]}/{example[i]}")}
-    steps, at, queries = [], 0.0, 0
+    seconds: dict[str, float] = {}
+    queries: dict[str, float] = {}
+    at, made = 0.0, 0
     for event in log["events"]:
-        steps.append((event[0] - at, event[1], event[2] - queries))
-        at, queries = event[0], event[2]
-    steps.sort(key=lambda step: not chosen.intersection(step[1]))  # stable: pilot chunks first, in their order
-    out, at, queries = [], 0.0, 0
-    for took, chunk, made in steps:
-        at, queries = at + took, queries + made
-        out.append([at, chunk, queries])
+        cost = sum(todo[i][1] for i in event[1]) or 1.0
+        for i in event[1]:
+            seconds[i] = (event[0] - at) * todo[i][1] / cost
+            queries[i] = (event[2] - made) * todo[i][1] / cost
+        at, made = event[0], event[2]
+    example = {i: i.rsplit("/", 1)[1] for i in todo}
+    order = interleave([i for i in todo if i in seconds], lambda i: todo[i][0], lambda i: todo[i][1],
+                       lambda i: f"{todo[i][0]}/{example[i]}")
+    sizer, out, start, at, made = ChunkSizer(56, 2.0), [], 0, 0.0, 0.0
+    while start < len(order):
+        chunk = order[start : start + sizer.size]
+        took = sum(seconds[i] for i in chunk)
+        sizer.observe(len(chunk), took)
+        at, made = at + took, made + sum(queries[i] for i in chunk)
+        out.append([at, chunk, round(made)])
+        start += len(chunk)
     return out
 
 
 def replay(path: Path, every: float, old_costs: bool = False,
-           pilot: bool = False) -> list[tuple[float, float | None, float | None]]:
+           reorder: bool = False) -> list[tuple[float, float | None, float | None]]:
     """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run; `old_costs`: RobTest's
-    item costs before issue 34; `pilot`: its chunks in the order of a run computing each kind's pilot first
-    (`piloted`). An estimator whose `advance` takes no query count (before issue 34) gets none."""
+    item costs before issue 34; `reorder`: its work in the order of a run that interleaves its kinds
+    (`interleaved`), for a schedule recorded before. An estimator whose `advance` takes no query count (before
+    issue 34) gets none."""
     import inspect
 
     from robust.engine import progress
 
     log = json.loads(path.read_text())
-    if pilot:
-        log["events"] = piloted(log)
+    if reorder:
+        log["events"] = interleaved(log)
     todo = {k: (kind, log["old_cost"].get(k, cost) if old_costs else cost) for k, (kind, cost) in log["todo"].items()}
     counts = "queries" in inspect.signature(progress.Estimate.advance).parameters
     clock, real = Clock(), progress.time
@@ -185,8 +190,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=12, help="examples (0: the preset's size)")
     parser.add_argument("--every", type=float, default=15.0, help="seconds between replayed progress lines")
     parser.add_argument("--old-costs", action="store_true", help="replay with RobTest's item costs before issue 34")
-    parser.add_argument("--pilot", action="store_true",
-                        help="replay the recorded chunks in the order of a run computing each kind's pilot first")
+    parser.add_argument("--interleave", action="store_true",
+                        help="replay the recorded work in the order of a run interleaving its kinds (for a schedule "
+                             "recorded before)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
     if args.child:
@@ -195,7 +201,7 @@ def main() -> None:
     if args.record:
         record(args)
     if args.replay:
-        rows = replay(args.replay, args.every, args.old_costs, args.pilot)
+        rows = replay(args.replay, args.every, args.old_costs, args.interleave)
         total = json.loads(args.replay.read_text())["end"]
         print(f"| elapsed | ETA | (elapsed + ETA) / total ({total:.0f} s) |\n|---|---|---|")
         for t, eta, ratio in rows:

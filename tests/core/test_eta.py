@@ -10,7 +10,7 @@ import pytest
 import robust
 from robust import Benchmark, ModelAdapter, Result, WorkItem
 from robust.core.registry import Entry, Registry
-from robust.engine.progress import Estimate, pilot_first
+from robust.engine.progress import Estimate, interleave, spread
 from robust.engine.runner import RunConfig, Runner
 from robust.engine.store import Store
 from robust.plugins.benchmarks.robtest.search import GreedyConfig, expected_queries, search_for
@@ -102,8 +102,8 @@ WARM_UP = 2.0  # seconds the first chunk takes on top (the model's first batch)
 
 def mission_run(order) -> list[tuple[float, float, float | None]]:
     """(elapsed, real total, ETA) at every 15 s of the mission's run, its items in RobTest's order (every kind
-    example-major) put in `order`, computed in chunks cut by the executor's ChunkSizer; each example's items
-    take a seeded 0.7-1.4 times the table's seconds (sentences differ)."""
+    example-major) put in `order`, computed in chunks cut by the executor's ChunkSizer. Each example's items take
+    a seeded 0.7-1.4 times the table's seconds (sentences differ)."""
     from robust.engine.executor import ChunkSizer
 
     factor = np.random.default_rng(0).uniform(0.7, 1.4, 50)
@@ -130,32 +130,51 @@ def mission_run(order) -> list[tuple[float, float, float | None]]:
 
 
 def test_the_mission_runs_eta_is_within_one_and_a_half_times_from_the_first_minute_on():
-    """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. A sample of every kind runs first
-    (`pilot_first`: 3 % of each kind's cost, whole examples through every degree), so from the first minute on
-    each kind goes at its own measured rate; in RobTest's plain order the searches (two thirds of the time)
-    start after about 5 minutes, priced until then at the rule draws' seconds per query, three times theirs."""
+    """Issue 34: "ETA 38:45" after 15 s of a run that took 14:33. The runner computes the kinds side by side,
+    each kind's examples in a spread order (`interleave`), so from the first minute on every kind goes at its
+    own measured rate, on a sample of all its examples. Negative control: RobTest's plain order, where the
+    searches (two thirds of the time) start after about 5 minutes, priced until then at the rule draws' seconds
+    per query, three times theirs in the recorded run."""
     def factors(rows):
         return [(t, (t + eta) / total) for t, total, eta in rows if t >= 60]
 
-    def pilot(items):  # a group: one example's items of a kind (RobTest.item_group)
-        return pilot_first(items, lambda it: it[1], lambda it: it[2], lambda it: "/".join(it[0].rsplit("/", 2)[::2]))
+    def interleaved(items):  # a group: one example's items of a kind (RobTest.item_group)
+        return interleave(items, lambda it: it[1], lambda it: it[2], lambda it: "/".join(it[0].rsplit("/", 2)[::2]))
 
-    piloted = factors(mission_run(pilot))
-    assert piloted and all(1 / 1.5 <= f <= 1.5 for _, f in piloted), piloted[:8]
-    plain = factors(mission_run(lambda items: items))  # negative control: the order before issue 34
+    ours = factors(mission_run(interleaved))
+    assert ours and all(1 / 1.5 <= f <= 1.5 for _, f in ours), ours[:8]
+    plain = factors(mission_run(lambda items: items))
     assert max(f for _, f in plain) > 1.5
 
 
-def test_pilot_first_moves_each_kinds_leading_items_to_the_front_in_order():
+def test_spread_samples_every_prefix_about_evenly():
+    """Every prefix of n leaves no stretch of the range unsampled longer than twice its share (the benchmark's
+    order, the negative control, leaves the last 50 - n)."""
+    def widest_gap(taken, size):
+        marks = [-1, *sorted(taken), size]
+        return max(b - a for a, b in zip(marks, marks[1:]))
+
+    for size in (7, 50, 64, 1000):
+        order = spread(size)
+        assert sorted(order) == list(range(size))
+        assert all(widest_gap(order[:n], size) <= 2 * size / n + 1 for n in range(2, size + 1))
+    assert widest_gap(range(10), 50) > 2 * 50 / 10 + 1
+
+
+def test_interleave_keeps_groups_and_moves_every_kind_at_one_pace():
     items = [(f"a{i}", 1.0) for i in range(100)] + [(f"b{i}", 10.0) for i in range(10)]
-    out = pilot_first(items, lambda it: it[0][0], lambda it: it[1], share=0.05)
-    assert [it[0] for it in out[:6]] == ["a0", "a1", "a2", "a3", "a4", "b0"]  # 5 % of a's 100, b's first (10 %)
-    assert sorted(out) == sorted(items) and [it for it in out[6:] if it[0][0] == "a"] == items[5:100]
-    assert pilot_first(items[:100], lambda it: "", lambda it: 1.0) == items[:100]  # one kind: order unchanged
-    # groups of 3 (items sharing work): the pilot ends with its last item's group
-    grouped = pilot_first(items, lambda it: it[0][0], lambda it: it[1], lambda it: it[0][0] + str(int(it[0][1:]) // 3),
-                          share=0.05)
-    assert [it[0] for it in grouped[:8]] == ["a0", "a1", "a2", "a3", "a4", "a5", "b0", "b1"]
+    kind, cost = (lambda it: it[0][0]), (lambda it: it[1])
+    out = interleave(items, kind, cost)
+    assert sorted(out) == sorted(items)
+    for n in range(1, len(out) + 1):  # at every point each kind's share done is within one item of the other's
+        share = {k: sum(c for i, c in out[:n] if i[0] == k) / (100 if k == "a" else 100) for k in "ab"}
+        assert abs(share["a"] - share["b"]) <= 0.1 + 1e-9, (n, share)
+    assert interleave(items[:100], lambda it: "", cost) == items[:100]  # one kind: the benchmark's order
+    # groups of 3 (items sharing work) stay together, in their order
+    grouped = interleave(items, kind, cost, lambda it: it[0][0] + str(int(it[0][1:]) // 3))
+    for k in range(0, 99, 3):
+        at = grouped.index(items[k])
+        assert grouped[at : at + 3] == items[k : k + 3]
 
 
 class TwoKinds(Benchmark):
@@ -194,33 +213,33 @@ class Even(ModelAdapter):
         return [np.array([0.5, 0.5]) for _ in texts]
 
 
-def test_a_run_computes_a_sample_of_every_kind_first(tmp_path):
-    """The runner starts with each kind's leading 3 % of cost, to the end of a group (a0 and a1: 3 % of 40 is
-    1.2; b0 and b1, which share work), then the rest in the benchmark's order: the ETA has measured every kind
-    within seconds. Before issue 34 the "b" items ran last."""
+def test_a_run_computes_its_kinds_side_by_side(tmp_path):
+    """The runner interleaves the kinds by the share of their cost done, groups whole (a0 and a1, b0 and b1
+    share work), each kind's groups spread over its range: a0-a1 (to 2.5 % of a's cost), a32-a33 (7.5 %), then
+    b0-b1 (10 % of b's): the ETA has measured every kind within seconds. Before issue 34 the "b" items ran last."""
     registry = Registry()
     registry.add(Entry("benchmark", "two-kinds", TwoKinds, "t", "t", "0"))
     registry.add(Entry("model", "even", Even, "t", "t", "0"))
     TwoKinds.seen = []
     run = Runner(registry, Store(tmp_path / "r.db"), progress=False).start(RunConfig("two-kinds", "even"))
     assert run.status == "finished"
-    assert TwoKinds.seen == ["a0", "a1", "b0", "b1", *(f"a{k}" for k in range(2, 40)),
-                             *(f"b{k}" for k in range(2, 10))]
+    assert TwoKinds.seen[:6] == ["a0", "a1", "a32", "a33", "b0", "b1"]
+    assert sorted(TwoKinds.seen) == sorted([*(f"a{k}" for k in range(40)), *(f"b{k}" for k in range(10))])
 
 
-def test_robtest_records_do_not_depend_on_the_pilot(example_site, tmp_path, monkeypatch):
-    """The pilot reorders the work, never its results: each item's randomness derives from its id, and a
-    search's degrees start from one stream per example. The same run with the plain order stores the same
-    records; the pilot did move work (the first score search ran before the last rule draw)."""
+def test_robtest_records_do_not_depend_on_the_order(example_site, tmp_path, monkeypatch):
+    """Interleaving reorders the work, never its results: each item's randomness derives from its id, and a
+    search's degrees start from one stream per example. The same run in the benchmark's order stores the same
+    records; interleaving did move work (the first score search ran before the last rule draw)."""
     from robust.engine import runner
 
-    piloted = robtest_records(tmp_path / "piloted.db")
-    monkeypatch.setattr(runner, "pilot_first", lambda items, *_: list(items))
+    interleaved = robtest_records(tmp_path / "interleaved.db")
+    monkeypatch.setattr(runner, "interleave", lambda items, *_: list(items))
     plain = robtest_records(tmp_path / "plain.db")
-    assert piloted == plain and len(plain) == 90
+    assert interleaved == plain and len(plain) == 90
 
     def search_before_last_draw(ids):
         ids = list(ids)
         return ids.index(next(i for i in ids if "/score/" in i)) < ids.index([i for i in ids if "/rule/" in i][-1])
 
-    assert search_before_last_draw(piloted) and not search_before_last_draw(plain)
+    assert search_before_last_draw(interleaved) and not search_before_last_draw(plain)

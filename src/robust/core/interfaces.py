@@ -348,8 +348,8 @@ class Benchmark(Plugin):
 
     def item_group(self, item: WorkItem) -> str:
         """Consecutive items that share work (RobTest: one example's searches at every degree share a greedy
-        path): the sample of each kind a run computes first to measure its rate (`pilot_first`) takes whole
-        groups. Default: every item alone."""
+        path): a run that interleaves several kinds of items, so that its ETA soon measures each, keeps a group's
+        items together and in order. Default: every item alone."""
         return item.id
 
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """A run's progress on stderr: items done, model queries per second, elapsed time and an ETA estimated from the
 work done so far, weighted by each item's cost (`Benchmark.item_cost`: items of one run can differ a hundredfold).
-A run computes a sample of every kind of item first (`pilot_first`), so the ETA soon goes at rates measured on
-each kind rather than guessed.
+A run computes its kinds of items side by side (`interleave`), so that the ETA soon goes at rates measured on
+every kind and on a sample of all its examples, never at a guess.
 
 In a terminal it is a live bar; anywhere else (a log, a pipe, CI) it is a plain line every `interval` seconds
 (`ROBUST_PROGRESS_SECONDS`, default 15) and one at the end, never cut to a width.
@@ -20,8 +20,6 @@ from robust.engine.environ import env_seconds
 #: the ETA shows once this share of the work to do (by cost) and this many items are done, and this many seconds
 #: passed
 MIN_SHARE, MIN_ITEMS, MIN_SECONDS = 0.002, 3, 3.0
-#: the share of each kind's expected cost that `pilot_first` puts at the start of a run
-PILOT_SHARE = 0.03
 
 T = TypeVar("T")
 
@@ -35,34 +33,37 @@ def clock(seconds: float | None) -> str:
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
 
-def pilot(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
-          group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[int]:
-    """Positions of each kind's leading items, up to `share` of that kind's expected cost (one at least) and to
-    the end of the last one's `group` (items sharing work)."""
-    total: dict[str, float] = {}
-    for item in items:
-        total[kind(item)] = total.get(kind(item), 0.0) + cost(item)
-    taken: dict[str, tuple[float, str | None]] = {}  # kind -> cost in the pilot, group of its last item
-    out = []
+def spread(n: int) -> list[int]:
+    """0..n-1 in a low-discrepancy order (bit-reversed): every prefix samples the whole range about evenly."""
+    bits = max(1, (n - 1).bit_length())
+    return sorted(range(n), key=lambda j: int(format(j, f"0{bits}b")[::-1], 2))
+
+
+def interleave(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
+               group: Callable[[T], str] | None = None) -> list[T]:
+    """`items` reordered so that at every point of a run each kind is done to about the same share of its
+    expected cost, and that share samples the kind's whole range: each kind's groups (items sharing work, kept
+    together in their order) in a `spread` order, the kinds merged by the share of their cost done at each
+    group's middle. The time a run has taken then tells what is left, `elapsed * left / done`, however the kinds'
+    rates differ and however the benchmark's cost guess is off for some of them; and each kind's measured rate
+    covers all its examples (RobTest: one example's typo-M searches cost 3 to 54 ms per expected query, the
+    first two ran at 39 and 49 where the median is 14). Items of one kind keep the benchmark's order."""
+    groups: dict[str, dict[str, list[T]]] = {}  # kind -> group -> items, in first-seen order
     for k, item in enumerate(items):
-        what = kind(item)
-        spent, last = taken.get(what, (0.0, None))
-        here = group(item) if group else None
-        if what not in taken or spent < share * total[what] or (here is not None and here == last):
-            out.append(k)
-            taken[what] = (spent + cost(item), here)
-    return out
-
-
-def pilot_first(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T], float],
-                group: Callable[[T], str] | None = None, share: float = PILOT_SHARE) -> list[T]:
-    """`items` with their `pilot` moved to the front in their order: a run then measures every kind of item
-    within its first minute or so, and the ETA prices each kind at its own measured rate instead of a guess
-    (RobTest's searches, most of a run, otherwise start only after all rule draws, whose seconds per model
-    query can be three times theirs)."""
-    first = pilot(items, kind, cost, group, share)
-    moved = set(first)
-    return [items[k] for k in first] + [item for k, item in enumerate(items) if k not in moved]
+        groups.setdefault(kind(item), {}).setdefault(group(item) if group else str(k), []).append(item)
+    if len(groups) < 2:
+        return list(items)
+    keyed: list[tuple[float, int, list[T]]] = []
+    for of_kind in groups.values():
+        members = list(of_kind.values())
+        members = [members[j] for j in spread(len(members))]
+        costs = [sum(cost(item) for item in g) for g in members]
+        total, done = sum(costs) or 1.0, 0.0
+        for g, c in zip(members, costs):
+            keyed.append(((done + c / 2) / total, len(keyed), g))
+            done += c
+    keyed.sort(key=lambda key: key[:2])
+    return [item for _, _, g in keyed for item in g]
 
 
 class Estimate:
@@ -71,8 +72,8 @@ class Estimate:
     finished items took here. A kind not seen yet goes at the run's seconds per model query actually made: the
     machine's and model's speed, which every kind shares, where a seen kind's seconds per unit of cost also carry
     how far the benchmark's cost guess was off for that kind (RobTest: a char-unit search's guess says nothing of
-    a word-unit one's); with the run's pilot first, only for its first seconds. Without query counts, at the rate
-    of all finished items. `clock` is for tests."""
+    a word-unit one's); with the run's kinds interleaved, only for its first seconds. Without query counts, at the
+    rate of all finished items. `clock` is for tests."""
 
     def __init__(self, total: int, done: int, todo: Mapping[str, tuple[str, float]],
                  clock: Callable[[], float] | None = None) -> None:
@@ -90,8 +91,8 @@ class Estimate:
 
     def advance(self, ids: Iterable[str], queries: int | None = None) -> None:
         """Items finished now, with the model queries made since the last ones (None: unknown): the time since
-        the last ones is shared among them by their expected seconds (cost times their kind's rate so far; a
-        chunk holds one kind but where `pilot_first` moves on to the next)."""
+        the last ones is shared among them by their expected seconds (cost times their kind's rate so far: an
+        interleaved run's chunks hold several kinds)."""
         now = self.clock()
         took, self.last = now - self.last, now
         finished = [self.todo.pop(i) for i in ids if i in self.todo]

@@ -25,7 +25,7 @@ from robust.core.settings import resolve_settings
 from robust.engine.attacks import attack_specs
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds, overlap_for
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
-from robust.engine.progress import Estimate, RunProgress, pilot_first, progress_seconds
+from robust.engine.progress import Estimate, RunProgress, interleave, progress_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
 
 #: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
@@ -358,9 +358,9 @@ class Runner:
         model = ctx.model
         done = self.store.done_ids(run_id)
         priced = {item.id: (bench.item_kind(item), bench.item_cost(item)) for item in items if item.id not in done}
-        # a sample of every kind first: the ETA measures each kind's rate within the first minute
-        todo = pilot_first([item for item in items if item.id in priced], lambda i: priced[i.id][0],
-                           lambda i: priced[i.id][1], bench.item_group)
+        # every kind side by side, each over all its examples: the ETA's rates are measured, and soon
+        todo = interleave([item for item in items if item.id in priced], lambda i: priced[i.id][0],
+                          lambda i: priced[i.id][1], bench.item_group)
         estimate = Estimate(len(items), len(items) - len(todo), priced)
         with RunProgress(f"{bench.name} · {ctx.model_spec}", estimate, lambda: model.queries,
                          self.progress) as progress:

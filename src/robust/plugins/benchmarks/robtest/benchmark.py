@@ -192,7 +192,7 @@ class RobTest(Benchmark):
                     for t in self.tags for e, ex in exs]
         out = [WorkItem(f"clean/{ex.id}", Cell("clean", None, 0.0, e)) for e, ex in exs]
         nonzero = [d for d in self.degrees if d > 0]
-        # example-major: the first items of a kind (the run's pilot, `pilot_first`) span every degree
+        # example-major, as its searches: one example's items of a kind are one group (`item_group`)
         out += [WorkItem(f"{t.name}/rule/{degree_key(d)}/{ex.id}", Cell("rule", t, d, e))
                 for t in self.tags if "rule" in t.accesses for e, ex in exs for d in nonzero]
         # searches: example-major too, so one example's degrees share a greedy path (and the output cache)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from robust import load_examples
@@ -242,8 +243,33 @@ def test_files_are_read_by_the_registered_file_dataset_with_declared_settings(tm
                                                                       ("000002", "bad film", "0")]
     with pytest.raises(RobustError, match=r"unknown setting 'text_colum' for file \(did you mean 'text_column'\?\)"):
         _ctx().open_data(str(path), text_colum="sentence")
-    with pytest.raises(RobustError, match=r"d.jsonl:1: missing column 'text' \(columns: sentence, y\)$"):
-        load_examples(str(path), _ctx())  # a file names no setting: the user typed a path
+    with pytest.raises(RobustError, match=r"d.jsonl:1: missing column 'text' \(columns: sentence, y\); name yours "
+                                          r"with --set text_column=NAME \(from Python: settings="):
+        load_examples(str(path), _ctx())
+    # the user's --set file.KEY=VALUE wins over what a benchmark passes (its own text_column default)
+    assert [e.text for e in by_user.open_data(str(path), text_column="text", label_column="label").examples()] == [
+        "good film", "bad film"]
+
+
+def test_a_users_file_settings_reach_a_benchmark_run(tmp_path):
+    """`file.text_column` (`--set file.text_column=...`) names a CSV's columns for a benchmark that has its own
+    `text_column` setting (accuracy's default "text" used to override it, silently); without it the error says
+    which setting names the column."""
+    import robust
+
+    path = tmp_path / "reviews.csv"
+    path.write_text("review,sentiment\ngood film,1\nbad film,0\n")
+
+    def model(texts):
+        return np.array([[0.2, 0.8] if "good" in t else [0.9, 0.1] for t in texts])
+
+    fn = robust.FunctionModel(model, "classify", labels=["0", "1"])
+    with pytest.raises(RobustError, match=r"reviews.csv:2: missing column 'text' \(columns: review, sentiment\); "
+                                          r"name yours with --set text_column=NAME"):
+        robust.run("accuracy", model=fn, data=str(path), store=tmp_path / "r.db", progress=False)
+    run = robust.run("accuracy", model=fn, data=str(path), store=tmp_path / "r.db", progress=False,
+                     settings={"file.text_column": "review", "file.label_column": "sentiment"})
+    assert run.summary["accuracy"] == 1.0 and run.summary["n"] == 2
 
 
 def test_gold_labels_map_to_class_indices_by_name_or_index_and_nothing_else():

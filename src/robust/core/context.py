@@ -95,12 +95,14 @@ class RunContext:
 
     def open_data(self, spec: str | None = None, **options: Any) -> Plugin:
         """A DataGenerator for a file/directory path (the registered `file` dataset, configured by `options`:
-        `text_column`, `label_column`, ...) or a registered dataset name (the one data path)."""
+        `text_column`, `label_column`, ...; the user's own `--set file.KEY=VALUE` win over a benchmark's) or a
+        registered dataset name (the one data path)."""
         spec = spec or self.data or ""
         if not spec:
             raise RobustError("no data given; pass --data FILE or a registered dataset (`robust list datasets`)")
         if Path(spec).exists():
-            return self.create("dataset", "file", path=spec, **options)
+            entry = self.registry.get("dataset", "file")
+            return self.create("dataset", entry, **{**options, **self.settings_for(entry), "path": spec})
         if self.registry.has("dataset", spec):
             return self.create("dataset", spec)
         raise RobustError(f"no such file: {spec}; " + str(unknown("dataset", spec, self.registry.names("dataset"))))

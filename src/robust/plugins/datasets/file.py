@@ -160,8 +160,10 @@ class FileDataset(DataGenerator):
         yield from enumerate(ds, 1)
 
     def _hint(self, column: str) -> str:
-        """Rows passed from Python: the setting that names their text or label column."""
-        return f"; set settings={{'{column}_column': ...}}" if str(self.path).endswith(ROWS_SUFFIX) else ""
+        """The setting that names the text or label column: from Python for rows passed in memory."""
+        if str(self.path).endswith(ROWS_SUFFIX):
+            return f"; set settings={{'{column}_column': ...}}"
+        return f"; name yours with --set {column}_column=NAME (from Python: settings={{'{column}_column': NAME}})"
 
     def _example(self, n: int, row: Any) -> Example:
         at = where(self.path, n)

@@ -5,12 +5,14 @@ cost) and, at every finished chunk, the time and the items; the schedule goes to
 schedule to the `Estimate` of the code on the path, under a fake clock, and prints, every `--every` seconds of
 the run, elapsed, ETA and (elapsed + ETA) / real total (1.00 is a perfect estimate; within [0.67, 1.5] is
 within 1.5x). Replaying one schedule with two versions of the code compares their estimators on the very same
-run, whatever the machine's load did to it.
+run, whatever the machine's load did to it. A recording also notes the run's peak resident memory.
 
     python benchmarks/eta_calibration.py --record run.json                 # the mission's command, --limit 12
     python benchmarks/eta_calibration.py --record run.json --limit 0       # the full quick preset
     python benchmarks/eta_calibration.py --replay run.json                 # this code's estimator on it
     PYTHONPATH=OLD/src python benchmarks/eta_calibration.py --replay run.json   # another version's
+    python benchmarks/eta_calibration.py --replay old.json --interleave    # a recording of an older order, replayed
+                                                                           # in the interleaved one
 """
 
 from __future__ import annotations
@@ -75,7 +77,10 @@ def child(schedule: str, argv: list[str]) -> None:
     RobTest.item_cost = logged_cost
 
     def write() -> None:
+        import resource
+
         log["end"] = log["events"][-1][0] if log["events"] else 0.0
+        log["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the whole run's, KiB
         Path(schedule).write_text(json.dumps(log))
 
     atexit.register(write)
@@ -97,7 +102,8 @@ def record(args: argparse.Namespace) -> None:
         sys.exit(f"the run failed: {proc.stderr.strip().splitlines()[-3:]}")
     log = json.loads(Path(args.record).read_text())
     print(f"robust {' '.join(command)}: {len(log['todo'])} items in {log['end']:.0f} s of computing "
-          f"({time.monotonic() - start:.0f} s with start-up); schedule in {args.record}")
+          f"({time.monotonic() - start:.0f} s with start-up), peak RSS {log['peak_rss_mb']:.0f} MB; "
+          f"schedule in {args.record}")
 
 
 class Clock:

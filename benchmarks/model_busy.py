@@ -22,12 +22,12 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
 Columns: executor, Ray workers, overlap (chunks computed at once per process), the run's wall seconds (a Ray run
 starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch
 began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
-brackets: of the span from the first batch to the last, which leaves out start-up), the
-seconds while every process computed (from the last one's first batch to the first one's last) and the busy
-share then, the share of the wall the lock was held, model queries and queries per wall second, texts per
-batch, CPU seconds of every process of the run (this one and its descendants: Ray's own processes and its
-workers, sampled from /proc every 0.5 s and at each batch) per wall second and apart (this process, the
-workers, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS of this
+brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every
+process computed (from the last one's first batch to the first one's last) and the busy share then, the share
+of the wall the lock was held, model queries and queries per wall second, texts per batch, CPU seconds of every
+process of the run (this one and its descendants: Ray's own processes and its workers, sampled from /proc every
+0.5 s and at each batch) per wall second and apart (this process, the workers and what they had used by their
+first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS of this
 process and of the largest worker, and a digest of the stored records (equal digests: equal records).
 """
 
@@ -214,6 +214,8 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     cpu = max(cpu, sum(by_pid.values()))
     driver = by_pid.get(os.getpid(), 0.0)
     workers_cpu = sum(by_pid[pid] for pid in log.batches if pid != os.getpid())
+    # a worker's CPU by its first batch: its process start, imports, the run rebuilt and planned, its first chunk
+    startup = sum(lines[0][5] - meter.base.get(pid, 0.0) for pid, lines in log.batches.items() if pid != os.getpid())
     lo, hi = log.steady
     queries, texts = run.run.queries, log.total(4)
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
@@ -227,7 +229,8 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
             "queries": queries, "queries_per_s": round(queries / wall), "device_texts": round(texts),
             "texts_per_batch": round(texts / sum(map(len, log.batches.values())), 1),
             "processes": len(log.batches), "cpu_share": round(cpu / wall, 2), "driver_cpu_s": round(driver, 2),
-            "workers_cpu_s": round(workers_cpu, 2), "ray_cpu_s": round(cpu - driver - workers_cpu, 2),
+            "workers_cpu_s": round(workers_cpu, 2),
+            "startup_cpu_s": round(startup, 2), "ray_cpu_s": round(cpu - driver - workers_cpu, 2),
             "own_cpu_us_per_query": round((cpu - log.total(3)) / queries * 1e6, 1),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "worker_rss_mb": round(max(rss, default=0) / 1024), "records": records}
@@ -276,7 +279,8 @@ def main() -> None:
 
 HEADER = ("| executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held | queries | queries/s "
-          "| texts/batch | CPU/wall, all processes | CPU s: driver / workers / Ray's own | robust's own CPU µs/query "
+          "| texts/batch | CPU/wall, all processes "
+          "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
           "| peak RSS MB (largest worker) | records |\n" + "|---" * 18 + "|")
 
 
@@ -285,7 +289,7 @@ def row(r: dict) -> str:
              r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
-             r["cpu_share"], f"{r['driver_cpu_s']} / {r['workers_cpu_s']} / {r['ray_cpu_s']}",
+             r["cpu_share"], f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}",
              r["own_cpu_us_per_query"],
              f"{r['peak_rss_mb']} ({r['worker_rss_mb']})" if r["worker_rss_mb"] else r["peak_rss_mb"], r["records"]]
     return "| " + " | ".join(map(str, cells)) + " |"

@@ -289,7 +289,9 @@ def row(r: dict) -> str:
              r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
-             r["cpu_share"], f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}",
+             r["cpu_share"],
+             (f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}" if r["workers"]
+              else f"{r['driver_cpu_s']} / – / –"),
              r["own_cpu_us_per_query"],
              f"{r['peak_rss_mb']} ({r['worker_rss_mb']})" if r["worker_rss_mb"] else r["peak_rss_mb"], r["records"]]
     return "| " + " | ".join(map(str, cells)) + " |"

@@ -1,22 +1,41 @@
 """Does the model wait for robust? A simulated GPU victim's busy share on a RobTest typo run (issue 32).
 
-The victim is a naive-Bayes bag-of-words classifier (word log-odds counted on the MR training split) behind
-`robust.FunctionModel`, on a simulated device: each batch holds one device lock (a GPU runs one batch at a time)
+The victim is a naive-Bayes bag-of-words classifier (word log-odds counted once, by this script, on the MR
+training split) on a simulated device: each batch holds the device's lock (a GPU runs one batch at a time)
 while it computes and sleeps `--per-text` seconds per text with the GIL released, as a GPU kernel or a server
-request does. Busy share = seconds inside that lock / wall seconds of the whole `robust.run` call. Each
-configuration runs in a fresh process (its peak resident memory is its own):
+request does. The device is one for the whole machine: the lock is an `fcntl.flock` on a file in the device's
+folder, so chunks computed at once in one process (`--overlap`, ROBUST_OVERLAP) and Ray workers on one machine
+(`--executor ray --workers N`) all queue for it, as processes sharing one GPU do. Each process appends a line
+per batch to its own stats file there (busy and held seconds, texts, its CPU and peak RSS); the busy share is
+their summed device seconds / wall seconds of the whole run.
 
-    python benchmarks/model_busy.py                      # overlap 1, 2, 4 at 30 µs per text, 30 examples
+The victim reaches Ray workers by name, as any model does: this module is also the plugin. The script writes a
+dist-info (`METADATA`, `entry_points.txt` under the group `robust`) into a temporary site directory, puts it
+and this folder on PYTHONPATH (forwarded to Ray workers, as ROBUST_* variables are) and runs `--model
+sim-gpu`, so every process builds `SimulatedGPU` through the plugin registry and loads the word log-odds from
+the device's folder. Each configuration runs in a fresh process (its peak resident memory is its own):
+
+    python benchmarks/model_busy.py                      # in-process, overlap 1, 2, 4; 30 µs per text, 30 examples
+    python benchmarks/model_busy.py --executor in-process ray --overlap 1 2 --workers 1 2 3
     python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 10
 
-Columns: overlap (chunks computed at once, `ROBUST_OVERLAP`), the run's wall seconds, the device's busy share,
-model queries (texts the victim computed) per wall second, robust's own CPU seconds per query (process CPU
-minus the victim's compute), and the process's peak RSS.
+Columns: executor, Ray workers, overlap (chunks computed at once per process), the run's wall seconds (a Ray run
+starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch
+began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
+brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every
+process computed (from the last one's first batch to the first one's last) and the busy share then, the share
+of the wall the lock was held, model queries and queries per wall second, texts per batch, CPU seconds of every
+process of the run (this one and its descendants: Ray's own processes and its workers, sampled from /proc every
+0.5 s and at each batch) per wall second and apart (this process, the workers and what they had used by their
+first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS of this
+process and of the largest worker, and a digest of the stored records (equal digests: equal records).
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import json
 import math
 import os
@@ -27,110 +46,254 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 
+import robust
+
+DEVICE = "ROBUST_SIM_DEVICE"  # the simulated device's folder: weights.json, its lock file, stats-PID.txt
+HERE = Path(__file__).resolve().parent
+
+
+# the victim: a plugin every process (this one, Ray's workers) builds by name ---------------------------------
 class Device:
-    """One simulated accelerator: a batch at a time, `per_text` seconds per text with the GIL released."""
+    """One simulated accelerator shared by every process on the machine: a batch at a time (a thread lock among
+    this process's threads, an flock among processes), `per_text` seconds per text with the GIL released."""
 
-    def __init__(self, per_text: float) -> None:
+    def __init__(self, folder: Path, per_text: float) -> None:
         self.per_text, self.lock = per_text, threading.Lock()
-        self.busy = self.held = self.compute_cpu = 0.0
-        self.texts = self.batches = 0
+        self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT)
+        self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115 - the process's
 
     def run(self, fn, texts: list[str]):
         with self.lock:
-            began, cpu = time.perf_counter(), time.thread_time()
-            out = fn(texts)
-            self.compute_cpu += time.thread_time() - cpu
-            time.sleep(self.per_text * len(texts))
-            # busy: the compute plus the sleep asked for (a loaded machine wakes a sleeper late; a GPU would
-            # have finished on time), held: what the lock really was held
-            self.busy += time.thread_time() - cpu + self.per_text * len(texts)
-            self.held += time.perf_counter() - began
-            self.texts += len(texts)
-            self.batches += 1
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            try:
+                began, cpu = time.monotonic(), time.thread_time()
+                out = fn(texts)
+                compute = time.thread_time() - cpu
+                time.sleep(self.per_text * len(texts))
+                ended = time.monotonic()
+            finally:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+        # busy: the compute plus the sleep asked for (a loaded machine wakes a sleeper late; a GPU would have
+        # finished on time); held: what the lock really was held
+        use = resource.getrusage(resource.RUSAGE_SELF)
+        self.log.write(f"{began} {ended} {compute + self.per_text * len(texts)} {compute} {len(texts)} "
+                       f"{use.ru_utime + use.ru_stime} {use.ru_maxrss}\n")
         return out
 
 
-def dictionary_classifier():
-    """(labels, texts -> probabilities): naive Bayes over lower-cased words, add-one smoothing, MR training split."""
-    import numpy as np
+class SimulatedGPU(robust.ModelAdapter):
+    name = "sim-gpu"
+    description = "Naive-Bayes word classifier on a simulated GPU (benchmarks/model_busy.py; needs ROBUST_SIM_DEVICE)"
+    capabilities = frozenset({"classify"})
+    settings = {"batch_size": robust.Setting(64, min=1),
+                "per_text": robust.Setting(30e-6, min=0.0, help="device seconds per text")}
 
-    from robust import load_examples
+    def __init__(self, arg: str = "", **config) -> None:
+        super().__init__(arg, **config)
+        folder = Path(os.environ[DEVICE])
+        weights = json.loads((folder / "weights.json").read_text())
+        self.labels = weights["labels"]
+        self.index = {w: i for i, w in enumerate(weights["logp"])}
+        self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
+        self.device = Device(folder, float(self.config["per_text"]))
+
+    def naive_bayes(self, texts: list[str]) -> np.ndarray:
+        """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
+        for the batch, a few µs per text: the host's share of a GPU call, not a CPU model)."""
+        if not texts:
+            return np.zeros((0, len(self.labels)))
+        unknown, index = len(self.index), self.index
+        # each text's rows, then the zero row (so none is empty), summed in order: a text's sum is its own alone
+        words = [[index.get(w, unknown) for w in t.lower().split()] + [unknown] for t in texts]
+        starts = np.cumsum([0] + [len(ws) for ws in words[:-1]])
+        z = np.add.reduceat(self.logp[[i for ws in words for i in ws]], starts, axis=0)
+        z -= z.max(1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(1, keepdims=True)
+
+    def _classify(self, texts):
+        return list(self.device.run(self.naive_bayes, list(texts)))
+
+
+@robust.hookimpl
+def register_models(register):
+    register(SimulatedGPU)
+
+
+def dictionary_weights() -> dict:
+    """Labels and per-word log-probabilities per label: naive Bayes over lower-cased words, add-one smoothing,
+    MR training split."""
     from robust.core.context import RunContext
     from robust.core.plugins import get_registry
 
-    examples = load_examples("mr-train", RunContext("busy", 0, None, get_registry()))
+    examples = robust.load_examples("mr-train", RunContext("busy", 0, None, get_registry()))
     labels = sorted({ex.label for ex in examples}, key=str)
     counts = {lab: Counter() for lab in labels}
     for ex in examples:
         counts[ex.label].update(ex.text.lower().split())
     vocab = set().union(*counts.values())
     totals = {lab: sum(c.values()) + len(vocab) for lab, c in counts.items()}
-    logp = {w: np.array([math.log((counts[lab][w] + 1) / totals[lab]) for lab in labels]) for w in vocab}
-    zero = np.zeros(len(labels))
-
-    def classify(texts: list[str]):
-        z = np.array([sum((logp.get(w, zero) for w in t.lower().split()), zero) for t in texts])
-        z -= z.max(1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(1, keepdims=True)
-
-    return labels, classify
+    return {"labels": labels,
+            "logp": {w: [math.log((counts[lab][w] + 1) / totals[lab]) for lab in labels] for w in sorted(vocab)}}
 
 
-def one(overlap: int, per_text: float, limit: int, attack: str) -> dict:
-    """One run in this process; its measures as a dict."""
-    import robust
+def install_victim(site: Path) -> None:
+    """This module as an installed plugin distribution in `site` (the module itself is found in HERE)."""
+    dist = site / "robust_sim_gpu-0.1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: robust-sim-gpu\nVersion: 0.1.0\n")
+    (dist / "entry_points.txt").write_text(f"[robust]\nbusy = {Path(__file__).stem}\n")
 
-    labels, classify = dictionary_classifier()
-    device = Device(per_text)
-    model = robust.FunctionModel(lambda texts: device.run(classify, texts), "classify", name="nb-gpu-sim",
-                                 labels=labels, overlap=overlap)
-    cpu0, began = time.process_time(), time.perf_counter()
+
+# one run, in a fresh process ---------------------------------------------------------------------------------
+@dataclass
+class DeviceLog:
+    """The device's batches, [began, ended, busy, compute, texts, process CPU, peak RSS KB], by process id."""
+
+    batches: dict[int, list[list[float]]]
+
+    @classmethod
+    def read(cls, folder: Path) -> DeviceLog:
+        found = {int(path.stem.split("-")[1]): [[float(x) for x in line.split()] for line in
+                                                  path.read_text().splitlines()] for path in folder.glob("stats-*.txt")}
+        return cls({pid: lines for pid, lines in found.items() if lines})  # a Ray run's driver queries nothing
+
+    def total(self, column: int) -> float:
+        return sum(b[column] for lines in self.batches.values() for b in lines)
+
+    @property
+    def span(self) -> tuple[float, float]:
+        """From the first batch's start to the last one's end."""
+        return min(v[0][0] for v in self.batches.values()), max(v[-1][1] for v in self.batches.values())
+
+    @property
+    def steady(self) -> tuple[float, float]:
+        """While every process computes: from the last process's first batch to the first process's last."""
+        return max(v[0][0] for v in self.batches.values()), min(v[-1][1] for v in self.batches.values())
+
+    def share(self, window: tuple[float, float]) -> float:
+        """Device-busy seconds of the batches within `window` / its length."""
+        lo, hi = window
+        busy = sum(b[2] for lines in self.batches.values() for b in lines if lo <= b[0] and b[1] <= hi)
+        return busy / (hi - lo) if hi > lo else math.nan
+
+
+def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str) -> dict:
+    """One run in this process (Ray workers as its descendants); its measures as a dict."""
+    from ray_scaling import CpuMeter
+
+    from robust.engine.evaluate import evaluate
+
+    ray_start = 0.0
+    if executor == "ray":  # started before the run (a cluster is up before runs are sent to it), timed apart
+        import logging
+
+        import ray
+
+        began = time.perf_counter()
+        ray.init(num_cpus=max(workers, os.cpu_count() or 1), include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING)
+        ray_start = time.perf_counter() - began
+    meter = CpuMeter(0.5)
+    meter.start()
+    began, start = time.perf_counter(), time.monotonic()
     with tempfile.TemporaryDirectory() as home:
-        robust.run("robtest", model=model, attack=attack, limit=limit, store=Path(home) / "robust.db")
-    wall, cpu = time.perf_counter() - began, time.process_time() - cpu0
-    own = cpu - device.compute_cpu
-    return {"overlap": overlap, "per_text_us": round(per_text * 1e6), "limit": limit, "wall_s": round(wall, 2),
-            "busy_share": round(device.busy / wall, 3),
-            "held_share": round(device.held / wall, 3), "queries": model.queries,
-            "queries_per_s": round(model.queries / wall), "texts_per_batch": round(device.texts / device.batches, 1),
-            "cpu_share": round(cpu / wall, 2), "own_cpu_us_per_query": round(own / model.queries * 1e6, 1),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+        run = evaluate("robtest", model="sim-gpu", attack=attack, limit=limit, settings={"model.per_text": per_text},
+                       store=Path(home) / "robust.db", executor=executor,
+                       workers=workers if executor == "ray" else None)
+    wall, cpu = time.perf_counter() - began, meter.stop()
+    log = DeviceLog.read(Path(os.environ[DEVICE]))
+    by_pid = {pid: t - meter.base.get(pid, 0.0) for pid, t in meter.last.items()}
+    for pid, lines in log.batches.items():  # a worker's CPU at its last batch, if it ended before a sample
+        by_pid[pid] = max(by_pid.get(pid, 0.0), lines[-1][5] - meter.base.get(pid, 0.0))
+    cpu = max(cpu, sum(by_pid.values()))
+    driver = by_pid.get(os.getpid(), 0.0)
+    workers_cpu = sum(by_pid[pid] for pid in log.batches if pid != os.getpid())
+    # a worker's CPU by its first batch: its process start, imports, the run rebuilt and planned, its first chunk
+    startup = sum(lines[0][5] - meter.base.get(pid, 0.0) for pid, lines in log.batches.items() if pid != os.getpid())
+    lo, hi = log.steady
+    queries, texts = run.run.queries, log.total(4)
+    rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
+    records = hashlib.sha256(json.dumps(run.records, sort_keys=True).encode()).hexdigest()[:10]
+    return {"executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
+            "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
+            "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
+            "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
+            "steady_share": round(log.share(log.steady), 3), "steady_s": round(max(0.0, hi - lo), 2),
+            "held_share": round(sum(b[1] - b[0] for v in log.batches.values() for b in v) / wall, 3),
+            "queries": queries, "queries_per_s": round(queries / wall), "device_texts": round(texts),
+            "texts_per_batch": round(texts / sum(map(len, log.batches.values())), 1),
+            "processes": len(log.batches), "cpu_share": round(cpu / wall, 2), "driver_cpu_s": round(driver, 2),
+            "workers_cpu_s": round(workers_cpu, 2),
+            "startup_cpu_s": round(startup, 2), "ray_cpu_s": round(cpu - driver - workers_cpu, 2),
+            "own_cpu_us_per_query": round((cpu - log.total(3)) / queries * 1e6, 1),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "worker_rss_mb": round(max(rss, default=0) / 1024), "records": records}
+
+
+# the table ---------------------------------------------------------------------------------------------------
+def configurations(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """(executor, workers) in the order asked."""
+    return [(ex, n) for ex in args.executor for n in (args.workers if ex == "ray" else [1])]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--overlap", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--executor", nargs="+", default=["in-process"], choices=("in-process", "ray"))
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 3], help="Ray workers (with --executor ray)")
+    parser.add_argument("--overlap", type=int, nargs="+", default=[1, 2, 4], help="chunks computed at once per process")
     parser.add_argument("--per-text", type=float, nargs="+", default=[30e-6], help="device seconds per text")
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--attack", default="typo")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.overlap[0], args.per_text[0], args.limit, args.attack)))
+        print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
+                             args.attack)))
         return
-    print(HEADER)
-    for per_text in args.per_text:
-        for overlap in args.overlap:
-            cmd = [sys.executable, __file__, "--one", "--overlap", str(overlap), "--per-text", str(per_text),
-                   "--limit", str(args.limit), "--attack", args.attack]
-            out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
-            if out.returncode:
-                raise SystemExit(out.stderr.strip().splitlines()[-1:])
-            print(row(json.loads(out.stdout.strip().splitlines()[-1])), flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
+        install_victim(site)
+        weights.write_text(json.dumps(dictionary_weights()))
+        path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
+        print(HEADER)
+        for per_text in args.per_text:
+            for executor, workers in configurations(args):
+                for overlap in args.overlap:
+                    device = Path(tempfile.mkdtemp(dir=tmp))
+                    (device / "weights.json").symlink_to(weights)
+                    env = {**os.environ, "PYTHONPATH": path, DEVICE: str(device), "ROBUST_OVERLAP": str(overlap)}
+                    cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
+                           "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
+                           "--attack", args.attack]
+                    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                    if out.returncode:
+                        raise SystemExit(out.stderr.strip().splitlines()[-1:])
+                    print(row(json.loads(out.stdout.strip().splitlines()[-1])), flush=True)
 
 
-HEADER = ("| device µs/text | overlap | wall s | device busy (lock held) | queries | queries/s | texts/batch "
-          "| process CPU/wall | robust's own CPU µs/query | peak RSS MB |\n" + "|---" * 10 + "|")
+HEADER = ("| executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
+          "| device busy: of wall (of its span) | all processes at work: s, busy | lock held | queries | queries/s "
+          "| texts/batch | CPU/wall, all processes "
+          "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 18 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["per_text_us"], r["overlap"], r["wall_s"], f"{r['busy_share']:.0%} ({r['held_share']:.0%})",
-             f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"], r["cpu_share"],
-             r["own_cpu_us_per_query"], r["peak_rss_mb"]]
+    cells = [r["executor"], r["workers"], r["overlap"], r["per_text_us"], r["ray_start_s"] or "", r["wall_s"],
+             r["first_batch_s"],
+             f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
+             f"{r['held_share']:.0%}", f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
+             r["cpu_share"],
+             (f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}" if r["workers"]
+              else f"{r['driver_cpu_s']} / – / –"),
+             r["own_cpu_us_per_query"],
+             f"{r['peak_rss_mb']} ({r['worker_rss_mb']})" if r["worker_rss_mb"] else r["peak_rss_mb"], r["records"]]
     return "| " + " | ".join(map(str, cells)) + " |"
 
 

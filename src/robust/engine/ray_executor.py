@@ -3,7 +3,8 @@
 Each actor rebuilds the run from its stored configuration once (`Runner.build` + `Runner.plan`: one model
 load per actor) and then computes tasks of item ids, cut into chunks whose size adapts as in-process (each
 expected to take about ROBUST_CHUNK_SECONDS, never more than the benchmark's `chunk_size` items; the actor
-keeps its measure from task to task), yielding every chunk's records as soon as it is done. The driver commits
+keeps its measure from task to task) and, as in-process, up to `overlap` of them at once (ROBUST_OVERLAP, else
+the model's), yielding every chunk's records as soon as it is done, in any order. The driver commits
 each chunk in one transaction (`on_done`), so:
 
 - a worker killed mid-task loses nothing that reached the driver: the driver starts a new worker and queues
@@ -28,7 +29,7 @@ from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import WorkItem
-from robust.engine.executor import ChunkSizer, Job, OnDone, chunked, run_chunks
+from robust.engine.executor import ChunkSizer, Job, OnDone, chunked, overlap_for, run_overlapped
 
 INSTALL = "--executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"
 #: variables the workers need to rebuild a run as the driver would (plugins, caches, offline switches)
@@ -82,13 +83,15 @@ class Worker:
         return os.getpid()
 
     def run(self, ids: list[str]) -> Iterator[tuple[list[str], list[dict[str, Any]], int, int]]:
-        """(item ids, records, model queries, this process's id) for each chunk of a task, as each finishes."""
+        """(item ids, records, model queries, this process's id) for each chunk of a task, as each finishes (in
+        any order when chunks overlap; the queries are those made since the previous chunk was yielded)."""
         missing = [i for i in ids if i not in self.items]
         if missing:
             raise RuntimeError(f"item {missing[0]!r} is not among the items the worker planned: "
                                f"benchmark {self.bench.name!r} does not list its items deterministically")
         queries = self.ctx.model.queries if self.ctx.model else 0
-        for chunk, records in run_chunks([self.items[i] for i in ids], self._work, self.sizer):
+        overlap = overlap_for(self.ctx.model)
+        for chunk, records in run_overlapped([self.items[i] for i in ids], self._work, self.sizer, overlap):
             before, queries = queries, self.ctx.model.queries if self.ctx.model else 0
             yield [item.id for item in chunk], records, queries - before, os.getpid()
 
@@ -271,8 +274,9 @@ class _Pool:
                 except RayActorError as exc:
                     self.died(k, exc)
                 else:
-                    assert ids == rest[: len(ids)], "a task's chunks come back in order"
-                    del rest[: len(ids)]
+                    delivered = set(ids)  # chunks come back in any order when a worker overlaps them
+                    assert delivered <= set(rest), "a worker delivers only its task's items, each once"
+                    rest[:] = [i for i in rest if i not in delivered]
                     self.ex.chunks_by_pid[pid] += 1
                     self.ex.items_by_pid[pid] += len(ids)
                     self.on_done([self.by_id[i] for i in ids], records, queries)

@@ -8,6 +8,7 @@ import ...` by the scripts in this folder (run as `python benchmarks/x.py`, whic
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -45,13 +46,6 @@ def reset_peak_rss() -> float:
     return _status_mb("VmRSS") if os.path.exists(_STATUS) else 0.0
 
 
-def children_peak_rss_mb() -> float:
-    """The largest peak RSS of this process's ended and waited-for children (and their waited-for descendants):
-    the maximum over them, not their sum; 0 before any has ended. Running children (e.g. Ray's workers) are
-    not included."""
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / _MAXRSS_PER_MB
-
-
 def peak_line() -> str:
     """The line a script prints at its end when its rows ran in this one process."""
     return (f"peak RSS of this process: {peak_rss_mb():.0f} MB (a high-water mark: rows after the first ran in "
@@ -60,7 +54,7 @@ def peak_line() -> str:
 
 @dataclass
 class ChildRun:
-    """A finished child process: its output, wall time, CPU (user + system) and its own peak RSS."""
+    """A finished child process: its exit code, output, wall time, CPU (user + system) and own peak RSS."""
 
     returncode: int
     stdout: str
@@ -71,15 +65,40 @@ class ChildRun:
 
 
 def run_child(cmd: list[str], **popen) -> ChildRun:
-    """Run `cmd` to its end with its output captured; its CPU and peak RSS are its own (and its waited-for
-    descendants'), from `os.wait4` (as `/usr/bin/time -v` reports them), not those of earlier children."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, **popen)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+    """Run `cmd` to its end with its output captured; its wall time, CPU and peak RSS are its own.
+
+    The kernel counts into a new process's peak the memory of the process it was started from (at its exec), so
+    a child started from a large process (one that has loaded torch) would show that process's size: `cmd` is
+    started from a small launcher (this file run as a script), which measures it with `os.wait4` (its CPU, and
+    its peak: the largest of it and its waited-for descendants, as `/usr/bin/time -v` reports them). Children
+    still running when it ends (daemons) are not counted; `getrusage(RUSAGE_CHILDREN)` would give the largest
+    peak of all children ended so far (a maximum, not a sum), not this one's."""
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile("w+") as out, \
+            tempfile.TemporaryFile("w+") as err:
+        report = os.path.join(tmp, "usage.json")
+        launcher = [sys.executable, "-I", "-S", os.path.abspath(__file__), report, *cmd]
+        code = subprocess.run(launcher, stdout=out, stderr=err, text=True, **popen).returncode
         out.seek(0)
         err.seek(0)
-        return ChildRun(proc.returncode, out.read(), err.read(), wall, usage.ru_utime + usage.ru_stime,
-                        usage.ru_maxrss / _MAXRSS_PER_MB)
+        stdout, stderr = out.read(), err.read()
+        if not os.path.exists(report):  # the launcher itself failed (e.g. `cmd` not found)
+            return ChildRun(code or 1, stdout, stderr, 0.0, 0.0, 0.0)
+        with open(report) as f:
+            usage = json.load(f)
+        return ChildRun(usage["returncode"], stdout, stderr, usage["wall_s"], usage["cpu_s"], usage["peak_mb"])
+
+
+def _launch(report: str, cmd: list[str]) -> int:
+    """Run `cmd` (its output to this process's) and write its exit code, wall, CPU and peak RSS to `report`."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    with open(report, "w") as f:
+        json.dump({"returncode": proc.returncode, "wall_s": time.perf_counter() - start,
+                   "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / _MAXRSS_PER_MB}, f)
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(_launch(sys.argv[1], sys.argv[2:]) & 0xFF)

@@ -154,7 +154,7 @@ def leg_bench(args: argparse.Namespace, attack: str, settings: dict[str, dict[st
     for i in range(0, len(items), bench.chunk_size):
         chunk = items[i : i + bench.chunk_size]
         for item, rec in zip(chunk, bench.run_batch(chunk, ctx)):
-            rows.append({"id": item.payload[1].id, "status": rec["status"], "success": rec["success"],
+            rows.append({"id": item.payload.example.id, "status": rec["status"], "success": rec["success"],
                          "queries": rec["queries"], "perturbed": rec["perturbed"],
                          "type": rec.get("textattack_result", "")})
     return {"rows": rows, "seconds": time.perf_counter() - start}

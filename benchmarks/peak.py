@@ -48,8 +48,8 @@ def reset_peak_rss() -> float:
 
 def peak_line() -> str:
     """The line a script prints at its end when its rows ran in this one process."""
-    return (f"peak RSS of this process: {peak_rss_mb():.0f} MB (a high-water mark: rows after the first ran in "
-            "the same process and have no peak of their own)")
+    return (f"peak RSS of this process: {peak_rss_mb():.0f} MB (its high-water mark over everything above: what "
+            "ran after the first run in this process has no peak of its own)")
 
 
 @dataclass
@@ -69,10 +69,11 @@ def run_child(cmd: list[str], **popen) -> ChildRun:
 
     The kernel counts into a new process's peak the memory of the process it was started from (at its exec), so
     a child started from a large process (one that has loaded torch) would show that process's size: `cmd` is
-    started from a small launcher (this file run as a script), which measures it with `os.wait4` (its CPU, and
-    its peak: the largest of it and its waited-for descendants, as `/usr/bin/time -v` reports them). Children
-    still running when it ends (daemons) are not counted; `getrusage(RUSAGE_CHILDREN)` would give the largest
-    peak of all children ended so far (a maximum, not a sum), not this one's."""
+    started from a small launcher (this file run as a script; its ~13 MB are the floor of a peak), which measures
+    it with `os.wait4` (its CPU, and its peak: the largest of it and its waited-for descendants, as
+    `/usr/bin/time -v` reports them). Children still running when it ends (daemons) are not counted;
+    `getrusage(RUSAGE_CHILDREN)` would give the largest peak of all children ended so far (a maximum, not a sum),
+    not this one's."""
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile("w+") as out, \
             tempfile.TemporaryFile("w+") as err:
         report = os.path.join(tmp, "usage.json")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from peak import peak_line
+
 
 def run_byod(model, tests: str, n: int, data: str | None, seed: int = 0) -> tuple[dict, float]:
     from robust.core.context import RunContext
@@ -95,6 +97,7 @@ def main() -> None:
         print(f"{test}: batch_size=1 vs {args.batch_size}: {len(diffs)} records, max |Δvalue| = "
               f"{max(diffs):.2e}, mean {np.mean(diffs):.2e}")
     print(f"(batch size 1 took {t1:.1f} s for these)")
+    print(peak_line())
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from peak import peak_line
+
 
 class Timed:
     """Wraps an executor: when it started, and when each chunk was committed (with its size)."""
@@ -80,6 +82,7 @@ def main() -> None:
         cells = [span(runs, field, digits) for field, digits in (("chunks", 0), ("largest", 0), ("compute", 1),
                                                                   ("rate", 2), ("longest", 2), ("median", 2))]
         print(f"| {label} | {runs[0]['items']} | {' | '.join(cells)} |")
+    print(peak_line())
 
 
 def span(runs: list[dict[str, Any]], field: str, digits: int) -> str:

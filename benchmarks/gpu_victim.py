@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from peak import peak_rss_mb
 
 WORKLOADS = {"robtest-typo": ("robtest", "typo"), "deepwordbug": ("attack", "deepwordbug")}
 
@@ -77,7 +78,7 @@ def one(workload: str, dtype: str, overlap: int, limit: int, model_dir: Path, de
             "busy_share": round(busy[0] / wall, 3), "queries": model.queries,
             "queries_per_s": round(model.queries / wall),
             "gpu_peak_mb": round(torch.cuda.max_memory_allocated() / 2**20) if cuda else 0,
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "peak_rss_mb": round(peak_rss_mb()),
             "device": torch.cuda.get_device_name() if cuda else "cpu"}
 
 

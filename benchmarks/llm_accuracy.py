@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from peak import peak_line
+
 SWAPPED = ["positive=negative", "negative=positive"]
 
 
@@ -68,6 +70,7 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, acc, low, high, secs, n in rows:
         print(f"| {name} | {acc:.3f} | {low:.3f}–{high:.3f} | {secs} | {n} |")
+    print(peak_line())
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ In one process, every benchmark (and every RobTest dimension) runs at a small an
 runner, as `robust run` does. Every outermost `torch.nn.Module` call (of the model under test and of helper
 models) is timed and its padding counted (attention-mask zeros among the positions it computes). Then, in
 fresh processes, the fixed start-up: `robust list`, `import robust.cli`, and a 2-query run whose forward time
-is subtracted from its wall time.
+is subtracted from its wall time. Peak RSS: each fresh process's own; for the in-process runs one line, the
+high-water mark of the process over all of them.
 
     python benchmarks/overhead.py                                  # the full table (about an hour when idle)
     python benchmarks/overhead.py --write docs/performance.md      # ... and replace the table in the doc
@@ -23,8 +24,6 @@ import atexit
 import json
 import os
 import re
-import resource
-import subprocess
 import sys
 import tempfile
 import threading
@@ -32,6 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from peak import peak_line, run_child
 
 DIMENSIONS = ("typo", "glyph", "phonetic", "synonym", "inflection", "syntax", "distraction", "contextual")
 # per benchmark and size: (benchmark settings, --limit); RobTest runs once per dimension
@@ -221,20 +222,9 @@ def measure_run(label: str, size: str, fields: dict[str, Any], store_dir: Path, 
 
 
 # --- start-up (fresh processes) ---------------------------------------------------------------------------------
-def _child_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed_process(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
-    c0, w0 = _child_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    return time.perf_counter() - w0, _child_cpu() - c0, proc
-
-
-def startup(repeats: int) -> list[tuple[str, float, float, float, float]]:
-    """(what, wall s, CPU s, forward wall s, forward CPU s): the best of `repeats` fresh processes each (the
-    least CPU outside forwards: the machine may be shared)."""
+def startup(repeats: int) -> list[tuple[str, float, float, float, float, float]]:
+    """(what, wall s, CPU s, forward wall s, forward CPU s, peak RSS MB): the best of `repeats` fresh processes
+    each (the least CPU outside forwards: the machine may be shared)."""
     home = tempfile.mkdtemp(prefix="robust-overhead-")
     env = {**os.environ, "ROBUST_HOME": home}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run it: bytecode cached after the first process
@@ -251,16 +241,16 @@ def startup(repeats: int) -> list[tuple[str, float, float, float, float]]:
     ]
     out = []
     for what, args, is_run in probes:
-        best: tuple[float, float, float, float] | None = None
+        best: tuple[float, float, float, float, float] | None = None
         for _ in range(repeats):
             report = Path(home) / "child.json"
             cmd = [sys.executable, __file__, "--child", str(report), "--", "run", *args] if is_run else args
-            wall, cpu, proc = timed_process(cmd, env)
+            proc = run_child(cmd, env=env)
             if proc.returncode != 0:
                 raise SystemExit(f"{what} failed: {proc.stderr.strip().splitlines()[-1:]}")
             meter = json.loads(report.read_text()) if is_run else {"forward_wall": 0.0, "forward_cpu": 0.0}
-            candidate = (wall, cpu, meter["forward_wall"], meter["forward_cpu"])
-            if best is None or cpu - candidate[3] < best[1] - best[3]:
+            candidate = (proc.wall_s, proc.cpu_s, meter["forward_wall"], meter["forward_cpu"], proc.peak_mb)
+            if best is None or proc.cpu_s - candidate[3] < best[1] - best[3]:
                 best = candidate
         out.append((what, *best))
     return out
@@ -293,11 +283,11 @@ def table(rows: list[Row]) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def startup_table(rows: list[tuple[str, float, float, float, float]]) -> str:
-    head = ("| fresh process | wall s | in forwards s | fixed wall s | CPU s | in forwards CPU s | **fixed CPU s** |\n"
-            "|---|---|---|---|---|---|---|\n")
+def startup_table(rows: list[tuple[str, float, float, float, float, float]]) -> str:
+    head = ("| fresh process | wall s | in forwards s | fixed wall s | CPU s | in forwards CPU s | **fixed CPU s** | "
+            "peak RSS MB |\n|---|---|---|---|---|---|---|---|\n")
     return head + "".join(f"| {w} | {wall:.2f} | {fw:.2f} | {wall - fw:.2f} | {cpu:.2f} | {fc:.2f} | "
-                          f"**{cpu - fc:.2f}** |\n" for w, wall, cpu, fw, fc in rows)
+                          f"**{cpu - fc:.2f}** | {peak:.0f} |\n" for w, wall, cpu, fw, fc, peak in rows)
 
 
 def write_doc(path: Path, text: str) -> None:
@@ -396,7 +386,7 @@ def main() -> None:
     load = os.getloadavg()
     report(rows, args, f"Measured {time.strftime('%Y-%m-%d %H:%M')} by `benchmarks/overhead.py` ({os.cpu_count()} "
                        f"CPUs, {args.threads} torch thread(s), load average at the end {load[0]:.1f} / {load[1]:.1f} / "
-                       f"{load[2]:.1f}).")
+                       f"{load[2]:.1f}); {peak_line()}.")
 
 
 def report(rows: list[Row], args: argparse.Namespace, heading: str) -> None:

@@ -16,6 +16,8 @@ import argparse
 import os
 import time
 
+from peak import peak_line
+
 
 def main() -> None:
     import numpy as np
@@ -74,6 +76,7 @@ def main() -> None:
     print(f"| naive (prefix_cache=false) | {best[False]:.4f} | 1.0× | | |")
     print(f"| shared prefix | {best[True]:.4f} | {best[False] / best[True]:.1f}× | "
           f"{np.abs(fast - slow).max():.1e} | {prob:.1e} |")
+    print(peak_line())
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from peak import peak_rss_mb
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -217,6 +219,8 @@ def main() -> None:
         print(f"| {r['label']} | {r['items']} | {r['chunks']} | {r['wall']:.1f} | {base['wall'] / r['wall']:.2f} | "
               f"{r['start_wall']:.1f} / {r['start_cpu']:.1f} | {r['steady_rate']:.2f} | "
               f"{r['steady_cpu_per_item']:.3f} | {extra:+.1f} % | {r['queries']} | {r['commit_ms']:.1f} |")
+    print(f"\npeak RSS of this driver process: {peak_rss_mb():.0f} MB (a high-water mark over all rows, the "
+          "in-process run included; Ray's GCS, raylet and workers are other processes, not counted)")
 
     top = max(results[1:], key=lambda r: int(r["label"].split()[1]))
     overhead = max(0.0, top["steady_cpu_per_item"] / base["steady_cpu_per_item"] - 1)

@@ -18,6 +18,7 @@ import os
 import time
 
 from overhead import METER, install_forward_meter
+from peak import peak_line
 from robtest_common import loaded_victim, plugin_settings, run_robtest, victim_parser
 
 from robust.plugins.benchmarks.robtest.scores import DEGREES
@@ -65,6 +66,7 @@ def main() -> None:
             per = seconds / (args.n * (len(DEGREES) - 1))
             print(f"| {tag} | {access} | {seconds:.1f} | {per:.2f} | {stats.texts} | {stats.seconds:.1f} | "
                   f"{1 - stats.seconds / seconds:.1%} | {1 - forwards / seconds:.1%} |", flush=True)
+    print(peak_line())
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import socket
 import subprocess
 import sys
@@ -24,6 +23,8 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from peak import peak_rss_mb
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,7 +138,7 @@ def main() -> None:
                 seconds, requests, _ = timed_robust(url, name, c)
                 robust_s.append(seconds)
             p, r = len(TEXTS) / min(plain_s), len(TEXTS) / min(robust_s)
-            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            rss = peak_rss_mb()
             print(f"| {c} | {p:.1f} | {r:.1f} | {r / p:.0%} | {requests} | {rss:.0f} |", flush=True)
     finally:
         if proc is not None:

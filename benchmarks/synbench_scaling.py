@@ -14,35 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 
+from peak import peak_rss_mb, reset_peak_rss
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-
-
-def _status_mb(field: str) -> float:
-    with open("/proc/self/status") as f:
-        line = next(x for x in f if x.startswith(field + ":"))
-    return int(line.split()[1]) / 1024
-
-
-def reset_peak_rss() -> float:
-    """Reset the process's peak RSS (Linux clear_refs 5) and return the current RSS, in MB."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:  # not Linux: the peak then includes imports and warm-up
-        pass
-    return _status_mb("VmRSS") if os.path.exists("/proc/self/status") else 0.0
-
-
-def peak_rss_mb() -> float:
-    if os.path.exists("/proc/self/status"):
-        return _status_mb("VmHWM")
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure(config: dict) -> dict:

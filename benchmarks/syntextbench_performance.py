@@ -15,6 +15,7 @@ import argparse
 import time
 
 import numpy as np
+from peak import peak_line
 
 
 def timed_embed(model) -> list[float]:
@@ -84,6 +85,7 @@ def main() -> None:
               f"pure embedding {embed:.1f}s = {n_sent / embed:.1f} sentences/s; ratio run/embedding "
               f"{total / embed:.3f}; generation {gen:.2f}s, scoring {score:.2f}s; score {result.summary['score']:.4f}",
               flush=True)
+    print(peak_line())
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ One command runs every leg in its own process: the TextAttack legs with the text
 (`--ta-python`, default `.venv-textattack/bin/python`, see docs/textattack.md), robust's native attacks with
 this python; every leg imports robust from this checkout (`src/` first on PYTHONPATH). Each leg times only its
 attack loop (model loading, imports and a warm-up call excluded) and writes JSON; this process collects them and
-prints ratios.
+prints ratios, and each leg's peak RSS (the whole leg process's own, imports and model included, from `os.wait4`).
 
 Victim: `probe:minilm` (all-MiniLM-L6-v2 mean-pooled + the logistic-regression head robust trains on MR). For
 stock TextAttack the same weights are a `transformers.PreTrainedModel` (`MeanPoolProbe` below), so TextAttack
@@ -29,12 +29,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from peak import run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED_LEGS = ("textattack", "textattack-dyn", "bridge", "native", "native-ta", "greedy")
@@ -153,7 +154,7 @@ def leg_bench(args: argparse.Namespace, attack: str, settings: dict[str, dict[st
     for i in range(0, len(items), bench.chunk_size):
         chunk = items[i : i + bench.chunk_size]
         for item, rec in zip(chunk, bench.run_batch(chunk, ctx)):
-            rows.append({"id": item.payload[1].id, "status": rec["status"], "success": rec["success"],
+            rows.append({"id": item.payload.example.id, "status": rec["status"], "success": rec["success"],
                          "queries": rec["queries"], "perturbed": rec["perturbed"],
                          "type": rec.get("textattack_result", "")})
     return {"rows": rows, "seconds": time.perf_counter() - start}
@@ -193,13 +194,12 @@ def spawn(args: argparse.Namespace, leg: str, recipe: str) -> dict[str, Any]:
         path = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
         env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
                "PYTHONPATH": path}
-        started = time.perf_counter()
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        proc = run_child(cmd, env=env)
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
             return {"unavailable": f"leg {leg} failed: {tail}"}
         result = json.loads(out.read_text())
-        result["process_seconds"] = time.perf_counter() - started
+        result["process_seconds"], result["peak_rss_mb"] = proc.wall_s, proc.peak_mb
         print(f"  {leg:<15} {recipe:<12} done in {result['process_seconds']:.0f} s", file=sys.stderr)
         return result
 
@@ -226,18 +226,18 @@ def speed(args: argparse.Namespace) -> dict[str, Any]:
     results = {leg: spawn(args, leg, "deepwordbug") for leg in args.legs}
     lines = [f"n={args.n} MR test sentences, victim probe:minilm, query budget {args.budget or 'none'}, "
              f"seed {args.seed}, 1 torch thread", "",
-             "| leg | attack success rate | queries / attacked example (max) | s / example | speed-up vs textattack |",
-             "|---|---|---|---|---|"]
+             "| leg | attack success rate | queries / attacked example (max) | s / example | speed-up vs textattack | "
+             "peak RSS MB |", "|---|---|---|---|---|---|"]
     base = results.get("textattack", {})
     base_sec = summary(base)["sec_per_example"] if "rows" in base else None
     for leg, res in results.items():
         if "rows" not in res:
-            lines.append(f"| {leg} | unavailable: {res['unavailable']} | | | |")
+            lines.append(f"| {leg} | unavailable: {res['unavailable']} | | | | |")
             continue
         s = summary(res)
         ratio = f"{base_sec / s['sec_per_example']:.1f}x" if base_sec and s["sec_per_example"] else "-"
         lines.append(f"| {leg} | {s['asr']:.3f} ({s['succeeded']}/{s['attacked']}) | {s['queries']:.1f} "
-                     f"({s['max_queries']}) | {s['sec_per_example']:.3f} | {ratio} |")
+                     f"({s['max_queries']}) | {s['sec_per_example']:.3f} | {ratio} | {res['peak_rss_mb']:.0f} |")
     for a, b in (("bridge", "textattack"), ("bridge", "textattack-dyn")):
         if "rows" in results.get(a, {}) and "rows" in results.get(b, {}):
             same, total = same_outcomes(results[a], results[b])

@@ -12,6 +12,7 @@ it has advanced by exactly the outputs read, and its buffered half is written ba
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,15 +28,15 @@ class Draws:
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
-        self._state: dict[str, Any] = rng.bit_generator.state
-        self.exact = "has_uint32" in self._state
+        state: dict[str, Any] = rng.bit_generator.state
+        self.exact = "has_uint32" in state
         if not self.exact:
             self.integers = lambda n: int(rng.integers(n))  # type: ignore[method-assign]
             return
         self._raw = rng.bit_generator.random_raw
         # numpy's buffer: a high half waiting to be used (`has_uint32`) and the last one buffered (`uinteger`)
-        self._pending: bool = self._state["has_uint32"] == 1
-        self._last: int = self._state["uinteger"]
+        self._pending: bool = state["has_uint32"] == 1
+        self._last: int = state["uinteger"]
         self._moved = False
 
     def _next(self) -> int:
@@ -76,3 +77,9 @@ class Draws:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def draws_for(rng: np.random.Generator, integers_only: bool) -> Any:
+    """A context manager giving what a caller draws from: a `Draws` over `rng` where it draws nothing but
+    `integers(n)` (a transform's `integer_draws`), else `rng` itself."""
+    return Draws(rng) if integers_only else nullcontext(rng)

@@ -8,13 +8,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
 from typing import Any, ClassVar
 
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
-from robust.toolkit.draws import Draws
+from robust.toolkit.draws import draws_for
 from robust.toolkit.lazy import np
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
@@ -272,7 +271,7 @@ class WordTransform(Transform):
         tokens = list(source)
         spent = 0
         order = rng.permutation(len(source)).tolist()
-        with Draws(rng) if self.integer_draws else nullcontext(rng) as draws:
+        with draws_for(rng, self.integer_draws) as draws:
             for index in order:
                 if spent >= k:
                     break

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robust.toolkit.draws import Draws
+from robust.toolkit.draws import draws_for
 from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.toolkit.text import budget, join, levenshtein, words
 
@@ -158,7 +157,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
             # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
-            with Draws(rng) if transform.integer_draws else nullcontext(rng) as draws:  # this round's edits
+            with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
                         break

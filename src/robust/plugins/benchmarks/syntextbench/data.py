@@ -71,7 +71,7 @@ class SyntheticSentences(DataGenerator):
         rng = rng_for(seed, "syntextbench", "corpus", c["trial"], f"{c['p']:.4f}")
         cfg = generator.GeneratorConfig(float(c["p_e"]), float(c["p_n"]), int(c["max_len"]))
         return generator.make_task(int(c["n"]), float(c["p"]), lists.pos, lists.neg, lists.neu, rng, cfg, c["split"],
-                         float(c["test_frac"]))
+                                   float(c["test_frac"]))
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
         task = self.task(seed)

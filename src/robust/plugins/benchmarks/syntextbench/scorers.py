@@ -40,7 +40,7 @@ class SynTextBenchScore(Scorer):
                 point = scoring.crossfit_point(Z, y, int(c["folds"]), direction=r.get("direction"), **options)
             else:
                 point = scoring.task_point(r["train_embeddings"], r["train_labels"], r["test_embeddings"],
-                                   r["test_labels"], direction=r.get("direction"), **options)
+                                           r["test_labels"], direction=r.get("direction"), **options)
             out.append(point.to_dict())
         return out
 
@@ -65,6 +65,7 @@ class SynTextBenchScore(Scorer):
         for threshold, key in ((a_T, "score"), (SECONDARY_A_T, f"score_aT{SECONDARY_A_T}")):
             # the same resamples for both thresholds (same seed); records without margins (older runs): NaN
             ci = stats.interval(scoring.score_replicates(margins, threshold, int(self.config["bootstrap"]),
-                                           self.ctx.seed_for("syntextbench", "bootstrap")) if usable else [])
+                                                         self.ctx.seed_for("syntextbench", "bootstrap"))
+                                if usable else [])
             out.update({f"{key}_ci_low": ci.low, f"{key}_ci_high": ci.high, f"{key}_se": ci.se})
         return out

@@ -45,9 +45,10 @@ def interleave(items: Sequence[T], kind: Callable[[T], str], cost: Callable[[T],
     expected cost, and that share samples the kind's whole range: each kind's groups (items sharing work, kept
     together in their order) in a `spread` order, the kinds merged by the share of their cost done at each
     group's middle. The time a run has taken then tells what is left, `elapsed * left / done`, however the kinds'
-    rates differ and however the benchmark's cost guess is off for some of them; and each kind's measured rate
-    covers all its examples (RobTest: one example's typo-M searches cost 3 to 54 ms per expected query, the
-    first two ran at 39 and 49 where the median is 14). Items of one kind keep the benchmark's order."""
+    rates differ, however the benchmark's cost guess is off for some of them and however the machine's load
+    changes; and each kind's measured rate covers all its examples (RobTest's mission command on a quiet
+    machine: one example's typo-M searches took 0.25 to 2.6 times the kind's median seconds per expected query).
+    Items of one kind keep the benchmark's order."""
     groups: dict[str, dict[str, list[T]]] = {}  # kind -> group -> items, in first-seen order
     for k, item in enumerate(items):
         groups.setdefault(kind(item), {}).setdefault(group(item) if group else str(k), []).append(item)

@@ -77,10 +77,10 @@ def child(schedule: str, argv: list[str]) -> None:
     RobTest.item_cost = logged_cost
 
     def write() -> None:
-        import resource
+        from peak import peak_rss_mb
 
         log["end"] = log["events"][-1][0] if log["events"] else 0.0
-        log["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the whole run's, KiB
+        log["peak_rss_mb"] = peak_rss_mb()  # the whole run's
         Path(schedule).write_text(json.dumps(log))
 
     atexit.register(write)

@@ -185,6 +185,7 @@ class DeviceLog:
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str) -> dict:
     """One run in this process (Ray workers as its descendants); its measures as a dict."""
+    from peak import peak_rss_mb
     from ray_scaling import CpuMeter
 
     from robust.engine.evaluate import evaluate
@@ -232,7 +233,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
             "workers_cpu_s": round(workers_cpu, 2),
             "startup_cpu_s": round(startup, 2), "ray_cpu_s": round(cpu - driver - workers_cpu, 2),
             "own_cpu_us_per_query": round((cpu - log.total(3)) / queries * 1e6, 1),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "peak_rss_mb": round(peak_rss_mb()),
             "worker_rss_mb": round(max(rss, default=0) / 1024), "records": records}
 
 

@@ -35,7 +35,6 @@ import json
 import math
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from peak import peak_rss_mb
 
 HERE = Path(__file__).resolve().parent
 DIMENSIONS = ("typo", "glyph", "phonetic", "synonym", "contextual", "inflection", "syntax", "distraction")
@@ -270,7 +271,7 @@ def measure(name: str, limit: int, profile: int) -> Measured:
 
         profiler = cProfile.Profile()
     out = timed(limit, profiler)
-    out.peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.peak_mb = peak_rss_mb()
     if half is not None and out.texts > half.texts:  # own = fixed + marginal × texts, from two sizes
         out.marginal_us = 1e6 * (out.own - half.own) / (out.texts - half.texts)
         out.fixed = half.own - 1e-6 * out.marginal_us * half.texts

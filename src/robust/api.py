@@ -31,6 +31,7 @@ from robust.core.interfaces import (
     summarize_scores,
 )
 from robust.core.labels import label_index
+from robust.core.locations import cache_dir
 from robust.core.plugins import get_registry as registry
 from robust.core.plugins import register_plugin, unregister_plugin
 from robust.core.registry import Entry, Registry
@@ -39,7 +40,7 @@ from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
 from robust.engine.attacks import AttackSpec, attack_specs
 from robust.toolkit.data import content_hash, held_out_examples, load_examples, open_data
-from robust.toolkit.paths import cache_dir, package_dir
+from robust.toolkit.paths import package_dir
 from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.transforms import WordTransform
 

@@ -16,13 +16,13 @@ import importlib
 import os
 import sys
 import traceback
-from importlib import metadata
 from typing import Any
 
 import pluggy
 
 from robust.core import hookspecs
 from robust.core.contracts import check_plugin
+from robust.core.entry_points import normal, plugin_points
 from robust.core.registry import BUILTIN, Broken, Entry, Registry
 
 GROUP = "robust"
@@ -38,13 +38,9 @@ _loaded = False
 _registry: Registry | None = None
 
 
-def _normal(dist: str) -> str:
-    return dist.lower().replace("_", "-")
-
-
 def _allowed() -> set[str] | None:
     value = os.environ.get("ROBUST_LOAD_PLUGINS")
-    return None if value is None else {_normal(v.strip()) for v in value.split(",") if v.strip()}
+    return None if value is None else {normal(v.strip()) for v in value.split(",") if v.strip()}
 
 
 def _trace(message: str) -> None:
@@ -58,22 +54,6 @@ def _failure(plugin: str, dist: str, version: str, step: str, exc: BaseException
                   "".join(traceback.format_exception(exc)))
 
 
-def _origins_of(points: list[metadata.EntryPoint]) -> dict[int, tuple[str, str]]:
-    """id(entry point) -> (distribution, version), each distribution's METADATA parsed once: `.name` and
-    `.version` parse it anew on every call (a millisecond each; `robust list` made 39 such calls)."""
-    seen: dict[int, tuple[str, str]] = {}
-    out = {}
-    for ep in points:
-        if ep.dist is None:
-            out[id(ep)] = ("unknown", "?")
-            continue
-        if id(ep.dist) not in seen:
-            meta = ep.dist.metadata
-            seen[id(ep.dist)] = (_normal(meta["Name"]), meta["Version"])
-        out[id(ep)] = seen[id(ep.dist)]
-    return out
-
-
 def load_plugins() -> None:
     """Register every entry point of the group once; a failing one is recorded as broken. A built-in entry point
     keeps its name (`models`); another distribution's is registered as `DIST:NAME` when robust's or another
@@ -83,11 +63,9 @@ def load_plugins() -> None:
         return
     _loaded = True
     allowed = _allowed()
-    points = list(metadata.entry_points(group=GROUP))
-    origin = _origins_of(points)
-    points.sort(key=lambda ep: origin[id(ep)][0] != BUILTIN)  # built-ins first: they keep their names
+    points = sorted(plugin_points(GROUP), key=lambda ep: ep.distribution != BUILTIN)  # built-ins keep their names
     for ep in points:
-        dist, version = origin[id(ep)]
+        dist, version = ep.distribution, ep.version
         if dist != BUILTIN and allowed is not None and dist not in allowed:
             _trace(f"skipped {ep.name} from {dist} (not in ROBUST_LOAD_PLUGINS)")
             continue

@@ -24,9 +24,9 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, Protocol, TypeVar
 
+from robust.core.entry_points import plugin_points
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
 from robust.engine.environ import env_count, env_seconds
@@ -169,7 +169,7 @@ class InProcessExecutor:
 
 
 def executor_names() -> list[str]:
-    return [IN_PROCESS, *sorted({ep.name for ep in metadata.entry_points(group=GROUP)} - {IN_PROCESS})]
+    return [IN_PROCESS, *sorted({ep.name for ep in plugin_points(GROUP)} - {IN_PROCESS})]
 
 
 def make_executor(name: str = IN_PROCESS, **options: Any) -> Executor:
@@ -181,7 +181,7 @@ def make_executor(name: str = IN_PROCESS, **options: Any) -> Executor:
             raise RobustError(f"--{next(iter(options))} is an option of a distributed executor (e.g. --executor ray), "
                               "not of in-process")
         return InProcessExecutor()
-    found = [ep for ep in metadata.entry_points(group=GROUP) if ep.name == name]
+    found = [ep for ep in plugin_points(GROUP) if ep.name == name]
     if not found:
         raise unknown("executor", name, executor_names())
     try:

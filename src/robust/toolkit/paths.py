@@ -4,17 +4,10 @@ the `Resource` plugins (`robust setup`) put things here."""
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 from robust.core.errors import MissingResource
-
-
-def cache_dir() -> Path:
-    """`$ROBUST_CACHE`, else `~/.cache/robust`; created on demand."""
-    path = Path(os.environ.get("ROBUST_CACHE") or Path.home() / ".cache" / "robust")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+from robust.core.locations import cache_dir
 
 
 def package_dir(module: str) -> Path | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 from functools import cached_property
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,8 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def _version(dist: str) -> str:
+    from importlib import metadata  # here, not at import: it costs `robust list` 20 ms
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:

@@ -302,14 +302,11 @@ class BYOD(Benchmark):
         return result
 
     def figures(self, result: Result) -> list[tuple[str, Any]]:
-
         return figures(result)
 
     def report(self, result: Result, records: Mapping[str, dict[str, Any]], labels: Any = None) -> Any:
-
         return report_parts(result, records)
 
     @classmethod
     def compare(cls, results: Sequence[tuple[str, Result]]) -> Result | None:
-
         return compare(results)

@@ -7,7 +7,7 @@ the MR training split (classify), or a sentence "embedder" that hashes words int
 (embed). After an untimed warm-up run (imports, lexicons, spaCy load once per process), the measured run
 reports
 
-- texts: the texts the victim saw (its cache's misses: what a GPU would compute),
+- texts: the texts the victim saw (its cache's misses: what a GPU would compute; SynBench: arrays),
 - own µs / text: (process CPU time − the victim's CPU time − helper models' CPU time) / texts; helper
   models (the transforms' MiniLM, SmolLM2, spaCy's tagger and parser) count as model time like the victim: the
   batches their adapters compute (tokenization and forward pass), thread CPU time; their loading (once per
@@ -71,6 +71,8 @@ WORKLOADS: dict[str, Workload] = {
     **{f"robtest-{d}": Workload("robtest", d, goal=40.0) for d in DIMENSIONS if d != "typo"},
     "accuracy": Workload("accuracy"),
     "syntextbench": Workload("syntextbench", settings=("n=256",), capability="embed", limit=False),
+    # its default size (49 levels x 2,048 + 2,048 Gaussian arrays); the victim flattens them (`identity`)
+    "synbench": Workload("synbench", capability="embed_arrays", limit=False),
 }
 
 
@@ -136,6 +138,21 @@ def hashing_embedder(clock: Clock, dim: int = 64) -> Any:
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
         clock.cpu += time.thread_time() - start
         clock.texts += len(texts)
+        clock.calls += 1
+        return out
+
+    return fn
+
+
+def flattener(clock: Clock) -> Any:
+    """An array 'embedder' that flattens its input (SynBench's `identity` reference), counted like the others."""
+    import numpy as np
+
+    def fn(batch: Any) -> Any:
+        start = time.thread_time()
+        out = np.asarray(batch, dtype=np.float32).reshape(len(batch), -1)
+        clock.cpu += time.thread_time() - start
+        clock.texts += len(batch)
         clock.calls += 1
         return out
 
@@ -236,7 +253,11 @@ def measure(name: str, limit: int, profile: int) -> Measured:
     except ImportError:
         pass
     clock = Clock()
-    if work.capability == "embed":
+    if work.capability == "embed_arrays":
+        from robust.plugins.models.arrays import ArrayFunction
+
+        model = ArrayFunction(flattener(clock), name="flatten")
+    elif work.capability == "embed":
         model = robust.FunctionModel(hashing_embedder(clock), "embed", name="hash-embedder")
     else:
         fn, labels = naive_bayes(clock)

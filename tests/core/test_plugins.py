@@ -107,6 +107,7 @@ def test_name_clashes_warn_once_and_bare_names_are_ambiguous(cli, plugin_site):
 
 
 def test_a_third_party_transform_never_joins_a_built_in_group(plugin_site, monkeypatch):
+    plugins.load_plugins()  # first: the site's own entry point must not load into this process for later tests
     monkeypatch.syspath_prepend(str(plugin_site("robust-clash")))
     import robust_clash
 

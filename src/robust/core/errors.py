@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -21,6 +20,8 @@ class MissingResource(RobustError):
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """A ' (did you mean X?)' suffix when a close match exists, else ''."""
+    import difflib  # here: only a mistake pays for it
+
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

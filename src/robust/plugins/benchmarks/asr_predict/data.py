@@ -18,8 +18,6 @@ from pathlib import Path
 
 from robust import RobustError
 
-FAMILIES = ("wn-noun", "wn-verb", "wn-examples", "mr")
-CLASS_COUNTS = (2, 4, 5, 10, 14)  # the relabelled variants of Banking77 / TweetEval (Dang et al. 2024, §5)
 _EXAMPLE = re.compile(r'"([^"]{20,})"')
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import os
-import zipfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -156,6 +155,8 @@ def find_sentiwordnet(path: str = "") -> Path:
 def read_sentiwordnet(path: Path) -> WordLists:
     """Word lists from a SentiWordNet 3.0 text file or NLTK's sentiwordnet.zip."""
     if path.suffix == ".zip":
+        import zipfile  # here: `robust list` imports this module
+
         with zipfile.ZipFile(path) as zf:
             member = next((n for n in zf.namelist() if n.endswith(SWN_FILE)), None)
             if member is None:

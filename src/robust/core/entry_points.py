@@ -7,25 +7,22 @@ result is kept in robust's cache directory with the state it was read from: for 
 of its distributions and the size and modification time of each one's `entry_points.txt`. Installing, removing,
 upgrading or editing a distribution changes that state and the scan runs again; so does a cache that cannot be
 read. (stevedore's entry-point cache takes the same approach, keyed on `sys.path`'s modification times.)
-`ROBUST_ENTRY_POINT_CACHE=0` always scans.
+`ROBUST_PLUGIN_CACHE=0` always scans.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import os
 import sys
 import zlib
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from robust.core.locations import cache_dir
+from robust.core.locations import cache_file, keep_newest, write_whole
 
-_FORMAT = 2
-KEPT = 8
+_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -94,48 +91,21 @@ def scan(group: str) -> list[PluginPoint]:
     return points
 
 
-def _cache_file(group: str) -> Path | None:
-    if os.environ.get("ROBUST_ENTRY_POINT_CACHE") == "0":
-        return None
-    try:
-        folder = cache_dir()
-    except OSError:  # a read-only home: scan every time
-        return None
-    return folder / f"entry-points-{zlib.crc32(f'{sys.executable} {group}'.encode()):08x}.json"
-
-
 def plugin_points(group: str) -> list[PluginPoint]:
     """The group's entry points: from the cache when the installed distributions are as they were when it was
-    written, else scanned (and the cache rewritten). The cache keeps the last `KEPT` states, one per `sys.path`
-    it was read with (a script's folder, a test's site), so that commands run from different places do not
-    evict each other's."""
-    file = _cache_file(group)
+    written, else scanned (and the cache rewritten). One cache file per interpreter and `sys.path` (a script's
+    folder, a test's site), so that commands run from different places do not evict each other's."""
+    file = cache_file("entry-points", sys.executable, group, *sys.path)
     if file is None:
         return scan(group)
     state = installed_state()
-    kept: list[dict[str, Any]] = []
     try:
         cached = json.loads(file.read_text())
-        if cached["format"] == _FORMAT:
-            kept = list(cached["states"])
-        for entry in kept:
-            if entry["state"] == state:
-                return [PluginPoint(**point) for point in entry["points"]]
+        if cached["format"] == _FORMAT and cached["state"] == state:
+            return [PluginPoint(**point) for point in cached["points"]]
     except (OSError, ValueError, KeyError, TypeError):
-        kept = []
+        pass
     points = scan(group)
-    others = [entry for entry in kept if entry.get("path") != sys.path]  # this path's old state is stale
-    mine = {"path": sys.path, "state": state, "points": [asdict(p) for p in points]}
-    _write(file, {"format": _FORMAT, "states": [mine, *others[: KEPT - 1]]})
+    write_whole(file, json.dumps({"format": _FORMAT, "state": state, "points": [asdict(p) for p in points]}))
+    keep_newest(file)
     return points
-
-
-def _write(file: Path, data: dict[str, Any]) -> None:
-    """Write whole or not at all: concurrent commands each write their own file and rename it into place."""
-    temporary = file.with_name(f"{file.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_text(json.dumps(data))
-        os.replace(temporary, file)
-    except OSError:
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)

@@ -34,7 +34,7 @@ pm = pluggy.PluginManager(GROUP)
 MARK = f"{GROUP}_impl"  # the attribute `robust.hookimpl` sets on a hook implementation
 pm.add_hookspecs(hookspecs)
 _origins: dict[str, tuple[str, str]] = {}  # plugin name -> (distribution, version)
-_modules: dict[int, str] = {}  # id of a registered module -> its plugin name
+_modules: dict[int, tuple[str, str]] = {}  # id of a registered module -> (its name, its plugin's name)
 _load_failures: list[Broken] = []
 _load_notes: list[tuple[str, str]] = []  # (line, plugin it concerns)
 _loaded = False
@@ -56,11 +56,12 @@ def _register(plugin: Any, name: str) -> None:
     every name of what it registers, statically: 9 ms of `robust list` for the built-ins' imports and helpers)."""
     if isinstance(plugin, types.ModuleType):
         if id(plugin) in _modules:
-            raise ValueError(f"its module {plugin.__name__} is already registered as plugin {_modules[id(plugin)]!r}")
+            raise ValueError(f"its module {plugin.__name__} is already registered as plugin "
+                             f"{_modules[id(plugin)][1]!r}")
         hooks = {key: value for key, value in vars(plugin).items()
                  if isinstance(value, types.FunctionType) and MARK in value.__dict__}
         pm.register(types.SimpleNamespace(__name__=plugin.__name__, **hooks), name=name)
-        _modules[id(plugin)] = name
+        _modules[id(plugin)] = (plugin.__name__, name)
         return
     pm.register(plugin, name=name)
 
@@ -69,6 +70,11 @@ def _failure(plugin: str, dist: str, version: str, step: str, exc: BaseException
     cause = (str(exc).strip().splitlines() or [""])[0]
     return Broken(plugin, dist, version, step, f"{type(exc).__name__}: {cause}" if cause else type(exc).__name__,
                   "".join(traceback.format_exception(exc)))
+
+
+def loaded() -> bool:
+    """Whether this process has loaded the entry points (or registered a plugin itself)."""
+    return _loaded or bool(_origins)
 
 
 def load_plugins() -> None:
@@ -117,6 +123,11 @@ def _load_one(name: str, module: str, dist: str, version: str) -> None:
     _trace(f"loaded {name} from {dist} {version}")
 
 
+def plugin_module(name: str) -> str | None:
+    """The module a plugin was registered from (its entry point's or a submodule), None for another object."""
+    return next((module for module, holder in _modules.values() if holder == name), None)
+
+
 def add_commands(app: Any) -> None:
     """Call every plugin's `register_commands` hook; a plugin that raises is listed as broken like one that fails
     to import (and its registrations are dropped); the other plugins' commands are added."""
@@ -143,7 +154,7 @@ def unregister_plugin(name: str) -> None:
     global _registry
     pm.unregister(name=name)
     _origins.pop(name, None)
-    for key in [key for key, holder in _modules.items() if holder == name]:
+    for key in [key for key, (_, holder) in _modules.items() if holder == name]:
         del _modules[key]
     _registry = None
 

@@ -73,8 +73,19 @@ def quick(args: list[str]) -> bool:
     else:
         from robust import listing_cache
 
+        kinds_of(what)  # an unknown WHAT is refused before anything is collected
         show(what, "--json" in args, "--all" in args, listing_cache.listing(collect))
     return True
+
+
+def kinds_of(what: str) -> tuple[str, ...]:
+    """The kinds `robust list WHAT` shows (all, attacks or a kind's plural)."""
+    singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
+    kind = singular.get(what, what)
+    kinds = {"all": KINDS, "attack": ("transform", "attacker")}.get(kind, (kind,))
+    if kinds[0] not in KINDS:
+        raise RobustError(f"unknown list {what!r}; choose all, plugins, attacks or {', '.join(PLURAL.values())}")
+    return kinds
 
 
 def collect() -> Listing:
@@ -107,11 +118,7 @@ def show(what: str = "all", as_json: bool = False, show_all: bool = False, listi
             return
         print_rows("Plugins", [(p["name"], p["origin"], p["status"], ", ".join(p["hooks"])) for p in plugins])
         return
-    singular = {v: k for k, v in PLURAL.items()} | {"attacks": "attack"}
-    kind = singular.get(what, what)
-    kinds = {"all": KINDS, "attack": ("transform", "attacker")}.get(kind, (kind,))
-    if kinds[0] not in KINDS:
-        raise RobustError(f"unknown list {what!r}; choose all, plugins, attacks or {', '.join(PLURAL.values())}")
+    kinds = kinds_of(what)
     listing = listing or collect()
     entries = [e for e in listing.entries if e.kind in kinds]
     facts = {id(e): {**e.facts, **live_facts(e, listing.targets)} for e in entries}

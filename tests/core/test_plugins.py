@@ -282,6 +282,43 @@ def test_hook_register_models():
         assert model.queries == 2  # the repeated text came from the cache
 
 
+def test_a_module_registers_every_hook_routine_it_holds_and_nothing_else():
+    """A plugin module is registered as its hook implementations alone: a function, one imported from elsewhere
+    and a bound method all count (as pluggy counts routines); its other names are never touched, not even a lazy
+    object whose attributes would import something."""
+    import types
+
+    class Untouchable:
+        def __getattr__(self, name):
+            raise AssertionError(f"registration touched .{name} of a module attribute")
+
+    class Holder:
+        @hookimpl
+        def register_datasets(self, register):
+            register(Lines)
+
+    class Lines(DataGenerator):
+        name, description = "t-lines", "two fixed lines"
+
+        def examples(self, seed=0):
+            yield from (Example(id=str(i), text=t) for i, t in enumerate(["a", "b"]))
+
+    @hookimpl
+    def register_scorers(register):
+        pass
+
+    module = types.ModuleType("robust_test_routines")
+    module.register_datasets = Holder().register_datasets  # a bound method
+    module.register_scorers = register_scorers
+    module.lazy, module.np_like = Untouchable(), Untouchable()
+    with _Registered(module, "p-routines") as reg:
+        assert reg.get("dataset", "t-lines").plugin == "p-routines"
+        hooks = {c.name for c in plugins.pm.get_hookcallers(plugins.pm.get_plugin("p-routines"))}
+        assert hooks == {"register_datasets", "register_scorers"}
+        with pytest.raises(ValueError, match="already registered as plugin 'p-routines'"):
+            plugins.register_plugin(module, "p-again")
+
+
 def test_hook_register_datasets():
     class Numbers(DataGenerator):
         name, description = "t-numbers", "three numbered examples"

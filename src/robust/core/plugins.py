@@ -13,6 +13,7 @@ may list submodules in `PLUGINS`: each is a plugin of its own (`attacks.typo`), 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 import traceback
@@ -58,8 +59,8 @@ def _register(plugin: Any, name: str) -> None:
         if id(plugin) in _modules:
             raise ValueError(f"its module {plugin.__name__} is already registered as plugin "
                              f"{_modules[id(plugin)][1]!r}")
-        hooks = {key: value for key, value in vars(plugin).items()
-                 if isinstance(value, types.FunctionType) and MARK in value.__dict__}
+        hooks = {key: value for key, value in vars(plugin).items()  # the routines pluggy would take
+                 if inspect.isroutine(value) and getattr(value, MARK, None) is not None}
         pm.register(types.SimpleNamespace(__name__=plugin.__name__, **hooks), name=name)
         _modules[id(plugin)] = (plugin.__name__, name)
         return

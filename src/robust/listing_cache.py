@@ -7,10 +7,11 @@ robust's cache directory beside what it was made from: the installed distributio
 each one's entry points), `ROBUST_LOAD_PLUGINS`, and the size and modification time of every module file the
 listing imported, robust's and each plugin's. Installing, removing or editing any of them makes the next `robust
 list` collect afresh. What depends on the machine's state is read at every listing all the same: a resource's
-readiness and why a plugin cannot run here (those classes alone are imported, by name).
+readiness and why a plugin cannot run here (the modules registering those entries alone are imported, and their
+hooks register them again).
 
-Collected afresh, never cached: a listing with a broken plugin (its fix must show at once), or whose plugins
-registered an instance with such a state; a process that has loaded plugins itself (a notebook, a test);
+Collected afresh, never cached: a listing with a broken plugin (its fix must show at once), or with such an entry
+registered by something other than a module; a process that has loaded plugins itself (a notebook, a test);
 `ROBUST_TRACE_PLUGINS` (which shows the loading). `ROBUST_PLUGIN_CACHE=0` turns the cache off.
 """
 
@@ -20,14 +21,13 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from robust.console import warning
 from robust.core.entry_points import installed_state
-from robust.core.locations import cache_file, keep_newest, write_whole
+from robust.core.locations import cache_file, keep_newest, stamp, write_whole
 from robust.listing import Listing
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 def listing(collect: Callable[[], Listing]) -> Listing:
@@ -66,14 +66,6 @@ def module_files() -> list[str]:
                   and (not f.startswith(stdlib) or "site-packages" in f or "dist-packages" in f))
 
 
-def stamps(files: list[str]) -> list[Any]:
-    """Size and modification time of each file (-1 for one that is gone)."""
-    out: list[Any] = []
-    for name in files:
-        try:
-            stat = os.stat(name)
-        except OSError:
-            out.append(-1)
-            continue
-        out.append([stat.st_size, stat.st_mtime_ns])
-    return out
+def stamps(files: list[str]) -> list[list[int]]:
+    """Size and modification time of each file."""
+    return [stamp(name) for name in files]

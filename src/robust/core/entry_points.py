@@ -20,7 +20,7 @@ import zlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from robust.core.locations import cache_file, keep_newest, write_whole
+from robust.core.locations import cache_file, keep_newest, stamp, write_whole
 
 _FORMAT = 3
 
@@ -57,20 +57,12 @@ def installed_state() -> str:
             with os.scandir(entry or ".") as found:
                 names = sorted(e.name for e in found if e.name.endswith((".dist-info", ".egg-info")))
         except OSError:  # a zip file, or a path that does not exist
-            state.append([entry, _stamp(entry)])
+            state.append([entry, stamp(entry)])
             continue
-        state.append([entry, [[name, *_stamp(os.path.join(entry or ".", name, "entry_points.txt"))]
+        state.append([entry, [[name, *stamp(os.path.join(entry or ".", name, "entry_points.txt"))]
                               for name in names]])
     data = json.dumps(state).encode()
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"  # hashlib's OpenSSL would cost 2-3 ms to import
-
-
-def _stamp(path: str) -> list[int]:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return [-1, -1]
-    return [stat.st_size, stat.st_mtime_ns]
 
 
 def scan(group: str) -> list[PluginPoint]:

@@ -15,6 +15,15 @@ def cache_dir() -> Path:
     return path
 
 
+def stamp(path: str) -> list[int]:
+    """A file's size and modification time (ns), [-1, -1] when it is gone: what tells a cache its source changed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return [-1, -1]
+    return [stat.st_size, stat.st_mtime_ns]
+
+
 def write_whole(file: Path, text: str) -> None:
     """Write `text` to `file` whole or not at all: concurrent writers each write their own file and rename it into
     place; a folder that cannot be written leaves `file` as it was (a cache is rebuilt next time)."""

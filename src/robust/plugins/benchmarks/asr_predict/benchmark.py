@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from robust import (
     Benchmark,
@@ -53,10 +53,11 @@ from robust.plugins.benchmarks.asr_predict.constants import (
     TIME_COLUMNS,
     protocol_rank,
 )
-from robust.toolkit.lazy import np
+from robust.toolkit.lazy import LazyModule, np
 
-if TYPE_CHECKING:  # a build's modules are imported by a build: `robust list` imports this one
-    from robust.plugins.benchmarks.asr_predict import data as corpora
+# a build's corpora and victim training, imported when a build uses them (`robust list` imports this module)
+corpora = LazyModule("robust.plugins.benchmarks.asr_predict.data")
+training = LazyModule("robust.plugins.benchmarks.asr_predict.victim")
 
 
 def default_path(name: str) -> str:
@@ -142,8 +143,6 @@ class ASRPredict(Benchmark):
             raise RobustError("asr-predict gives --scorer a row per dataset at stage=build and stage=predict; "
                               "stage=fit reads a table and has none")
         if self.stage == "build":
-            from robust.plugins.benchmarks.asr_predict import data as corpora
-
             self.plan = corpora.plan(c["families"], [int(k) for k in c["class_counts"]], int(c["subsets"]), ctx.seed)
             self._corpora: dict[str, corpora.Corpus] = {}
             self.specs = {}  # each attack resolved once; unknown attackers fail before the run
@@ -237,8 +236,6 @@ class ASRPredict(Benchmark):
 
     # build ----------------------------------------------------------------------------------------------------
     def corpus(self, family: str, k: int, ctx: RunContext) -> corpora.Corpus:
-        from robust.plugins.benchmarks.asr_predict import data as corpora
-
         key = f"{family}_{k}"
         if key not in self._corpora:
             if family == "mr":
@@ -250,8 +247,6 @@ class ASRPredict(Benchmark):
         return self._corpora[key]
 
     def build_row(self, family: str, k: int, index: int, ctx: RunContext) -> dict[str, Any]:
-        from robust.plugins.benchmarks.asr_predict import data as corpora
-
         c = self.config
         sub = corpora.sample(self.corpus(family, k, ctx), index,
                              (int(c["train_size"]), int(c["val_size"]), int(c["test_size"])), ctx.seed)
@@ -277,8 +272,6 @@ class ASRPredict(Benchmark):
         return add_scores([record], [row], self.extra_scorers(ctx), ctx.model)[0]
 
     def victim(self, sub: corpora.SubDataset, ctx: RunContext) -> tuple[Any, dict[str, float]]:
-        from robust.plugins.benchmarks.asr_predict.victim import TrainConfig, learning_rate, train_victim
-
         arch = str(self.config["victim"])
         if arch in ("tiny-bert", "minilm"):
             base = ctx.load_model("minilm", {"checkpoint"}, user="asr-predict's victim").source
@@ -286,10 +279,11 @@ class ASRPredict(Benchmark):
             base = arch[3:]
         else:
             raise RobustError(f"unknown victim {arch!r}: tiny-bert, minilm or hf:DIR_OR_ID")
-        config = TrainConfig(epochs=int(self.config["epochs"]), lr=learning_rate(arch, float(self.config["lr"])),
-                             seed=ctx.seed_for("victim", self._victim_seed(ctx), sub.variant, sub.train[0][0]))
-        directory, info = train_victim(arch, base, [t for t, _ in sub.train], [y for _, y in sub.train],
-                                       [t for t, _ in sub.val], [y for _, y in sub.val], sub.n_classes, config)
+        config = training.TrainConfig(epochs=int(self.config["epochs"]),
+                                      lr=training.learning_rate(arch, float(self.config["lr"])),
+                                      seed=ctx.seed_for("victim", self._victim_seed(ctx), sub.variant, sub.train[0][0]))
+        directory, info = training.train_victim(arch, base, [t for t, _ in sub.train], [y for _, y in sub.train],
+                                                [t for t, _ in sub.val], [y for _, y in sub.val], sub.n_classes, config)
         model = ctx.registry.model(f"hf:{directory}")
         model.bind(ctx)
         predictions = model.classify([t for t, _ in sub.attack]).argmax(1)

@@ -85,6 +85,19 @@ class Clock:
     texts: int = 0
     calls: int = 0
 
+    def timed(self, fn: Any) -> Any:
+        """`fn(batch)` counted: its thread CPU time, the inputs it saw, the calls."""
+
+        def call(batch: Any) -> Any:
+            start = time.thread_time()
+            out = fn(batch)
+            self.cpu += time.thread_time() - start
+            self.texts += len(batch)
+            self.calls += 1
+            return out
+
+        return call
+
 
 TOKEN = re.compile(r"[a-z']+")
 
@@ -108,16 +121,11 @@ def naive_bayes(clock: Clock) -> tuple[Any, list[str]]:
               for w in vocab}
 
     def fn(texts: list[str]) -> Any:
-        start = time.thread_time()
         logit = np.array([sum(weight.get(w, 0.0) for w in TOKEN.findall(t.lower())) for t in texts])
         p = 1 / (1 + np.exp(-np.clip(logit, -30, 30)))
-        out = np.stack([1 - p, p], axis=1)
-        clock.cpu += time.thread_time() - start
-        clock.texts += len(texts)
-        clock.calls += 1
-        return out
+        return np.stack([1 - p, p], axis=1)
 
-    return fn, labels
+    return clock.timed(fn), labels
 
 
 def hashing_embedder(clock: Clock, dim: int = 64) -> Any:
@@ -129,34 +137,21 @@ def hashing_embedder(clock: Clock, dim: int = 64) -> Any:
     table = np.random.default_rng(0).choice([-1.0, 1.0], size=(4096, dim))
 
     def fn(texts: list[str]) -> Any:
-        start = time.thread_time()
         out = np.zeros((len(texts), dim))
         for i, t in enumerate(texts):
             rows = [zlib.crc32(w.encode()) % 4096 for w in TOKEN.findall(t.lower())]
             if rows:
                 out[i] = table[rows].sum(axis=0)
-        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
-        clock.cpu += time.thread_time() - start
-        clock.texts += len(texts)
-        clock.calls += 1
-        return out
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
 
-    return fn
+    return clock.timed(fn)
 
 
 def flattener(clock: Clock) -> Any:
     """An array 'embedder' that flattens its input (SynBench's `identity` reference), counted like the others."""
     import numpy as np
 
-    def fn(batch: Any) -> Any:
-        start = time.thread_time()
-        out = np.asarray(batch, dtype=np.float32).reshape(len(batch), -1)
-        clock.cpu += time.thread_time() - start
-        clock.texts += len(batch)
-        clock.calls += 1
-        return out
-
-    return fn
+    return clock.timed(lambda batch: np.asarray(batch, dtype=np.float32).reshape(len(batch), -1))
 
 
 # --- helper models' own time ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ under each source tree (a `git archive` of a commit, or the working tree) and co
 
     git archive REV src | tar -x -C /tmp/old
     python benchmarks/records_compare.py --old /tmp/old/src [--new src] [--only robtest,accuracy] [--tol 1e-6]
+    python benchmarks/records_compare.py --old /tmp/old/src --run "--bench robtest --attack glyph --limit 10"
 
 Fields only one side has are listed by name (added or dropped fields); values are compared with a relative
 tolerance for floats (`--tol`), wall-clock fields (`seconds*`) left out. Each run uses its own store under a
@@ -15,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -74,12 +76,18 @@ def main() -> None:
     parser.add_argument("--new", type=Path, default=ROOT / "src")
     parser.add_argument("--only", default=",".join(RUNS))
     parser.add_argument("--tol", type=float, default=1e-6)
+    parser.add_argument("--run", action="append", default=[], metavar="ARGS",
+                        help="a `robust run` of your own instead of the presets (repeatable), e.g. "
+                             "\"--bench robtest --attack glyph --limit 10\"")
     args = parser.parse_args()
+    runs = {f"run {i + 1}": shlex.split(r) for i, r in enumerate(args.run)}
+    runs = runs or {bench: RUNS[bench] for bench in args.only.split(",")}
     with tempfile.TemporaryDirectory() as tmp:
-        for bench in args.only.split(","):
-            old = records(args.old.resolve(), RUNS[bench], Path(tmp, f"old-{bench}").resolve())
-            new = records(args.new.resolve(), RUNS[bench], Path(tmp, f"new-{bench}").resolve())
-            print(bench, json.dumps(compare(old, new, args.tol)), flush=True)
+        for name, run_args in runs.items():
+            slug = name.replace(" ", "-")
+            old = records(args.old.resolve(), run_args, Path(tmp, f"old-{slug}").resolve())
+            new = records(args.new.resolve(), run_args, Path(tmp, f"new-{slug}").resolve())
+            print(name, json.dumps(compare(old, new, args.tol)), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""`Draws` serves `rng.integers(n)` from the generator's raw outputs: the same values and the same generator state
-after it as one numpy call per draw (hypothesis over seeds, bounds and the half-used 32-bit buffer), and
+"""`Draws` serves `rng.integers(n)` and `rng.random()` from the generator's raw outputs: the same values and the
+same generator state after it as one numpy call per draw (hypothesis over seeds, bounds and the half-used 32-bit
+buffer), and
 the clean Typo-M draw built on it writes the texts of the scalar-draw algorithm it replaced; the glyph and
 phonetic draws from cached cdfs pick what `rng.choice(n, p=...)` picks."""
 
@@ -33,6 +34,26 @@ def test_draws_equal_scalar_integers(seed, bounds, half):
     assert got == expected
     assert rng.bit_generator.state == ref.bit_generator.state
     assert rng.permutation(20).tolist() == ref.permutation(20).tolist()
+
+
+GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox, np.random.MT19937]
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), calls=st.lists(st.one_of(st.none(), BOUNDS), max_size=60),
+       half=st.booleans(), bits=st.sampled_from(GENERATORS))
+def test_draws_equal_scalar_integers_and_uniforms(seed, calls, half, bits):
+    """Uniforms (None) interleaved with integers: the uniform takes a whole 64-bit output and leaves a buffered
+    32-bit half for the next integer, as numpy does; every bit generator numpy ships."""
+    ref, rng = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+    if half:
+        ref.integers(7), rng.integers(7)
+    expected = [float(ref.random()) if n is None else int(ref.integers(n)) for n in calls]
+    with Draws(rng) as draws:
+        got = [draws.random() if n is None else draws.integers(n) for n in calls]
+    assert got == expected
+    assert str(rng.bit_generator.state) == str(ref.bit_generator.state)
+    assert rng.random() == ref.random()
 
 
 def test_rejection_is_drawn_again():

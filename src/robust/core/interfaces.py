@@ -125,8 +125,8 @@ class Transform(Plugin):
     needs_data: ClassVar[frozenset[str]] = frozenset()
     #: keys of `meta` its variants carry for the scorers that read them (`Scorer.needs_meta`)
     provides_meta: ClassVar[frozenset[str]] = frozenset()
-    #: whether `edit` draws nothing but `rng.integers(n)`: a caller may then pass it a `robust.toolkit.draws.Draws`
-    #: over its generator (the same values at C speed)
+    #: whether `edit` draws nothing but `rng.integers(n)` and `rng.random()`: a caller may then pass it a
+    #: `robust.toolkit.draws.Draws` over its generator (the same values at C speed)
     integer_draws: ClassVar[bool] = False
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:

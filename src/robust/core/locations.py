@@ -4,15 +4,33 @@ list`'s listing, the resources `robust setup` assembles, models' caches), and ho
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from pathlib import Path
 
+_cache_dirs: dict[tuple[str | None, str | None], Path] = {}
+
 
 def cache_dir() -> Path:
-    """`$ROBUST_CACHE`, else `~/.cache/robust`; created on demand."""
-    path = Path(os.environ.get("ROBUST_CACHE") or Path.home() / ".cache" / "robust")
-    path.mkdir(parents=True, exist_ok=True)
+    """`$ROBUST_CACHE`, else `~/.cache/robust`; created on demand. Lexicons ask for it per word, so the path is
+    remembered per ($ROBUST_CACHE, $HOME) and only checked to still be a directory (a stat)."""
+    key = os.environ.get("ROBUST_CACHE"), os.environ.get("HOME")
+    path = _cache_dirs.get(key)
+    if path is None or not os.path.isdir(path):
+        path = Path(key[0] or Path.home() / ".cache" / "robust")
+        path.mkdir(parents=True, exist_ok=True)
+        _cache_dirs[key] = path
     return path
+
+
+def cache_path(*parts: str) -> Path:
+    """`cache_dir() / parts[0] / ...`, joined once per cache directory (lexicons look their file up per word)."""
+    return _joined(cache_dir(), parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _joined(root: Path, parts: tuple[str, ...]) -> Path:
+    return root.joinpath(*parts)
 
 
 def stamp(path: str) -> list[int]:

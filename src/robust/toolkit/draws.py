@@ -1,13 +1,15 @@
-"""Many small random integers at C speed, with exactly the values and the generator state of one
-`rng.integers(n)` call per draw.
+"""Many small random integers (and uniforms) at C speed, with exactly the values and the generator state of one
+`rng.integers(n)` (or `rng.random()`) call per draw.
 
 `Generator.integers(n)` costs about 1.5 µs of Python call overhead per scalar, more than a typo edit itself. `Draws`
 reads the bit generator's 64-bit outputs one at a time (`random_raw()`, a plain int: ~0.3 µs for two draws) and
 maps them to [0, n) as numpy does: Lemire's nearly divisionless method (D. Lemire, "Fast Random Integer
 Generation in an Interval", ACM TOMACS 29(1), 2019, Algorithm 5; numpy's `buffered_bounded_lemire_uint32`), the
 32-bit stream being each 64-bit output's low half then its high half (numpy's `next_uint32`, whose unused high
-half the generator keeps in its state). On `close` the generator is where the scalar calls would have left it:
-it has advanced by exactly the outputs read, and its buffered half is written back when that changed.
+half the generator keeps in its state). A uniform is one whole 64-bit output's top 53 bits (numpy's `next_double`
+for PCG64, PCG64DXSM, SFC64 and Philox), which leaves the buffered half alone. On `close` the generator is where the
+scalar calls would have left it: it has advanced by exactly the outputs read, and its buffered half is written back
+when that changed.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ if TYPE_CHECKING:
     import numpy as np
 
 _MASK = 0xFFFFFFFF
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
 class Draws:
-    """`draws.integers(n)` == `rng.integers(n)` for 1 <= n <= 2**32. Use as a context manager (or call `close`):
-    the generator is synced on exit. Generators whose state has no 32-bit buffer (MT19937) are served by
-    `rng.integers` directly."""
+    """`draws.integers(n)` == `rng.integers(n)` for 1 <= n <= 2**32, `draws.random()` == `rng.random()`. Use as a
+    context manager (or call `close`): the generator is synced on exit. Generators whose state has no 32-bit
+    buffer (MT19937) are served by `rng` directly."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
@@ -32,6 +35,7 @@ class Draws:
         self.exact = "has_uint32" in state
         if not self.exact:
             self.integers = lambda n: int(rng.integers(n))  # type: ignore[method-assign]
+            self.random = lambda: float(rng.random())  # type: ignore[method-assign]
             return
         self._raw = rng.bit_generator.random_raw
         # numpy's buffer: a high half waiting to be used (`has_uint32`) and the last one buffered (`uinteger`)
@@ -60,6 +64,10 @@ class Draws:
                 m = self._next() * n
         return m >> 32
 
+    def random(self) -> float:
+        """A uniform float in [0, 1) (numpy's `Generator.random()`)."""
+        return (self._raw() >> 11) * _UNIT
+
     def close(self) -> None:
         """Leave the generator where `integers` calls of numpy would have: it has advanced by the outputs read;
         its buffer (whether a half is waiting, and the last half buffered) is written back if anything was drawn."""
@@ -81,5 +89,5 @@ class Draws:
 
 def draws_for(rng: np.random.Generator, integers_only: bool) -> Any:
     """A context manager giving what a caller draws from: a `Draws` over `rng` where it draws nothing but
-    `integers(n)` (a transform's `integer_draws`), else `rng` itself."""
+    `integers(n)` and `random()` (a transform's `integer_draws`), else `rng` itself."""
     return Draws(rng) if integers_only else nullcontext(rng)

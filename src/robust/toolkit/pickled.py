@@ -26,8 +26,9 @@ def save(path: Path, data: Any) -> None:
 def load_once(path: Path, wrap: Callable[[Any], T], missing: str) -> T:
     """`wrap(data)` of the pickle at `path`, built once per process; `missing` (one line naming the setup command)
     when the file does not exist."""
-    if not path.is_file():
-        raise MissingResource(missing)
-    if path not in _loaded:
-        _loaded[path] = wrap(pickle.loads(path.read_bytes()))
-    return _loaded[path]
+    loaded = _loaded.get(path)
+    if loaded is None:
+        if not path.is_file():
+            raise MissingResource(missing)
+        loaded = _loaded[path] = wrap(pickle.loads(path.read_bytes()))
+    return loaded

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
+from robust.core.locations import cache_path
 from robust.toolkit import pickled
-from robust.toolkit.paths import cache_dir
 
 FORMAT = 1
 # ANTHRO's spelling variants accepted as English (phonetic.is_english): colour -> color, ...
@@ -105,7 +105,7 @@ def _nltk_stemmer() -> Any:
 
 def index_path() -> Path:
     """Where `robust setup pronunciations` writes the compact dictionary."""
-    return cache_dir() / "lexicon" / f"cmudict-v{FORMAT}.pickle"
+    return cache_path("lexicon", f"cmudict-v{FORMAT}.pickle")
 
 
 def pronunciations(path: Path | None = None) -> Pronunciations:

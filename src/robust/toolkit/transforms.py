@@ -243,7 +243,8 @@ class WordTransform(Transform):
     word at `index`, RobTest's `transform_target`) or None. `apply` walks a random permutation of word
     positions and edits until k = ceil(N_w·d) budget units are spent; `counts_failures` chooses whether a
     failed position consumes budget (Typo-G: yes; Glyph/Synonym: no). A subclass whose `substitute` draws
-    only `rng.integers(n)` sets `integer_draws`: `apply` then hands it a `Draws` (the same values at C speed).
+    only `rng.integers(n)` and `rng.random()` sets `integer_draws`: `apply` then hands it a `Draws` (the same
+    values at C speed).
     """
 
     unit: ClassVar[str] = "word"

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.errors import MissingResource
+from robust.core.locations import cache_path
 from robust.toolkit import pickled
-from robust.toolkit.paths import cache_dir
 
 FORMAT = 1
 POS_LIST = ("n", "v", "a", "r")  # what synsets(lemma) searches without a POS, in this order (as NLTK)
@@ -304,7 +304,7 @@ class CompactWordNet:
 
 def index_path() -> Path:
     """Where `robust setup wordnet-index` writes the compact index."""
-    return cache_dir() / "lexicon" / f"wordnet-3.0-v{FORMAT}.pickle"
+    return cache_path("lexicon", f"wordnet-3.0-v{FORMAT}.pickle")
 
 
 def wordnet_index(path: Path | None = None) -> CompactWordNet:

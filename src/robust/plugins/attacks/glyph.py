@@ -22,6 +22,7 @@ import unicodedata
 from typing import ClassVar
 
 from robust import Example, Setting, Transform, hookimpl
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree
 
@@ -79,17 +80,30 @@ def _named_chars() -> list[tuple[str, list[str]]]:
 
 
 @functools.cache
+def _by_letter_token() -> dict[str, list[tuple[str, list[str]]]]:
+    """The named characters under each one-character token of their names ("A" -> 'A', 'Á', 'Ⓐ', ...)."""
+    index: dict[str, list[tuple[str, list[str]]]] = {}
+    for entry in _named_chars():
+        for token in {t for t in entry[1] if len(t) == 1}:
+            index.setdefault(token, []).append(entry)
+    return index
+
+
+@functools.cache
 def dces_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """Up to 20 description neighbours of `char` and their sampling probabilities (∝ exp(-0.5·dist))."""
     tokens = unicodedata.name(char, "").split()
-    ids = [t for t in tokens if len(t) == 1]
+    ids = {t for t in tokens if len(t) == 1}
     if not ids:
         return (), ()
     case = _case(tokens)
     query = set(tokens)
     scored = []
-    for other, other_tokens in _named_chars():
-        if other == char or not any(i in other_tokens for i in ids):
+    index = _by_letter_token()
+    # the names sharing one of its letter tokens, each once (the sort below fixes the order)
+    sharing = {other: other_tokens for i in ids for other, other_tokens in index.get(i, ())}
+    for other, other_tokens in sharing.items():
+        if other == char:
             continue
         if case is not None and _case(other_tokens) != case:
             continue
@@ -215,7 +229,7 @@ def _drawable(char: str, space: str, clean: bool) -> tuple[tuple[str, ...], list
     return candidates, cdf.tolist()
 
 
-def substitute_char(char: str, space: str, rng: np.random.Generator, clean: bool = False) -> str:
+def substitute_char(char: str, space: str, rng: np.random.Generator | Draws, clean: bool = False) -> str:
     """A look-alike of `char` from `space` (the character itself when the space has none); `clean` keeps only
     the description- and image-based neighbours that `looks_like` accepts (the curated tables are kept)."""
     if space == "similar":
@@ -242,11 +256,11 @@ def _clean(config: dict) -> bool:
     return config["mode"] == "clean"
 
 
-def _pick(spaces: tuple[str, ...], rng: np.random.Generator) -> str:
+def _pick(spaces: tuple[str, ...], rng: np.random.Generator | Draws) -> str:
     return spaces[int(rng.integers(len(spaces)))]
 
 
-def _replace_random_char(word: str, space: str, rng: np.random.Generator, clean: bool) -> str | None:
+def _replace_random_char(word: str, space: str, rng: np.random.Generator | Draws, clean: bool) -> str | None:
     pos = int(rng.integers(len(word)))
     new = substitute_char(word[pos], space, rng, clean)
     return word[:pos] + new + word[pos + 1:] if new != word[pos] else None
@@ -260,6 +274,7 @@ class GlyphM(Transform):
     description = "Glyph-M: visually similar characters (TextBugger/VIPER spaces) at random positions"
     unit: ClassVar[str] = "char"
     settings = {"spaces": SPACES_SETTING, "mode": MODE}
+    integer_draws = True  # a space, a position and a look-alike: integers and uniforms
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         text = example.text
@@ -268,17 +283,21 @@ class GlyphM(Transform):
             return [example]
         # one space per generated variant (RobTest's code, Char/glyph_transform.py)
         space = _pick(_spaces(self.config), rng)
+        clean = _clean(self.config)
         chars = list(text)
         done = 0
-        for pos in rng.permutation(len(chars)):
-            if done >= k:
-                break
-            if chars[pos] == " ":
-                continue
-            new = substitute_char(chars[pos], space, rng, _clean(self.config))
-            if new != chars[pos]:  # an unchanged character consumes no budget
-                chars[pos] = new
-                done += 1
+        positions = rng.permutation(len(chars)).tolist()
+        with Draws(rng) as draws:
+            for pos in positions:
+                if done >= k:
+                    break
+                char = chars[pos]
+                if char == " ":
+                    continue
+                new = substitute_char(char, space, draws, clean)
+                if new != char:  # an unchanged character consumes no budget
+                    chars[pos] = new
+                    done += 1
         new_text = "".join(chars)
         return [with_degree(example, new_text, degree, self.measure(text, new_text))]
 
@@ -298,6 +317,7 @@ class GlyphG(WordTransform):
     dimension = "glyph"
     description = "Glyph-G: one visually similar character in each of ceil(N_w*d) random words"
     settings = {"spaces": SPACES_SETTING, "mode": MODE}
+    integer_draws = True  # a space, a position and a look-alike: integers and uniforms
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         return _replace_random_char(word, _pick(_spaces(self.config), rng), rng, _clean(self.config))

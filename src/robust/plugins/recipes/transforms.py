@@ -6,6 +6,7 @@ by RobTest, BYOD and the transform-driven attackers (`saliency-greedy:deepwordbu
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from robust import Setting
@@ -16,6 +17,9 @@ from robust.toolkit.transforms import WordTransform
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+_words_in = functools.lru_cache(maxsize=1 << 16)(textattack_words)  # a whitespace word's words, tokenized once
 
 
 class WordCandidates(WordTransform):
@@ -32,7 +36,7 @@ class WordCandidates(WordTransform):
         return options[int(rng.integers(len(options)))] if options else None
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
-        inner = textattack_words(word)
+        inner = _words_in(word)
         new = self.pick(inner.words[0], rng) if len(inner) else None
         if new is None or new == inner.words[0]:
             return None
@@ -46,6 +50,7 @@ class CharacterBugs(WordCandidates):
                    "table; default) or swap, substitute, delete, insert (TextAttack)")
     settings = {"ops": Setting(["homoglyph"], choices=tuple(OPS), min_items=1,
                                help="edits offered per word, one candidate each")}
+    integer_draws = True  # an op, positions and letters
 
     def candidates(self, word: str, rng: np.random.Generator) -> list[str]:
         """One candidate per op, in the order of `ops` (TextAttack's CompositeTransformation order), without
@@ -67,6 +72,7 @@ class WordNetSwap(WordCandidates):
     dimension = "Synonym"
     description = ("A word replaced by one of its WordNet substitutes (OpenAttack's: lemmas of its synsets over all "
                    "POS, first word of multi-word lemmas), in the word's case; PWWS's and TextFooler's candidates")
+    integer_draws = True  # one of the candidates
 
     def candidates(self, word: str, rng: np.random.Generator | None = None) -> list[str]:
         load_wordnet()

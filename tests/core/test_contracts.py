@@ -150,3 +150,15 @@ def test_a_setting_of_another_plugin_of_the_run_names_its_key(tmp_path):
     config = RunConfig(bench="accuracy", model="hf:gpt2", settings={"nonsense": "8"})
     with pytest.raises(robust.RobustError, match=r"^unknown setting 'nonsense' for accuracy; known: "):
         runner.build(config)
+
+
+def test_attack_result_to_json_is_asdict_without_sharing():
+    """A result's JSON is `dataclasses.asdict`'s (same keys, order and values) and shares no list or dict with it."""
+    from dataclasses import asdict
+
+    result = robust.AttackResult("a b", "a c", True, 3, "succeeded", [{"index": 1, "before": "b", "after": "c"}],
+                                 ["a c", "a d"])
+    out = result.to_json()
+    assert list(out.items()) == list(asdict(result).items())
+    out["edits"][0]["index"], out["variants"][0] = 9, "x"
+    assert result.edits[0]["index"] == 1 and result.variants[0] == "a c"

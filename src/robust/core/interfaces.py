@@ -8,7 +8,7 @@ every plugin module and must stay fast. Import heavy libraries inside methods.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -159,7 +159,8 @@ class AttackResult:
     variants: list[str] = field(default_factory=list)  # every text the search returns for evaluation
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # what `dataclasses.asdict` gives, without its deep copy of every value (~150 µs a result)
+        return {**vars(self), "edits": [dict(edit) for edit in self.edits], "variants": list(self.variants)}
 
 
 class Attacker(Plugin):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 
 
@@ -27,7 +28,7 @@ class Sentence:
         return " ".join(self.tokens)
 
 
-def sample_sentence(polar: Sequence[str], neutral: Sequence[str], p: float, rng: np.random.Generator,
+def sample_sentence(polar: Sequence[str], neutral: Sequence[str], p: float, rng: np.random.Generator | Draws,
                     cfg: GeneratorConfig = GeneratorConfig()) -> Sentence:
     """One sentence from D (Ko 2024, eq. 6.1): <eos> w.p. p_e (never before the first word), else pop the last
     unpaired word w.p. p_n (stack non-empty), else a new word from p*f_NEU + (1-p)*f_POLAR, pushed."""
@@ -79,7 +80,8 @@ def balanced_labels(n: int, rng: np.random.Generator) -> np.ndarray:
 
 def sample_corpus(ys: np.ndarray, p: float, pos: Sequence[str], neg: Sequence[str], neu: Sequence[str],
                   rng: np.random.Generator, cfg: GeneratorConfig) -> list[Sentence]:
-    return [sample_sentence(pos if y == 1 else neg, neu, p, rng, cfg) for y in ys]
+    with Draws(rng) as draws:  # ~3 scalar draws a word: the generator's values at C speed
+        return [sample_sentence(pos if y == 1 else neg, neu, p, draws, cfg) for y in ys]
 
 
 def stratified_split(ys: np.ndarray, test_frac: float,

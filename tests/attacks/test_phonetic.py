@@ -114,3 +114,19 @@ def test_clean_spellings_follow_anthros_mix_and_the_pronunciation():
     expected = sum(v for k, v in ANTHRO_MIX.items() if k.endswith("case")) / sum(ANTHRO_MIX.values())
     # ANTHRO: most observed spellings are case variants; a bit more here, as some words lack spelling kinds
     assert expected - 0.05 < case_only < expected + 0.15
+
+
+def test_edit_draws_from_a_draws_what_it_draws_from_the_generator():
+    """`integer_draws`: the search may hand `edit` a `Draws`; the texts and the generator's state are the same."""
+    from robust.toolkit.draws import Draws
+
+    n = len(words(TEXT))
+    for cls in (PhoneticM, PhoneticG):
+        for mode in ("clean", "faithful"):
+            t = cls(mode=mode)
+            ref, rng = np.random.default_rng(5), np.random.default_rng(5)
+            expected = [t.edit(TEXT, j % n, ref, TEXT) for j in range(3 * n)]
+            with Draws(rng) as draws:
+                got = [t.edit(TEXT, j % n, draws, TEXT) for j in range(3 * n)]
+            assert got == expected and any(got)
+            assert rng.bit_generator.state == ref.bit_generator.state

@@ -24,11 +24,13 @@ from __future__ import annotations
 import bisect
 import functools
 import json
+import operator
 import os
 import re
 from typing import Any, ClassVar
 
 from robust import Example, Transform, hookimpl
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
@@ -124,8 +126,10 @@ def editops(source: str, target: str) -> list[tuple[str, int, int]]:
     return ops[::-1]
 
 
+@functools.cache
 def _lexicon() -> Any:
-    """The compact CMU pronouncing dictionary (`robust setup pronunciations`): words, phones, Porter stems."""
+    """The compact CMU pronouncing dictionary (`robust setup pronunciations`): words, phones, Porter stems; kept
+    for the process like `lexicon()` (finding it costs ~10 µs: environment, path, a stat)."""
     from robust.toolkit.pronunciations import pronunciations
 
     return pronunciations()
@@ -248,10 +252,12 @@ def similars(token: str) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def word_candidates(word: str, distance: int) -> list[str]:
-    """Spellings of a whitespace word within lower-cased Levenshtein `distance`, punctuation kept."""
+@functools.lru_cache(maxsize=2**14)
+def word_candidates(word: str, distance: int) -> tuple[str, ...]:
+    """Spellings of a whitespace word within lower-cased Levenshtein `distance`, punctuation kept (cached: the
+    faithful draws ask again for every word of every draw)."""
     prefix, core, suffix = split_affixes(word)
-    return [prefix + s + suffix for s, d in similars(core) if d <= distance]
+    return tuple(prefix + s + suffix for s, d in similars(core) if d <= distance)
 
 
 # --- clean mode: sound-alike spellings in ANTHRO's proportions ----------------------------------------
@@ -262,10 +268,11 @@ ANTHRO_MIX = {"mixed_case": 5527, "title_case": 4046, "upper_case": 3290, "repea
               "undouble": 942, "respell": 505, "vowel_swap": 320, "silent_delete": 141}
 LONG_VOWELS = {"EY", "IY", "AY", "OW", "UW"}
 REDUCED = {"AH0", "IH0", "ER0", "UH0"}
-_SOUND_RESPELL = (("c", "k", "K", r"c(?=[aouklrt]|$)"), ("ck", "k", "K", r"ck"),
-                  ("s", "z", "Z", r"(?<=[aeiou])s(?=[aeiouy]?$)"), ("ph", "f", "F", r"ph"), ("x", "ks", "K", r"x"),
-                  ("qu", "kw", "K", r"qu"))
-_SILENT = (r"^k(?=n)", r"^w(?=r)", r"(?<=m)b$", r"(?<=g)h(?=t)")
+_SOUND_RESPELL = tuple((old, new, phoneme, re.compile(pattern)) for old, new, phoneme, pattern in (
+    ("c", "k", "K", r"c(?=[aouklrt]|$)"), ("ck", "k", "K", r"ck"), ("s", "z", "Z", r"(?<=[aeiou])s(?=[aeiouy]?$)"),
+    ("ph", "f", "F", r"ph"), ("x", "ks", "K", r"x"), ("qu", "kw", "K", r"qu")))
+_SILENT = tuple(re.compile(p) for p in (r"^k(?=n)", r"^w(?=r)", r"(?<=m)b$", r"(?<=g)h(?=t)"))
+_VOWEL_GROUP = re.compile(r"[aeiou]+|(?<=[^aeiou])y")
 
 
 def _pronunciation(word: str) -> tuple[str, ...] | None:
@@ -273,11 +280,10 @@ def _pronunciation(word: str) -> tuple[str, ...] | None:
     return tuple(prons[0]) if prons else None
 
 
-def _vowel_groups(word: str) -> list[tuple[int, int, str | None]]:
-    """(start, end, cmudict vowel phoneme) per vowel-letter group of `word`; a silent final e gets 'SILENT';
-    None phonemes when letters and pronunciation cannot be lined up."""
-    groups = [(m.start(), m.end()) for m in re.finditer(r"[aeiou]+|(?<=[^aeiou])y", word)]
-    pron = _pronunciation(word)
+def _vowel_groups(word: str, pron: tuple[str, ...] | None) -> list[tuple[int, int, str | None]]:
+    """(start, end, cmudict vowel phoneme) per vowel-letter group of `word` pronounced `pron`; a silent final e gets
+    'SILENT'; None phonemes when letters and pronunciation cannot be lined up."""
+    groups = [m.span() for m in _VOWEL_GROUP.finditer(word)]
     if pron is None:
         return [(a, b, None) for a, b in groups]
     vowels = [p for p in pron if p[-1].isdigit()]
@@ -296,7 +302,7 @@ def _vowel_groups(word: str) -> list[tuple[int, int, str | None]]:
 @functools.lru_cache(maxsize=2**16)
 def sound_alike(word: str) -> dict[str, tuple[str, ...]]:
     """Spellings of a lower-case word by kind (ANTHRO_MIX keys), each one edit away (case kinds aside); cached
-    per word (a draw asks again for every edit of every variant)."""
+    per word (`_menu` asks for a word's core under every punctuation)."""
     out: dict[str, Any] = {k: [] for k in ANTHRO_MIX}
     if len(word) < MIN_CHARS or not word.isalpha():
         return {k: () for k in ANTHRO_MIX}
@@ -308,8 +314,9 @@ def sound_alike(word: str) -> dict[str, tuple[str, ...]]:
                      if word[i] in "aeiou" or i == len(word) - 1]
     out["undouble"] = [word[:i] + word[i + 1:] for i in range(len(word) - 1)
                        if word[i] == word[i + 1] and word[i] not in "aeiou"]  # "really" -> "realy", not "god"
-    groups = _vowel_groups(word)
-    pron = _pronunciation(word) or ()
+    pron = _pronunciation(word)
+    groups = _vowel_groups(word, pron)
+    pron = pron or ()
     for j, (a, b, phoneme) in enumerate(groups):
         # a silent e after a long vowel makes it long ("male" -/-> "mal"); after others it can go ("love")
         long_before = j > 0 and (groups[j - 1][2] or "")[:2] in LONG_VOWELS
@@ -320,12 +327,18 @@ def sound_alike(word: str) -> dict[str, tuple[str, ...]]:
                 out["vowel_swap"] += [word[:a] + v + word[b:] for v in "aeio" if v != word[a]]
     for _, new, phoneme, pattern in _SOUND_RESPELL:
         if phoneme in pron:
-            out["respell"] += [word[:m.start()] + new + word[m.end():] for m in re.finditer(pattern, word)]
+            out["respell"] += [word[:m.start()] + new + word[m.end():] for m in pattern.finditer(word)]
     for pattern in _SILENT:
         if pron:
-            out["silent_delete"] += [word[:m.start()] + word[m.end():] for m in re.finditer(pattern, word)]
-    return {kind: tuple(dict.fromkeys(x for x in spellings if x != word and (kind.endswith("case") or x.islower())))
-            for kind, spellings in out.items()}
+            out["silent_delete"] += [word[:m.start()] + word[m.end():] for m in pattern.finditer(word)]
+    return {kind: _distinct(spellings, word, kind.endswith("case")) for kind, spellings in out.items()}
+
+
+def _distinct(spellings: list[str], word: str, case: bool) -> tuple[str, ...]:
+    """`spellings` in order without repeats and without `word`; only the lower-case ones unless `case`."""
+    kept = dict.fromkeys(spellings)
+    kept.pop(word, None)
+    return tuple(kept) if case else tuple(x for x in kept if x.islower())
 
 
 @functools.cache
@@ -337,23 +350,44 @@ def _kind_cdf(kinds: tuple[str, ...]) -> list[float]:
     return cdf.tolist()
 
 
-def draw_sound_alike(word: str, edits: int, rng: np.random.Generator) -> str | None:
-    """`word` (its core; punctuation kept) respelt with `edits` draws in ANTHRO's proportions, or None."""
+@functools.lru_cache(maxsize=2**16)
+def _menu(word: str) -> tuple[list[float], tuple[tuple[str, ...], ...]] | None:
+    """What one edit of a whitespace word draws from: the cdf of its core's kinds of spelling (those it has, in
+    ANTHRO's proportions) and their spellings, punctuation kept; None when the core takes no edit (a case change,
+    a capitalised or too short word). Cached per word: a draw asks again for every edit of every variant."""
     prefix, core, suffix = split_affixes(word)
-    new = core
+    if not core.islower():
+        return None
+    options = sound_alike(core)
+    kinds = tuple(k for k in ANTHRO_MIX if options[k])
+    if not kinds:
+        return None
+    if prefix or suffix:
+        return _kind_cdf(kinds), tuple(tuple(prefix + s + suffix for s in options[k]) for k in kinds)
+    return _kind_cdf(kinds), tuple(options[k] for k in kinds)
+
+
+def draw_sound_alike(word: str, edits: int, rng: Any) -> str | None:
+    """`word` (its core; punctuation kept) respelt with `edits` draws in ANTHRO's proportions, or None.
+    `rng`: a numpy Generator or a `Draws` over one (the same draws)."""
+    new = word
     for _ in range(edits):
-        if not new.islower():
+        menu = _menu(new)  # a spelling's core is alphabetic: its affixes stay those of `word`
+        if menu is None:
             break  # after a case change (or on a capitalised word) no further spelling edits
-        options = sound_alike(new)
-        kinds = tuple(k for k in ANTHRO_MIX if options[k])
-        if not kinds:
-            break
-        kind = kinds[bisect.bisect_right(_kind_cdf(kinds), rng.random())]  # = rng.choice(len(kinds), p=...)
-        new = options[kind][int(rng.integers(len(options[kind])))]
-    return prefix + new + suffix if new != core else None
+        cdf, spellings = menu
+        options = spellings[bisect.bisect_right(cdf, rng.random())]  # its kind: rng.choice(len(kinds), p=...)
+        new = options[rng.integers(len(options))]
+    return new if new != word else None
 
 
 # --- transforms -------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1024)
+def _words(text: str) -> tuple[str, ...]:
+    """The words of a search's original text, split once (`edit` asks for them at every position)."""
+    return tuple(words(text))
+
+
 def _faithful(config: dict) -> bool:
     return config["mode"] == "faithful"
 
@@ -361,61 +395,89 @@ def _faithful(config: dict) -> bool:
 class _Phonetic(Transform):
     settings = {"mode": MODE}
     malicious: ClassVar[bool] = False
+    integer_draws = True  # a distance, a kind and a spelling: integers and uniforms
 
-    def _distance(self, word: str, rng: np.random.Generator) -> int:
-        # δ = randint(1, len(word)) for -M, 1 for -G (RobTest's code, Char/phonetic_transform.py)
-        return int(rng.integers(1, len(word) + 1)) if self.malicious else 1
+    def _distance(self, word: str, rng: Any) -> int:
+        """δ, the edit distance allowed for `word` (RobTest's code, Char/phonetic_transform.py): 1 for -G."""
+        return 1
 
     def _cost(self, old: str, new: str) -> int:
-        """Clean-mode budget units of one word replacement (case-sensitive)."""
-        return levenshtein(old, new) if self.malicious else 1
+        """Clean-mode budget units of one word replacement: one word for -G."""
+        return 1
 
-    def _size(self, text: str, faithful: bool) -> int:
+    def _size(self, text: str, source: list[str], faithful: bool) -> int:
+        """N: characters (-M) or the words `source` of `text` (-G)."""
         if self.malicious:
             return len(text.strip()) if faithful else len(text)
-        return len(words(text))
+        return len(source)
+
+    def _options(self, word: str, rng: Any) -> tuple[str, ...]:
+        """Faithful mode: `word`'s candidate spellings within the drawn distance."""
+        return word_candidates(word, self._distance(word, rng))
+
+    def _draw(self, word: str, rng: Any) -> str | None:
+        """Clean mode: `word` respelt with one edit (-G; up to three for -M), or None."""
+        return draw_sound_alike(word, 1, rng)
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         faithful = _faithful(self.config)
         source = words(example.text)
-        size = self._size(example.text, faithful)
+        size = self._size(example.text, source, faithful)
         if degree <= 0 or size == 0:
             return [example]
+        order = rng.permutation(len(source)).tolist()
+        with Draws(rng) as draws:  # the same values as rng's scalar calls, at C speed
+            walk = self._walk_faithful if faithful else self._walk_clean
+            tokens = walk(source, order, degree, size, draws)
+        new = join(tokens)
+        return [with_degree(example, new, degree, self._achieved(example.text, new, source, tokens))]
+
+    def _achieved(self, text: str, new: str, source: list[str], tokens: list[str]) -> float:
+        """The degree `apply` measured: `measure(text, new)`, given the words too (`new` = join(tokens))."""
+        return self.measure(text, new)
+
+    def _walk_faithful(self, source: list[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
+        """RobTest's loop: replace words in `order` until the lower-cased Levenshtein ratio reaches d."""
         tokens = list(source)
         ref = join(source).lower()
-        k = budget(size, degree)
-        spent = 0
-        for index in rng.permutation(len(source)):
-            if faithful and levenshtein(ref, join(tokens).lower()) / size >= degree:
+        for index in order:
+            if levenshtein(ref, join(tokens).lower()) / size >= degree:
                 break  # RobTest checks the ratio BEFORE each edit
-            if not faithful and spent >= k:
+            options = self._options(source[index], rng)
+            if options:
+                tokens[index] = options[rng.integers(len(options))]
+        return tokens
+
+    def _walk_clean(self, source: list[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
+        """Replace words in `order` while their costs fit the budget k = ceil(N·d)."""
+        tokens = list(source)
+        k, spent = budget(size, degree), 0
+        for index in order:
+            if spent >= k:
                 break
             word = source[index]
-            if faithful:
-                options = word_candidates(word, self._distance(word, rng))
-            else:
-                edits = min(3, self._distance(word, rng))
-                options = [o for o in [draw_sound_alike(word, edits, rng)] if o and spent + self._cost(word, o) <= k]
-            if options:
-                tokens[index] = options[int(rng.integers(len(options)))]
-                spent += self._cost(word, tokens[index])
-        new = join(tokens)
-        return [with_degree(example, new, degree, self.measure(example.text, new))]
+            new = self._draw(word, rng)
+            if new and spent + (cost := self._cost(word, new)) <= k:
+                tokens[index] = new
+                spent += cost
+        return tokens
 
-    def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        tokens, source = words(text), words(original)
+    def edit(self, text: str, index: int, rng: Any, original: str) -> str | None:
+        tokens = words(text)
         if not 0 <= index < len(tokens):
             return None
         # -M replaces the current word (transform_char); -G the original word (transform_target)
-        word = tokens[index] if self.malicious or len(source) != len(tokens) else source[index]
+        word = tokens[index]
+        if not self.malicious and len(source := _words(original)) == len(tokens):
+            word = source[index]
         if _faithful(self.config):
-            options = [o for o in word_candidates(word, self._distance(word, rng)) if o != tokens[index]]
+            options = [o for o in self._options(word, rng) if o != tokens[index]]
+            new = options[rng.integers(len(options))] if options else None
         else:
-            options = [o for o in [draw_sound_alike(word, min(3, self._distance(word, rng)), rng)]
-                       if o and o != tokens[index]]
-        if not options:
+            new = self._draw(word, rng)
+        if not new or new == tokens[index]:
             return None
-        tokens[index] = options[int(rng.integers(len(options)))]
+        tokens[index] = new
         return join(tokens)
 
 
@@ -427,6 +489,15 @@ class PhoneticM(_Phonetic):
     description = "Phonetic-M: sound-alike spellings (ANTHRO rules), any edit distance, char-level degree"
     unit: ClassVar[str] = "char"
     malicious = True
+
+    def _distance(self, word: str, rng: Any) -> int:
+        return 1 + rng.integers(len(word))  # randint(1, len(word)): numpy's integers(1, n + 1), draw for draw
+
+    def _cost(self, old: str, new: str) -> int:
+        return levenshtein(old, new)  # case-sensitive characters
+
+    def _draw(self, word: str, rng: Any) -> str | None:
+        return draw_sound_alike(word, min(3, self._distance(word, rng)), rng)
 
     def measure(self, original: str, perturbed: str) -> float:
         if _faithful(self.config):
@@ -447,6 +518,11 @@ class PhoneticG(_Phonetic):
             n = len(words(original))
             return levenshtein(original.lower(), perturbed.lower()) / n if n else 0.0
         return word_modification_rate(original, perturbed)
+
+    def _achieved(self, text: str, new: str, source: list[str], tokens: list[str]) -> float:
+        if _faithful(self.config):
+            return self.measure(text, new)
+        return sum(map(operator.ne, source, tokens)) / len(source)  # word_modification_rate, words not split again
 
 
 TRANSFORMS = [PhoneticM, PhoneticG]

@@ -114,3 +114,11 @@ def test_edit_inflects_the_original_word_at_the_index():
     assert out is not None and words(out)[1] == "watched" and words(out)[2:] == words(TEXT)[2:]
     assert Inflection().edit(TEXT, 8, rng, TEXT) is None  # "a ... comedy." stays singular
     assert Inflection().edit(TEXT, 5, rng, TEXT) is None  # "and"
+
+
+def test_clean_forms_follow_the_sentence_asked_not_the_list_object():
+    t = Inflection()
+    tokens = words("They watched a film .")
+    assert t.clean_forms(tokens)[1] == ("watch",)
+    tokens[1] = "watch"  # the same list, now another sentence: its forms, not the last sentence's
+    assert t.clean_forms(tokens)[1] == ("watched",)

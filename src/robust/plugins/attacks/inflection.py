@@ -202,6 +202,20 @@ def grammatical_forms(token) -> list[str]:
     return []
 
 
+def word_forms(tokens: list[str], i: int, upos: str, token) -> tuple[str, ...]:
+    """The grammatical re-inflections of word `i` (tagged `upos`, parsed as `token`) as written: affixes and case
+    kept; none for a noun or adjective of a WordNet phrase ("waste of time(s)"), looked up only for a word that
+    has forms."""
+    prefix, core, suffix = split_affixes(tokens[i])
+    if (CONTENT.get(upos) is None or token is None or not core.isalpha() or "'" in tokens[i]
+            or token.text.lower() != core.lower()):
+        return ()
+    forms = grammatical_forms(token)
+    if not forms or upos in ("NOUN", "ADJ") and in_collocation(tokens, i):
+        return ()
+    return tuple(prefix + match_case(core, form) + suffix for form in forms)
+
+
 class Inflection(WordTransform):
     """Random inflections of ceil(N_w*d) random content words (word modification rate)."""
 
@@ -210,9 +224,12 @@ class Inflection(WordTransform):
     description = "Inflection: Morpheus-style re-inflection of nouns, verbs and adjectives (lemminflect)"
     settings = {"mode": MODE}
 
+    integer_draws = True  # substitute (and so edit) draws nothing but rng.integers(n)
+
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
-        self._forms: dict[str, list[list[str]]] = {}  # clean: per sentence, each word's forms as written
+        self._forms: dict[str, list[tuple[str, ...]]] = {}  # clean: per sentence, each word's forms as written
+        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence asked last, its forms
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
@@ -222,25 +239,20 @@ class Inflection(WordTransform):
             upos = CONTENT.get(pos_tags(join(tokens))[index][1])
             forms = inflections(word, upos) if upos else ()
         else:
-            forms = self.clean_forms(tokens)[index] if tokens[index] == word else []
+            forms = self.clean_forms(tokens)[index] if tokens[index] == word else ()
         return forms[int(rng.integers(len(forms)))] if forms else None
 
-    def clean_forms(self, tokens: list[str]) -> list[list[str]]:
+    def clean_forms(self, tokens: list[str]) -> list[tuple[str, ...]]:
         """Every word's grammatical re-inflections as written (affixes and case kept), computed once per sentence
-        and shared by all draws and degrees."""
-        text = join(tokens)
-        if text not in self._forms:
-            out = []
-            for i, (word, tag, token) in enumerate(zip(tokens, pos_tags(text), parsed_words(text), strict=True)):
-                prefix, core, suffix = split_affixes(word)
-                if (CONTENT.get(tag[1]) is None or token is None or not core.isalpha() or "'" in word
-                        or token.text.lower() != core.lower()
-                        or tag[1] in ("NOUN", "ADJ") and in_collocation(tokens, i)):
-                    out.append([])  # a noun or adjective of a WordNet phrase keeps it: "waste of time(s)"
-                    continue
-                out.append([prefix + match_case(core, form) + suffix for form in grammatical_forms(token)])
-            self._forms[text] = out
-        return self._forms[text]
+        and shared by all draws and degrees (a draw asks once per word position: the last sentence is at hand)."""
+        last = self._last  # read once: chunks may run in threads
+        if tokens != last[0]:
+            text = join(tokens)
+            if text not in self._forms:
+                tags, parsed = pos_tags(text), parsed_words(text)
+                self._forms[text] = [word_forms(tokens, i, tags[i][1], parsed[i]) for i in range(len(tokens))]
+            last = self._last = (list(tokens), self._forms[text])
+        return last[1]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         if not self._faithful():

@@ -93,10 +93,13 @@ class Synonym(HelperModels, WordTransform):
         "min_local_similarity": MIN_LOCAL_SIMILARITY,
     }
 
+    integer_draws = True  # substitute (and so edit) draws nothing but rng.integers(n)
+
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(**config)
         self.provide("embedder", embedder)
         self._checked: dict[str, list[tuple[str, ...]]] = {}
+        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence asked last, its candidates
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
@@ -125,12 +128,16 @@ class Synonym(HelperModels, WordTransform):
         A candidate is kept when the substituted sentence (1) re-tags the new word with the original's Penn
         tag (spaCy; rejects "the movie is scarce a masterpiece") and (2) keeps cosine >= min_similarity to
         the original under the embedder. Particles, the first word of a noun-noun compound ("living room") and
-        a verb followed by its particle ("fly by") are not replaced.
+        a verb followed by its particle ("fly by") are not replaced. A draw asks once per word position: the
+        sentence asked last is at hand.
         """
-        text = join(tokens)
-        if text not in self._checked:
-            self._check([list(tokens)])
-        return self._checked[text]
+        last = self._last  # read once: chunks may run in threads
+        if tokens != last[0]:
+            text = join(tokens)
+            if text not in self._checked:
+                self._check([list(tokens)])
+            last = self._last = (list(tokens), self._checked[text])
+        return last[1]
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """`in_context` of many sentences at once: one tagger pipe and one embedding call for all of them."""
@@ -144,9 +151,9 @@ class Synonym(HelperModels, WordTransform):
         trials = []  # (text, position, candidate, substituted sentence)
         for tokens, text, tags in zip(sentences, texts, pos_tags_many(texts), strict=True):
             for i, (word, (ptb, _)) in enumerate(zip(tokens, tags, strict=True)):
-                if replaceable(tokens, tags, i):
-                    trials += [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]]))
-                               for c in self.candidates(word, ptb)]
+                candidates = self.candidates(word, ptb)  # first: few words have any, `replaceable` scans the sentence
+                if candidates and replaceable(tokens, tags, i):
+                    trials += [(text, i, c, join([*tokens[:i], c, *tokens[i + 1:]])) for c in candidates]
         tagged = dict(zip([t[3] for t in trials], pos_tags_many([t[3] for t in trials]), strict=True))
         originals = dict(zip(texts, pos_tags_many(texts), strict=True))
         trials = [t for t in trials if tagged[t[3]][t[1]][0] == originals[t[0]][t[1]][0]]
@@ -164,7 +171,7 @@ class Synonym(HelperModels, WordTransform):
         if self._faithful():
             options = self.candidates(word, pos_tags(join(tokens))[index][0])
         else:
-            options = list(self.in_context(tokens)[index]) if tokens[index] == word else []
+            options = self.in_context(tokens)[index] if tokens[index] == word else ()
         return options[int(rng.integers(len(options)))] if options else None
 
 

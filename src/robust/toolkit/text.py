@@ -7,6 +7,7 @@ Words are whitespace tokens (`str.split`) and outputs are re-joined with single 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,19 +45,20 @@ def char_degree(original: str, perturbed: str, lower: bool = True) -> float:
 
 def changed_words(original: str, perturbed: str) -> int:
     """Number of modified word positions (word-level edit distance when the word counts differ)."""
-    a, b = words(original), words(perturbed)
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True))
-    return levenshtein(a, b)
+    return _changed(words(original), words(perturbed))
+
+
+def _changed(a: list[str], b: list[str]) -> int:
+    return sum(map(operator.ne, a, b)) if len(a) == len(b) else levenshtein(a, b)
 
 
 def word_modification_rate(original: str, perturbed: str) -> float:
     """D_w = n_w / N_w: changed word positions over the original's whitespace words (Chen et al. 2023, Appendix C)."""
-    n = len(words(original))
-    changed = changed_words(original, perturbed)
-    if n == 0:
+    a = words(original)
+    changed = _changed(a, words(perturbed))
+    if not a:
         return 0.0 if changed == 0 else float(changed)
-    return changed / n
+    return changed / len(a)
 
 
 def budget(n: int, degree: float) -> int:

@@ -117,7 +117,9 @@ def greedy_degrees(transform: Transform, text: str, degrees: list[float], rng: n
 def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator, config: GreedyConfig,
             gold: int | None) -> Search:
     s = text.strip()
-    n_words = len(words(s))
+    source = words(s)
+    n_words = len(source)
+    skip_edited = not config.faithful and transform.unit == "word"  # clean: a word is edited once
     n = len(s) if transform.unit == "char" else n_words
     per_round = math.ceil(n_words * config.ratio)
     # max rounds = int(k*3/B), per degree
@@ -157,16 +159,18 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
             # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
+            current = words(t) if skip_edited else []
             with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
                         break
-                    if not config.faithful and transform.unit == "word" and _edited(s, t, j):
-                        continue
+                    if skip_edited and len(current) == len(source) and current[j] != source[j]:
+                        continue  # word j already differs from the original
                     c = transform.edit(t, j, draws, s)
                     if c is None or c == t:
                         continue
                     t, done = c, done + 1
+                    current = words(t) if skip_edited else current
                     if end(t):
                         break
         if len(degrees) > 1:  # clean: the loop above ended every degree, or the flip ended the rest
@@ -177,12 +181,6 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
         if spent or measure(t) >= degrees[0] or t == start:  # later draws would return the same text
             break
     return [End(out, len(seen | set(out)))]
-
-
-def _edited(original: str, text: str, index: int) -> bool:
-    """Whether word `index` of `text` already differs from the original (same word count only)."""
-    a, b = words(original), words(text)
-    return len(a) == len(b) and a[index] != b[index]
 
 
 def sentence_search(transform: Transform, text: str, degree: float, rng: np.random.Generator,

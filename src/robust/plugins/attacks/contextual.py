@@ -89,6 +89,7 @@ def related_words(core: str, pos: str, min_zipf: float = 3.0, relations: str = "
                                and w.lower() not in NEGATIONS and zipf_frequency(w, "en") >= min_zipf))
 
 
+@functools.cache
 def banned_for(core: str) -> frozenset[str]:
     """WordNet antonyms of the word and of its lemmas (lower case)."""
     from lemminflect import getAllLemmas
@@ -146,6 +147,7 @@ class Contextual(HelperModels, WordTransform):
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
         self._fills: dict[str, list[tuple[str, ...]]] = {}
         self._first: dict[str, int] = {}
+        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence `substitute` saw last
 
     # configuration -------------------------------------------------------------------------------
     @property
@@ -353,7 +355,11 @@ class Contextual(HelperModels, WordTransform):
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         if tokens[index] != word:
             return None
-        options = self.fills(list(tokens))[index]
+        last, per_word = self._last  # read once: another thread may replace it
+        if tokens != last:  # `apply` asks about every position of one sentence in turn
+            per_word = self.fills(list(tokens))
+            self._last = (list(tokens), per_word)
+        options = per_word[index]
         return options[0] if options else None  # RobTest: the first acceptable fill
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:

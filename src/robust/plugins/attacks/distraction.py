@@ -79,6 +79,12 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
     return tuple(out)
 
 
+def url_segment(size: int, rng: np.random.Generator) -> str:
+    """`size` random URL characters: RobTest's `rng.choice(list(URL_CHARS), size)`, which draws exactly
+    `rng.integers(len(URL_CHARS), size)` and indexes, without converting the alphabet to an array per call."""
+    return "".join(map(URL_CHARS.__getitem__, rng.integers(len(URL_CHARS), size=size).tolist()))
+
+
 class Distraction(SentenceTransform):
     name = "distraction"
     dimension = "Distraction"
@@ -98,6 +104,8 @@ class Distraction(SentenceTransform):
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
         self._chains: dict[str, list[tuple[list[str], list[float]]]] = {}
+        # per source: what its measured prefixes decide (probes, draws) per degree, until one more is measured
+        self._plans: dict[str, dict[tuple[str, float, int], Any]] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "wiki_source": "WordNet 3.0 glosses",
@@ -107,8 +115,7 @@ class Distraction(SentenceTransform):
     def distractor(self, kind: str, rng: np.random.Generator) -> str:
         """One distractor of a type (RobTest's code, Sentence/distraction_transform.py)."""
         if kind == "url":
-            segments = ["".join(rng.choice(list(URL_CHARS), size=int(rng.integers(1, 6))))
-                        for _ in range(int(rng.integers(1, 6)))]
+            segments = [url_segment(int(rng.integers(1, 6)), rng) for _ in range(int(rng.integers(1, 6)))]
             return "/".join(["https:/", *segments])
         if kind == "statement":
             return STATEMENTS[int(rng.integers(len(STATEMENTS)))]
@@ -144,15 +151,30 @@ class Distraction(SentenceTransform):
         # clean: each seeded chain cut before its first measured prefix with 1 − cos > d; a chain whose cut reaches
         # the band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
         self.precompute([example.text], [degree])
-        pool = self._pool(example.text)
-        cuts = [self._cut(values, degree) for _, values in pool]
-        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree, j)]
-        k = band[int(rng.integers(len(band)))] if band else max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
+        cuts, band, closest = self._plan(example.text, "draw", degree)
+        k = band[int(rng.integers(len(band)))] if band else closest
         j = cuts[k]
         if j == 0:
             return [with_degree(example, example.text, degree, 0.0)]
-        return [with_degree(example, pool[k][0][j - 1], degree, pool[k][1][j], distraction_steps=j,
-                            distraction_mode="clean")]
+        texts, values = self._pool(example.text)[k]
+        return [with_degree(example, texts[j - 1], degree, values[j], distraction_steps=j, distraction_mode="clean")]
+
+    def _draw(self, source: str, degree: float) -> tuple[list[int], list[int], int]:
+        """Each chain's cut for d, the chains whose cut lands in the band, and the chain whose cut comes closest."""
+        pool = self._pool(source)
+        cuts = [self._cut(values, degree) for _, values in pool]
+        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree, j)]
+        return cuts, band, max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
+
+    def _plan(self, source: str, what: str, degree: float) -> Any:
+        """`_draw` or `_probes` of `source` for `degree`, memoised until a prefix of its chains is measured: the
+        draws and degrees of a sentence (aug_num × the degree grid) share them. The key counts the measured
+        prefixes, so a plan made while another thread measured more is never reused."""
+        plans = self._plans.setdefault(source, {})
+        key = (what, float(degree), sum(len(values) for _, values in self._pool(source)))
+        if key not in plans:
+            plans[key] = (self._draw if what == "draw" else self._probes)(source, degree)
+        return plans[key]
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """Probe chains of every text for every degree until `chains` of them land in the degree's band (or none
@@ -164,14 +186,8 @@ class Distraction(SentenceTransform):
         while True:
             due: dict[tuple[str, int], int] = {}
             for source in sources:
-                pool = self._pool(source)
                 for degree in wanted:
-                    want = int(self.config["chains"]) - sum(self._landed(values, degree) for _, values in pool)
-                    probes = [(k, self._probe(chain, degree)) for k, chain in enumerate(pool)] if want > 0 else []
-                    open_ = [(k, step) for k, step in probes if step is not None]
-                    # chains already probed first (fewer new prefixes), then fresh ones
-                    open_.sort(key=lambda ks: len(pool[ks[0]][1]) == 1)
-                    for k, step in open_[:want]:
+                    for k, step in self._plan(source, "probes", degree):
                         due.setdefault((source, k), step)
             if not due:
                 return
@@ -179,6 +195,17 @@ class Distraction(SentenceTransform):
             pairs = [(source, self._pool(source)[k][0][step - 1]) for (source, k), step in probes]
             for ((source, k), step), value in zip(probes, self.degrees_of(pairs), strict=True):
                 self._pool(source)[k][1][step] = value
+                self._plans.pop(source, None)
+
+    def _probes(self, source: str, degree: float) -> list[tuple[int, int]]:
+        """(chain, prefix) pairs to measure next for `degree`: one per open chain, as many as chains are missing
+        from the band."""
+        pool = self._pool(source)
+        want = int(self.config["chains"]) - sum(self._landed(values, degree) for _, values in pool)
+        probes = [(k, self._probe(chain, degree)) for k, chain in enumerate(pool)] if want > 0 else []
+        open_ = [(k, step) for k, step in probes if step is not None]
+        open_.sort(key=lambda ks: len(pool[ks[0]][1]) == 1)  # chains already probed first (fewer new prefixes)
+        return open_[:want]
 
     def _pool(self, source: str) -> list[tuple[list[str], dict[int, float]]]:
         """`pool` chains of `steps` accumulated distractors for `source`, from a generator seeded by the text,

@@ -39,6 +39,7 @@ class Syntax(SentenceTransform):
         self.provide("model", paraphraser)
         self._cache: dict[str, list[tuple[str, str]]] = {}
         self._scored: dict[str, list[tuple[str, str, float]]] = {}
+        self._chosen: dict[tuple[str, float], list[tuple[str, str, float]]] = {}
 
     @property
     def source(self) -> str:
@@ -102,14 +103,22 @@ class Syntax(SentenceTransform):
         almost the same at every degree."""
         if degree <= 0:
             return [example]
-        kept = [(p, how, deg) for p, how, deg in self.scored(example.text) if deg <= degree]
-        if not kept:
+        chosen = self.chosen(example.text, degree)
+        if not chosen:
             return [with_degree(example, example.text, degree, 0.0)]
-        band = [k for k in kept if reaches(k[2], degree)]
-        chosen = band or [max(kept, key=lambda k: (k[2], k[0]))]
         order = rng.permutation(len(chosen))
         return [with_degree(example, chosen[i][0], degree, chosen[i][2], syntax_rule=chosen[i][1],
                             syntax_source=self.source) for i in order]
+
+    def chosen(self, text: str, degree: float) -> list[tuple[str, str, float]]:
+        """The candidates `apply` draws from at `degree` (none: no paraphrase within d), cached per text and degree
+        (a sentence's draws share them)."""
+        key = (text, float(degree))
+        if key not in self._chosen:
+            kept = [(p, how, deg) for p, how, deg in self.scored(text) if deg <= degree]
+            band = [k for k in kept if reaches(k[2], degree)]
+            self._chosen[key] = (band or [max(kept, key=lambda k: (k[2], k[0]))]) if kept else []
+        return self._chosen[key]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         """One random paraphrase of `text` (the paper evaluates Syntax rule-based only; Chen et al. 2023, §2.2)."""

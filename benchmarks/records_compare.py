@@ -37,7 +37,11 @@ RUNS = {
 
 def records(src: Path, args: list[str], home: Path) -> dict[str, dict]:
     home.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(src), "ROBUST_HOME": str(home)}
+    # chunks of a fixed size, one at a time: chunk sizes otherwise follow the wall clock, and a helper model's
+    # batches with them (a text padded beside others can differ in its last float bits, and a distractor chain
+    # near a degree's band edge then flips)
+    env = {**os.environ, "PYTHONPATH": str(src), "ROBUST_HOME": str(home), "ROBUST_CHUNK_SECONDS": "0",
+           "ROBUST_OVERLAP": "1"}
     run = subprocess.run([sys.executable, "-m", "robust", "run", *args, "--quiet", "--json"], capture_output=True,
                          text=True, env=env, cwd=home)
     if run.returncode:

@@ -4,6 +4,7 @@ that much; and records do not depend on the chunking (RobTest's, with chunks of 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -111,3 +112,29 @@ def test_robtest_records_do_not_depend_on_the_chunking(example_site, tmp_path, m
         {**rec, "chunk": len(items)} for rec in batch(self, items, ctx)])
     assert robtest_records(tmp_path, monkeypatch, "leaky-7", 7, 0) != robtest_records(tmp_path, monkeypatch,
                                                                                           "leaky-56", 56, 0)
+
+
+def test_distraction_records_do_not_depend_on_the_chunking(example_site, tmp_path, monkeypatch):
+    """Distraction draws among the chain prefixes measured so far, and what a chunk measured followed the degrees of
+    the items it held: RobTest now prepares every text for its whole degree grid, so a chunk holding one of an
+    example's degrees draws what a chunk holding all of them draws (a bag-of-words embedder: batch-independent)."""
+    from robust import FunctionModel
+    from robust.plugins.attacks.distraction import Distraction
+    from tests.attacks.test_distraction import bag_of_words
+
+    embedder = FunctionModel(bag_of_words, "embed")
+    monkeypatch.setattr(Distraction, "embedder", property(lambda self: embedder))
+
+    def records(name: str, chunk_size: int) -> dict[str, dict]:
+        monkeypatch.setattr(RobTest, "chunk_size", chunk_size)
+        monkeypatch.setenv("ROBUST_CHUNK_SECONDS", "0")
+        db = tmp_path / f"{name}.db"
+        code, _, err = in_process("--store", db, "run", "--bench", "robtest", "--model", "keywords", "--data",
+                                  "tiny-reviews", "--attack", "distraction", "--set", "access=rule", "--set",
+                                  "aug_num=2", "--limit", "4", "--quiet")
+        assert code == 0, err
+        rows = sqlite3.connect(db).execute("SELECT item_id, payload FROM records").fetchall()
+        return {item_id: json.loads(payload) for item_id, payload in rows}
+
+    one, all_ = records("one", 1), records("all", 200)
+    assert len(one) == len(all_) > 20 and one == all_

@@ -143,7 +143,9 @@ class Transform(Plugin):
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """Optional: prepare what `apply`/`edit` will need for many texts at once (masked-LM fills, distractor
-        chains), so helper-model calls batch across examples; attackers call it before drawing. Default: nothing."""
+        chains), so helper-model calls batch across examples; attackers call it before drawing. `degrees`: the
+        degrees it will be asked for (RobTest gives its whole grid, so that what is prepared for a text never
+        depends on which of its items a chunk holds). Default: nothing."""
 
 
 @dataclass

@@ -238,6 +238,7 @@ class RobTest(Benchmark):
                 groups.setdefault((it.payload.tag.name, it.payload.kind), []).append(it)
         attacks: dict[str, AttackResult] = {}
         for (_, access), members in groups.items():
+            self._precompute(members)
             attacks.update(self._attack(members, ctx, [self._rng(ctx, it) for it in members]))
             if access == "rule" and self.faithful:  # the code draws again for the Worst pass (docs/robtest.md)
                 found = self._attack(members, ctx, [ctx.rng(it.id, "worst") for it in members])
@@ -249,6 +250,15 @@ class RobTest(Benchmark):
                    for it in items]
         rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)]
         return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
+
+    def _precompute(self, members: Sequence[WorkItem]) -> None:
+        """The transform prepares the group's texts for the run's whole degree grid, not only the degrees of this
+        chunk's items: what it prepares (Distraction's measured chain prefixes decide its draws) then never depends
+        on how the items were chunked, and an example's items in later chunks find it done."""
+        transform = members[0].payload.tag.transform
+        if transform is not None:
+            texts = list(dict.fromkeys(self.examples[it.payload.example].text for it in members))
+            transform.precompute(texts, [d for d in self.degrees if d > 0])
 
     def _attack(self, members: Sequence[WorkItem], ctx: RunContext, rngs: list[Any]) -> dict[str, AttackResult]:
         """A group of items of one (tag, access) attacked by that access's attacker in one batched call."""

@@ -213,3 +213,15 @@ def test_overhead_script_runs_at_its_smallest_sizes(tmp_path, gpt2_dir):
                            capture_output=True, text=True, env=env, timeout=120)
     assert again.returncode == 0, again.stderr[-2000:]
     assert [line for line in again.stdout.splitlines() if line.startswith(("| byod", "| syntextbench"))] == rows
+
+
+def test_mr_rows_are_parsed_once_and_again_when_the_file_changes(tmp_path):
+    """The MR sentences are parsed once per process (each run asked again) and afresh when the file changes."""
+    from robust.plugins.datasets import MR_FILES, _rows
+
+    path = tmp_path / MR_FILES["sentences"]
+    path.write_text("1,a fine film\n-1,a dull one\n", encoding="utf-8")
+    first = _rows(tmp_path, "sentences")
+    assert first == (("1", "a fine film"), ("-1", "a dull one")) and _rows(tmp_path, "sentences") is first
+    path.write_text("1,a fine film\n-1,a dull one\n1,more\n", encoding="utf-8")
+    assert _rows(tmp_path, "sentences")[-1] == ("1", "more")

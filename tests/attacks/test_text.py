@@ -244,3 +244,22 @@ def test_meaning_kept_checks_the_window_first_and_embeds_only_its_survivors():
     seen.clear()
     assert meaning_kept(FunctionModel(bag_of_words, "embed"), trials, -1.0, -1.0) == [True, True, True]
     assert "a good sandwich , truly" in seen
+
+
+def test_last_sentence_answers_again_only_for_another_sentence():
+    """The answer of the sentence asked last is at hand; another sentence (by value, also the same list changed in
+    place) is answered afresh, and an empty sentence is a sentence like any other."""
+    from robust.toolkit.transforms import LastSentence
+
+    asked = []
+    last = LastSentence()
+
+    def answer(tokens):
+        asked.append(list(tokens))
+        return [w.upper() for w in tokens]
+
+    tokens = ["a", "b"]
+    assert last.get(tokens, answer) == ["A", "B"] and last.get(["a", "b"], answer) == ["A", "B"]
+    tokens[1] = "c"
+    assert last.get(tokens, answer) == ["A", "C"] and last.get([], answer) == []
+    assert asked == [["a", "b"], ["a", "c"], []]

@@ -54,11 +54,15 @@ def _changed(a: list[str], b: list[str]) -> int:
 
 def word_modification_rate(original: str, perturbed: str) -> float:
     """D_w = n_w / N_w: changed word positions over the original's whitespace words (Chen et al. 2023, Appendix C)."""
-    a = words(original)
-    changed = _changed(a, words(perturbed))
-    if not a:
+    return word_modification_rate_of(words(original), words(perturbed))
+
+
+def word_modification_rate_of(original: list[str], perturbed: list[str]) -> float:
+    """`word_modification_rate` of two texts already split into words (a draw that has them need not split again)."""
+    changed = _changed(original, perturbed)
+    if not original:
         return 0.0 if changed == 0 else float(changed)
-    return changed / len(a)
+    return changed / len(original)
 
 
 def budget(n: int, degree: float) -> int:

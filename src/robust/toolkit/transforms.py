@@ -22,6 +22,7 @@ from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms
     join,
     levenshtein,
     word_modification_rate,
+    word_modification_rate_of,
     words,
 )
 
@@ -234,6 +235,24 @@ def log_likelihood_drops(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[floa
 def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     """cos(E(original), E(t)) for every t, in one batched `embed` call."""
     return similarities(embedder, [(original, t) for t in texts])
+
+
+class LastSentence:
+    """A per-sentence answer (each word's forms, candidates or fills) for the sentence asked last, kept at hand:
+    `WordTransform.apply` asks about every position of one sentence in turn, so the sentence need not be joined and
+    looked up again each time. The sentence and its answer are read and replaced as one pair, so chunks computed in
+    threads never mix two sentences' answers."""
+
+    def __init__(self) -> None:
+        self._last: tuple[list[str] | None, Any] = (None, None)
+
+    def get(self, tokens: list[str], answer: Callable[[list[str]], Any]) -> Any:
+        """`answer(tokens)`, asked again only when `tokens` is another sentence than the last one (by value: a list
+        changed in place is another sentence)."""
+        last = self._last
+        if tokens != last[0]:
+            last = self._last = (list(tokens), answer(tokens))
+        return last[1]
 
 
 class WordTransform(Transform):

@@ -43,6 +43,7 @@ from robust.toolkit.transforms import (
     MIN_LOCAL_SIMILARITY,
     MODE,
     HelperModels,
+    LastSentence,
     WordTransform,
     join,
     log_likelihood_drops,
@@ -147,7 +148,7 @@ class Contextual(HelperModels, WordTransform):
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
         self._fills: dict[str, list[tuple[str, ...]]] = {}
         self._first: dict[str, int] = {}
-        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence `substitute` saw last
+        self._last = LastSentence()  # the sentence `substitute` saw last
 
     # configuration -------------------------------------------------------------------------------
     @property
@@ -355,11 +356,7 @@ class Contextual(HelperModels, WordTransform):
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         if tokens[index] != word:
             return None
-        last, per_word = self._last  # read once: another thread may replace it
-        if tokens != last:  # `apply` asks about every position of one sentence in turn
-            per_word = self.fills(list(tokens))
-            self._last = (list(tokens), per_word)
-        options = per_word[index]
+        options = self._last.get(tokens, self.fills)[index]
         return options[0] if options else None  # RobTest: the first acceptable fill
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:

@@ -29,6 +29,7 @@ from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import in_collocation, within_zipf
 from robust.toolkit.transforms import (
     MODE,
+    LastSentence,
     WordTransform,
     budget,
     join,
@@ -229,7 +230,7 @@ class Inflection(WordTransform):
     def __init__(self, **config: Any) -> None:
         super().__init__(**config)
         self._forms: dict[str, list[tuple[str, ...]]] = {}  # clean: per sentence, each word's forms as written
-        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence asked last, its forms
+        self._last = LastSentence()
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
@@ -245,14 +246,14 @@ class Inflection(WordTransform):
     def clean_forms(self, tokens: list[str]) -> list[tuple[str, ...]]:
         """Every word's grammatical re-inflections as written (affixes and case kept), computed once per sentence
         and shared by all draws and degrees (a draw asks once per word position: the last sentence is at hand)."""
-        last = self._last  # read once: chunks may run in threads
-        if tokens != last[0]:
-            text = join(tokens)
-            if text not in self._forms:
-                tags, parsed = pos_tags(text), parsed_words(text)
-                self._forms[text] = [word_forms(tokens, i, tags[i][1], parsed[i]) for i in range(len(tokens))]
-            last = self._last = (list(tokens), self._forms[text])
-        return last[1]
+        return self._last.get(tokens, self._forms_of)
+
+    def _forms_of(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        text = join(tokens)
+        if text not in self._forms:
+            tags, parsed = pos_tags(text), parsed_words(text)
+            self._forms[text] = [word_forms(tokens, i, tags[i][1], parsed[i]) for i in range(len(tokens))]
+        return self._forms[text]
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         if not self._faithful():

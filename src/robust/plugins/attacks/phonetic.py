@@ -24,7 +24,6 @@ from __future__ import annotations
 import bisect
 import functools
 import json
-import operator
 import os
 import re
 from typing import Any, ClassVar
@@ -41,6 +40,7 @@ from robust.toolkit.transforms import (
     split_affixes,
     with_degree,
     word_modification_rate,
+    word_modification_rate_of,
     words,
 )
 
@@ -522,7 +522,7 @@ class PhoneticG(_Phonetic):
     def _achieved(self, text: str, new: str, source: list[str], tokens: list[str]) -> float:
         if _faithful(self.config):
             return self.measure(text, new)
-        return sum(map(operator.ne, source, tokens)) / len(source)  # word_modification_rate, words not split again
+        return word_modification_rate_of(source, tokens)  # the words `apply` already has
 
 
 TRANSFORMS = [PhoneticM, PhoneticG]

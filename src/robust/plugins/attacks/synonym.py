@@ -43,6 +43,7 @@ from robust.toolkit.transforms import (
     MIN_LOCAL_SIMILARITY,
     MODE,
     HelperModels,
+    LastSentence,
     WordTransform,
     join,
     match_case,
@@ -99,7 +100,7 @@ class Synonym(HelperModels, WordTransform):
         super().__init__(**config)
         self.provide("embedder", embedder)
         self._checked: dict[str, list[tuple[str, ...]]] = {}
-        self._last: tuple[list[str], list[tuple[str, ...]]] = ([], [])  # the sentence asked last, its candidates
+        self._last = LastSentence()
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
@@ -131,13 +132,13 @@ class Synonym(HelperModels, WordTransform):
         a verb followed by its particle ("fly by") are not replaced. A draw asks once per word position: the
         sentence asked last is at hand.
         """
-        last = self._last  # read once: chunks may run in threads
-        if tokens != last[0]:
-            text = join(tokens)
-            if text not in self._checked:
-                self._check([list(tokens)])
-            last = self._last = (list(tokens), self._checked[text])
-        return last[1]
+        return self._last.get(tokens, self._checked_of)
+
+    def _checked_of(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        text = join(tokens)
+        if text not in self._checked:
+            self._check([list(tokens)])
+        return self._checked[text]
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """`in_context` of many sentences at once: one tagger pipe and one embedding call for all of them."""

@@ -8,7 +8,8 @@ successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"
 
 from __future__ import annotations
 
-from typing import ClassVar
+from functools import cache
+from typing import Any, ClassVar
 
 from robust import Example, Transform, hookimpl
 from robust.toolkit.draws import Draws
@@ -75,6 +76,17 @@ def _faithful(config: dict) -> bool:
     return config["mode"] == "faithful"
 
 
+@cache
+def _compiled_draw() -> Any:
+    """The compiled clean draw (`typo_walk.clean_draw`), or None without numba (the `fast` extra), or with one
+    that does not import on this numpy."""
+    try:
+        from robust.plugins.attacks.typo_walk import clean_draw
+    except ImportError:
+        return None
+    return clean_draw
+
+
 class TypoM(Transform):
     """Malicious typos: one-character keyboard edits at random characters (relative edit distance)."""
 
@@ -117,7 +129,15 @@ class TypoM(Transform):
     @staticmethod
     def _clean_draw(text: str, k: int, rng: np.random.Generator) -> tuple[str, int]:
         """Edits at random positions until the lower-cased Levenshtein distance to the original is k
-        (docs/attacks.md); returns the text and its distance.
+        (docs/attacks.md); returns the text and its distance: compiled where it can be (`typo_walk`), else
+        `_clean_loop`, with the same texts and generator state."""
+        compiled = _compiled_draw()
+        drawn = compiled(text, k, rng) if compiled is not None else None
+        return drawn if drawn is not None else TypoM._clean_loop(text, k, rng)
+
+    @staticmethod
+    def _clean_loop(text: str, k: int, rng: np.random.Generator) -> tuple[str, int]:
+        """The clean draw in Python (and the reference the compiled one is tested against).
 
         Progress is the measured distance, not a sum of edit costs: two edits can overlap or cancel ("ab" ->
         "aab" -> "ab"), and a pass over the positions can run out when many operations fail (digits, spaces),

@@ -1,0 +1,306 @@
+"""Typo-M's clean draw compiled with numba: the same texts, distances and generator state as the Python loop of
+`TypoM._clean_draw`, without the interpreter's cost per candidate edit.
+
+A clean draw of an MR sentence measures ~46 candidate edits with a Levenshtein distance to the original and keeps
+~35; in Python each candidate costs a few µs of interpreter work around a sub-µs distance (docs/performance.md).
+Here the whole draw is one compiled call:
+
+- the 32-bit random stream is read from a block of the bit generator's 64-bit outputs and mapped to [0, n) as
+  numpy maps it (Lemire's method, as `robust.toolkit.draws.Draws` does); the generator is then rewound and
+  advanced by exactly the outputs used, so that it ends where numpy's scalar calls leave it;
+- the distance is Myers' bit-vector algorithm (G. Myers, "A fast bit-vector algorithm for approximate string
+  matching based on dynamic programming", JACM 46(3), 1999, Section 4's blocks; global distance: a +1 enters the
+  first block at every column), with the original as the pattern. Its match masks and the original's column
+  states are built once per sentence, and the current text's column states are kept, so that a candidate is
+  computed only from the column its edit changes: the degree measured incrementally.
+
+Texts are compared lower-cased, as `char_degree` compares them. The compiled walk takes a text whose lower case is
+one character per character (all but those holding 'İ', lower-cased to two characters, or 'Σ', lower-cased by its
+neighbours); those, and generators without numpy's 32-bit buffer (MT19937), take the Python loop, as every draw
+does where numba is not installed (`typo.py` imports this module only when it can).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numba
+import numpy as np
+
+ASCII = 128  # ids below this are ASCII code points; a sentence's other lower-cased characters get ids from 128 on
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
+jit = numba.njit(cache=True, nogil=True)  # compiled at first use, then cached on disk by numba
+u64 = np.uint64
+zero, one, high, mask32, two32, shift32 = u64(0), u64(1), u64(1 << 63), u64(0xFFFFFFFF), u64(1 << 32), u64(32)
+
+
+@jit
+def extend(peq: Any, last: Any, ids: Any, start: int, end: int, vp: Any, vn: Any, score: Any) -> None:
+    """Rows start+1..end of the column states of ids[:end] against the pattern, from row `start`: Myers'
+    block-based algorithm. Row j holds the vertical deltas after j characters (vp, vn: blocks of 64 pattern
+    characters) and score[j] = D[m][j]. A block passes its bottom horizontal delta (+1: plus, -1: minus) into
+    the next one; a +1 enters the first block at every column (global distance: D[0][j] = j)."""
+    blocks = np.uint64(vp.shape[1])
+    final = blocks - one
+    for col in range(start, end):
+        j, c = np.uint64(col), np.uint64(ids[col])  # unsigned indices: no wrap-around checks
+        plus, minus = one, zero
+        for b in range(blocks):
+            match, pv, mv = peq[c, b], vp[j, b], vn[j, b]
+            xv = match | mv
+            eq = match | minus
+            xh = (((eq & pv) + pv) ^ pv) | eq
+            ph = mv | ~(xh | pv)
+            mh = pv & xh
+            bit = last if b == final else high
+            out_plus, out_minus = (one if ph & bit else zero), (one if mh & bit else zero)
+            ph = (ph << one) | plus
+            mh = (mh << one) | minus
+            vp[j + one, b] = mh | ~(xv | ph)
+            vn[j + one, b] = ph & xv
+            plus, minus = out_plus, out_minus
+        score[col + 1] = score[col] + np.int64(plus) - np.int64(minus)
+
+
+@jit
+def columns(peq: Any, last: Any, m: int, ids: Any, vp: Any, vn: Any, score: Any) -> None:
+    """All column states of ids against the pattern (m characters), from row 0: D[i][0] = i."""
+    vp[0, :] = ~u64(0)
+    vn[0, :] = 0
+    score[0] = m
+    extend(peq, last, ids, 0, len(ids), vp, vn, score)
+
+
+@jit
+def next32(stream: Any, rs: Any) -> Any:
+    """numpy's `next_uint32`: a 64-bit output's low half, then its high half. rs = [outputs read, a high half
+    pending, that half, the block ran out]."""
+    if rs[1]:
+        rs[1] = 0
+        return rs[2]
+    if rs[0] >= len(stream):
+        rs[3] = 1
+        return u64(0)
+    raw = stream[rs[0]]
+    rs[0] += 1
+    rs[1], rs[2] = 1, raw >> shift32
+    return raw & mask32
+
+
+@jit
+def integers(n: int, stream: Any, rs: Any) -> int:
+    """numpy's `Generator.integers(n)`: Lemire's nearly divisionless mapping, as `Draws.integers`."""
+    if n == 1:
+        return np.int64(0)
+    un = u64(n)
+    m = next32(stream, rs) * un
+    if m & mask32 < un:
+        threshold = (two32 - un) % un
+        while m & mask32 < threshold and not rs[3]:
+            m = next32(stream, rs) * un
+    return np.int64(m >> shift32)
+
+
+@jit
+def permutation(n: int, positions: Any, stream: Any, rs: Any) -> None:
+    """positions[:n] = numpy's `Generator.permutation(n)`: a Fisher-Yates shuffle of arange(n) whose index is
+    drawn by masked rejection from the 32-bit stream (numpy's `random_interval`; checked once per process by
+    `agrees_with_numpy`)."""
+    for x in range(n):
+        positions[x] = x
+    for i in range(n - 1, 0, -1):
+        mask = u64(i)
+        for shift in (1, 2, 4, 8, 16):
+            mask |= mask >> u64(shift)
+        j = next32(stream, rs) & mask
+        while j > u64(i) and not rs[3]:
+            j = next32(stream, rs) & mask
+        positions[i], positions[np.int64(j)] = positions[np.int64(j)], positions[i]
+
+
+@jit
+def moved(a: Any, src: int, dst: int, count: int) -> None:
+    """a[dst:dst + count] = a[src:src + count], overlapping or not (a memmove)."""
+    if dst > src:
+        for x in range(count - 1, -1, -1):
+            a[dst + x] = a[src + x]
+    else:
+        for x in range(count):
+            a[dst + x] = a[src + x]
+
+
+@jit
+def walk_pass(text: Any, ids: Any, n: int, dist: int, k: int, positions: Any, stream: Any, rs: Any, peq: Any,
+              last: Any, options: Any, neighbours: Any, vp: Any, vn: Any, score: Any, cand: Any) -> Any:
+    """One pass of the clean draw over positions[:n] (TypoM._clean_draw's inner loop). vp/vn/score: the current
+    text's column states (row j: after its first j characters), cand: a candidate's ids. Returns the text's
+    length, its distance and whether an edit was kept."""
+    progressed = False
+    new_codes = np.empty(2, dtype=np.int32)
+    new_ids = np.empty(2, dtype=np.int32)
+    for i in range(n):  # the positions drawn for the text the pass began with
+        if dist >= k:
+            break
+        pos = positions[i]
+        op = integers(5, stream, rs)  # delete, insert, replace, swap, repeat (typo.OPS)
+        if rs[3]:
+            break
+        if pos >= n or (text[pos] == 32 and op != 1 and op != 4):
+            continue
+        start, width, resume = pos, 1, pos  # the candidate: text[:start] + `width` new characters + text[resume:]
+        if op == 0:  # delete
+            if n <= 1:
+                continue
+            width, resume = 0, pos + 1
+        elif op == 1 or op == 2:  # insert, replace: a keyboard neighbour of the lower-cased character
+            c = ids[pos]
+            if c >= len(options) - 1 or options[c] == options[c + 1]:
+                continue
+            pick = neighbours[options[c] + integers(options[c + 1] - options[c], stream, rs)]
+            if rs[3]:
+                break
+            new_codes[0] = new_ids[0] = pick
+            resume = pos + (op == 2)
+        elif op == 3:  # swap with the previous character
+            if pos == 0 or text[pos - 1] == 32 or text[pos] == 32:
+                continue
+            start, width, resume = pos - 1, 2, pos + 1
+            new_codes[0], new_ids[0], new_codes[1], new_ids[1] = text[pos], ids[pos], text[pos - 1], ids[pos - 1]
+        else:  # repeat
+            new_codes[0], new_ids[0] = text[pos], ids[pos]
+        # the candidate's columns from `start` on, written over the current text's (those before are shared)
+        new_n = n + width - (resume - start)
+        cand[start:start + width] = new_ids[:width]
+        cand[start + width:new_n] = ids[resume:n]
+        extend(peq, last, cand, start, new_n, vp, vn, score)
+        new_dist = score[new_n]
+        if new_dist <= dist or new_dist > k:  # no progress (edits cancelled) or past the budget (a swap costs 2)
+            extend(peq, last, ids, start, n, vp, vn, score)  # the current text's columns back (a quarter of the
+            continue  # candidates: cheaper than keeping a copy of every candidate's columns)
+        moved(text, resume, start + width, n - resume)  # keep it: the text and its ids
+        text[start:start + width] = new_codes[:width]
+        ids[start:new_n] = cand[start:new_n]
+        n, dist, progressed = new_n, new_dist, True
+    return n, dist, progressed
+
+
+@jit
+def draw(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, peq: Any, last: Any, options: Any,
+         neighbours: Any, stream: Any, rs: Any) -> Any:
+    """TypoM._clean_draw from the original's code points, ids and column states: returns the drawn text's code
+    points and its distance (rs[3] set: the stream ran out, and the caller draws again with a longer one)."""
+    m = len(codes)
+    cap = m + k + 2  # every kept edit raises the distance, and lengthens the text by at most one
+    text, tid = np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32)
+    text[:m], tid[:m] = codes, ids
+    shape = (cap + 1, vp0.shape[1])
+    vp, vn, score = np.empty(shape, np.uint64), np.empty(shape, np.uint64), np.empty(cap + 1, dtype=np.int64)
+    vp[:m + 1], vn[:m + 1], score[:m + 1] = vp0, vn0, score0
+    positions = np.empty(cap, dtype=np.int64)
+    n, dist, idle = m, 0, 0
+    while dist < k and idle < 4 and not rs[3]:
+        permutation(n, positions, stream, rs)  # each pass re-drawn on the current text
+        if rs[3]:
+            break
+        n, dist, progressed = walk_pass(text, tid, n, dist, k, positions, stream, rs, peq, last, options,
+                                        neighbours, vp, vn, score, np.empty(cap, dtype=np.int32))
+        idle = 0 if progressed else idle + 1
+    return text[:n].copy(), dist
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """An original sentence prepared for the compiled walk: code points, ids of the lower-cased characters (an
+    ASCII one's code point, others from 128 on), the pattern's match masks and the original's column states."""
+
+    codes: Any  # int32 [m]
+    ids: Any  # int32 [m]
+    peq: Any  # uint64 [ids, blocks]: bit i of block b set where character 64*b + i has that id
+    last: Any  # uint64: the pattern's last character's bit in the last block
+    vp: Any  # uint64 [m + 1, blocks]: the original's own column states
+    vn: Any
+    score: Any  # int64 [m + 1]
+
+
+@lru_cache(maxsize=512)
+def prepare(text: str) -> Sentence | None:
+    """`text` for the compiled walk, or None where its lower case is not one character per character."""
+    ids, extra = [], {}
+    for char in text:
+        low = char.lower()
+        if len(low) != 1 or char == "\u03a3":
+            return None
+        code = ord(low)
+        ids.append(code if code < ASCII else extra.setdefault(code, ASCII + len(extra)))
+    m = len(text)
+    blocks = (m + 63) // 64
+    peq = np.zeros((ASCII + len(extra), blocks), dtype=np.uint64)
+    for i, c in enumerate(ids):
+        peq[c, i // 64] |= np.uint64(1 << (i % 64))
+    sentence = Sentence(np.array([ord(c) for c in text], dtype=np.int32), np.array(ids, dtype=np.int32), peq,
+                        np.uint64(1 << ((m - 1) % 64)), np.empty((m + 1, blocks), dtype=np.uint64),
+                        np.empty((m + 1, blocks), dtype=np.uint64), np.empty(m + 1, dtype=np.int64))
+    columns(peq, sentence.last, m, sentence.ids, sentence.vp, sentence.vn, sentence.score)
+    return sentence
+
+
+@lru_cache(maxsize=1)
+def keyboard() -> tuple[Any, Any]:
+    """Typo's keyboard neighbours as CSR arrays over ASCII ids: neighbours[options[c]:options[c + 1]]."""
+    from robust.plugins.attacks.typo import KEYBOARD
+
+    options, neighbours = [0], []
+    for code in range(ASCII):
+        neighbours.extend(ord(c) for c in KEYBOARD.get(chr(code), ""))
+        options.append(len(neighbours))
+    return np.array(options, dtype=np.int64), np.array(neighbours, dtype=np.int32)
+
+
+@lru_cache(maxsize=1)
+def agrees_with_numpy() -> bool:
+    """Whether `permutation` draws numpy's permutations on this numpy (its shuffle is not part of its API)."""
+    for n in (1, 2, 3, 17, 200):
+        rng = np.random.default_rng(n)
+        rng.integers(3)  # a half of the 32-bit stream left pending
+        state = rng.bit_generator.state
+        stream = rng.bit_generator.random_raw(4 * n + 32)
+        rs = np.array([0, state["has_uint32"], state["uinteger"], 0], dtype=np.uint64)
+        rng.bit_generator.state = state
+        positions = np.empty(n, dtype=np.int64)
+        permutation(n, positions, stream, rs)
+        if rs[3] or not np.array_equal(positions, rng.permutation(n)):
+            return False
+    return True
+
+
+def clean_draw(text: str, k: int, rng: Any) -> tuple[str, int] | None:
+    """TypoM's clean draw compiled: (text, distance), or None where it does not apply (the caller's loop does)."""
+    bits = rng.bit_generator
+    saved = bits.state
+    if "has_uint32" not in saved or not agrees_with_numpy():  # MT19937: no 32-bit buffer to replay
+        return None
+    sentence = prepare(text)
+    if sentence is None:
+        return None
+    options, neighbours = keyboard()
+    pending, half = saved["has_uint32"], saved["uinteger"]
+    size = 2 * (len(text) + k) + 32  # 64-bit outputs: about twice what a draw of one or two passes reads
+    while True:
+        stream = bits.random_raw(size)
+        rs = np.array([0, pending, half, 0], dtype=np.uint64)
+        codes, dist = draw(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k, sentence.peq,
+                           sentence.last, options, neighbours, stream, rs)
+        if not rs[3]:
+            break
+        bits.state = saved
+        size *= 4
+    # rewind, with numpy's 32-bit buffer as the draw left it (reading raw outputs leaves that buffer alone), then
+    # advance by the outputs used
+    saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
+    bits.state = saved
+    if rs[0]:
+        bits.random_raw(int(rs[0]))
+    return codes.tobytes().decode(_UTF32), int(dist)

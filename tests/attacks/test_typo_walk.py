@@ -1,0 +1,90 @@
+"""Typo-M's compiled clean draw (numba) against its Python loop: the same texts, distances and generator state;
+its Myers distance against rapidfuzz; where it steps aside."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("numba", reason="numba not installed: Typo-M draws with its Python loop")
+
+from rapidfuzz.distance import Levenshtein  # noqa: E402
+
+from robust.plugins.attacks import typo_walk  # noqa: E402
+from robust.plugins.attacks.typo import TypoM  # noqa: E402
+from robust.toolkit.text import budget  # noqa: E402
+
+SENTENCES = [
+    "the film is a great deal of fun , and a fine showcase for the actors .",
+    "a muddled , melodramatic paean to a dead star ; it's 2 hours too long !!",
+    "Ébouriffant, naïve et drôle : un film À voir",  # non-ASCII letters: ids from 128 on
+    "x" * 150 + " aaaa bbbb " + "ab" * 40,  # three blocks of the pattern, runs that let edits cancel
+    "I",
+    "  ",
+]
+GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox]
+
+
+def _both(text: str, k: int, bits: type, seed: int, draws: int = 3) -> None:
+    loop, compiled = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+    loop.integers(7), compiled.integers(7)  # a half of the 32-bit stream left pending
+    for _ in range(draws):
+        expected = TypoM._clean_loop(text, k, loop)
+        assert typo_walk.clean_draw(text, k, compiled) == expected
+        assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)
+
+
+@pytest.mark.parametrize("bits", GENERATORS, ids=lambda b: b.__name__)
+def test_compiled_draw_equals_the_python_loop(bits):
+    for text in SENTENCES:
+        for degree in (0.05, 0.3, 0.6, 1.0, 1.5):  # 1.0 and beyond: a budget that cannot be spent (idle passes)
+            _both(text, budget(len(text), degree), bits, len(text))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab cdEF.;,'\u00e9\u00c9K\u212a1"), min_size=1, max_size=90),
+       st.integers(1, 40), st.integers(0, 2**32))
+def test_compiled_draw_equals_the_python_loop_on_any_text(text, k, seed):
+    _both(text, k, np.random.PCG64, seed, draws=2)
+
+
+def test_a_short_stream_is_read_again_longer():
+    """The compiled draw reads a block of the generator's outputs ahead; where a draw needs more (Lemire's
+    rejections, many passes), it draws again from the same state with a longer block, to the same result."""
+    text = "a b " * 30
+    k = budget(len(text), 1.0)  # unreachable: four idle passes, far more draws than the first block holds
+    _both(text, k, np.random.PCG64, 3, draws=2)
+
+
+def test_steps_aside_where_it_cannot_replay_the_draw():
+    assert typo_walk.clean_draw("a fine film", 3, np.random.Generator(np.random.MT19937(0))) is None
+    assert typo_walk.prepare("DİYARBAKIR") is None  # 'İ' lower-cases to two characters
+    assert typo_walk.prepare("ΟΔΥΣΣΕΥΣ") is None  # 'Σ' lower-cases by its neighbours
+    assert typo_walk.prepare("Kelvin \u212a") is not None  # the Kelvin sign lower-cases to an ASCII 'k'
+    rng = np.random.default_rng(0)
+    state = repr(rng.bit_generator.state)
+    assert typo_walk.clean_draw("ΟΔΥΣΣΕΥΣ", 3, rng) is None and repr(rng.bit_generator.state) == state
+    # and TypoM then draws with its loop
+    loop, through = np.random.default_rng(5), np.random.default_rng(5)
+    assert TypoM._clean_draw("ΟΔΥΣΣΕΥΣ ok", 4, through) == TypoM._clean_loop("ΟΔΥΣΣΕΥΣ ok", 4, loop)
+
+
+def test_numpy_permutes_as_the_kernel_does():
+    assert typo_walk.agrees_with_numpy()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcAB ", min_size=1, max_size=200), st.text(alphabet="abcAB ", max_size=220))
+def test_myers_distance_equals_rapidfuzz(pattern, text):
+    """Every column of Myers' block-based algorithm (patterns of one to four 64-bit blocks) is the Levenshtein
+    distance of the lower-cased pattern to that prefix of the text."""
+    sentence = typo_walk.prepare(pattern)
+    ids = np.array([ord(c) for c in text.lower()], dtype=np.int32)  # ASCII: an id is the code point
+    n = len(ids)
+    vp = np.empty((n + 1, sentence.peq.shape[1]), dtype=np.uint64)
+    vn, score = np.empty_like(vp), np.empty(n + 1, dtype=np.int64)
+    typo_walk.columns(sentence.peq, sentence.last, len(pattern), ids, vp, vn, score)
+    low = pattern.lower()
+    assert [int(s) for s in score] == [Levenshtein.distance(low, text.lower()[:j]) for j in range(n + 1)]

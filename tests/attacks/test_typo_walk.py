@@ -12,8 +12,8 @@ pytest.importorskip("numba", reason="numba not installed: Typo-M draws with its 
 
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
-from robust.plugins.attacks import typo_walk  # noqa: E402
-from robust.plugins.attacks.typo import TypoM  # noqa: E402
+from robust.plugins.attacks.typo import KEYBOARD, OPS, TypoM  # noqa: E402
+from robust.toolkit import typo_walk  # noqa: E402
 from robust.toolkit.text import budget  # noqa: E402
 
 SENTENCES = [
@@ -25,6 +25,7 @@ SENTENCES = [
     "  ",
 ]
 GENERATORS = [np.random.PCG64, np.random.PCG64DXSM, np.random.SFC64, np.random.Philox]
+walk = typo_walk.TypoWalk(KEYBOARD, OPS)
 
 
 def _both(text: str, k: int, bits: type, seed: int, draws: int = 3) -> None:
@@ -32,7 +33,7 @@ def _both(text: str, k: int, bits: type, seed: int, draws: int = 3) -> None:
     loop.integers(7), compiled.integers(7)  # a half of the 32-bit stream left pending
     for _ in range(draws):
         expected = TypoM._clean_loop(text, k, loop)
-        assert typo_walk.clean_draw(text, k, compiled) == expected
+        assert walk(text, k, compiled) == expected
         assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)
 
 
@@ -59,13 +60,13 @@ def test_a_short_stream_is_read_again_longer():
 
 
 def test_steps_aside_where_it_cannot_replay_the_draw():
-    assert typo_walk.clean_draw("a fine film", 3, np.random.Generator(np.random.MT19937(0))) is None
+    assert walk("a fine film", 3, np.random.Generator(np.random.MT19937(0))) is None
     assert typo_walk.prepare("DİYARBAKIR") is None  # 'İ' lower-cases to two characters
     assert typo_walk.prepare("ΟΔΥΣΣΕΥΣ") is None  # 'Σ' lower-cases by its neighbours
     assert typo_walk.prepare("Kelvin \u212a") is not None  # the Kelvin sign lower-cases to an ASCII 'k'
     rng = np.random.default_rng(0)
     state = repr(rng.bit_generator.state)
-    assert typo_walk.clean_draw("ΟΔΥΣΣΕΥΣ", 3, rng) is None and repr(rng.bit_generator.state) == state
+    assert walk("ΟΔΥΣΣΕΥΣ", 3, rng) is None and repr(rng.bit_generator.state) == state
     # and TypoM then draws with its loop
     loop, through = np.random.default_rng(5), np.random.default_rng(5)
     assert TypoM._clean_draw("ΟΔΥΣΣΕΥΣ ok", 4, through) == TypoM._clean_loop("ΟΔΥΣΣΕΥΣ ok", 4, loop)
@@ -73,6 +74,13 @@ def test_steps_aside_where_it_cannot_replay_the_draw():
 
 def test_numpy_permutes_as_the_kernel_does():
     assert typo_walk.agrees_with_numpy()
+
+
+def test_the_walk_takes_only_what_it_can_draw_alike():
+    with pytest.raises(ValueError, match="in this order"):
+        typo_walk.TypoWalk(KEYBOARD, ("insert", "delete", "replace", "swap", "repeat"))
+    with pytest.raises(ValueError, match="ASCII"):
+        typo_walk.TypoWalk({"\u00e9": "e"}, OPS)
 
 
 @settings(max_examples=300, deadline=None)

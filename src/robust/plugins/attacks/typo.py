@@ -78,13 +78,13 @@ def _faithful(config: dict) -> bool:
 
 @cache
 def _compiled_draw() -> Any:
-    """The compiled clean draw (`typo_walk.clean_draw`), or None without numba (the `fast` extra), or with one
+    """The clean draw compiled (`robust.toolkit.typo_walk`), or None without numba (the `fast` extra) or with one
     that does not import on this numpy."""
     try:
-        from robust.plugins.attacks.typo_walk import clean_draw
+        from robust.toolkit.typo_walk import TypoWalk
     except ImportError:
         return None
-    return clean_draw
+    return TypoWalk(KEYBOARD, OPS)
 
 
 class TypoM(Transform):
@@ -129,7 +129,7 @@ class TypoM(Transform):
     @staticmethod
     def _clean_draw(text: str, k: int, rng: np.random.Generator) -> tuple[str, int]:
         """Edits at random positions until the lower-cased Levenshtein distance to the original is k
-        (docs/attacks.md); returns the text and its distance: compiled where it can be (`typo_walk`), else
+        (docs/attacks.md); returns the text and its distance: compiled where it can be (`_compiled_draw`), else
         `_clean_loop`, with the same texts and generator state."""
         compiled = _compiled_draw()
         drawn = compiled(text, k, rng) if compiled is not None else None

@@ -1,5 +1,6 @@
-"""Typo-M's clean draw compiled with numba: the same texts, distances and generator state as the Python loop of
-`TypoM._clean_draw`, without the interpreter's cost per candidate edit.
+"""A typo transform's clean draw compiled with numba (`TypoWalk`; RobTest's Typo-M uses it): the same texts,
+distances and generator state as its Python loop (`TypoM._clean_loop`), without the interpreter's cost per
+candidate edit.
 
 A clean draw of an MR sentence measures ~46 candidate edits with a Levenshtein distance to the original and keeps
 ~35; in Python each candidate costs a few µs of interpreter work around a sub-µs distance (docs/performance.md).
@@ -16,13 +17,14 @@ Here the whole draw is one compiled call:
 
 Texts are compared lower-cased, as `char_degree` compares them. The compiled walk takes a text whose lower case is
 one character per character (all but those holding 'İ', lower-cased to two characters, or 'Σ', lower-cased by its
-neighbours); those, and generators without numpy's 32-bit buffer (MT19937), take the Python loop, as every draw
-does where numba is not installed (`typo.py` imports this module only when it can).
+neighbours); those, and generators without numpy's 32-bit buffer (MT19937), are left to the caller's Python loop,
+as every draw is where numba is not installed (the `fast` extra): importing this module then raises ImportError.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -135,7 +137,7 @@ def moved(a: Any, src: int, dst: int, count: int) -> None:
 @jit
 def walk_pass(text: Any, ids: Any, n: int, dist: int, k: int, positions: Any, stream: Any, rs: Any, peq: Any,
               last: Any, options: Any, neighbours: Any, vp: Any, vn: Any, score: Any, cand: Any) -> Any:
-    """One pass of the clean draw over positions[:n] (TypoM._clean_draw's inner loop). vp/vn/score: the current
+    """One pass of the clean draw over positions[:n] (the inner loop of TypoM._clean_loop). vp/vn/score: the current
     text's column states (row j: after its first j characters), cand: a candidate's ids. Returns the text's
     length, its distance and whether an edit was kept."""
     progressed = False
@@ -145,7 +147,7 @@ def walk_pass(text: Any, ids: Any, n: int, dist: int, k: int, positions: Any, st
         if dist >= k:
             break
         pos = positions[i]
-        op = integers(5, stream, rs)  # delete, insert, replace, swap, repeat (typo.OPS)
+        op = integers(5, stream, rs)  # TypoWalk.OPS: delete, insert, replace, swap, repeat
         if rs[3]:
             break
         if pos >= n or (text[pos] == 32 and op != 1 and op != 4):
@@ -190,7 +192,7 @@ def walk_pass(text: Any, ids: Any, n: int, dist: int, k: int, positions: Any, st
 @jit
 def draw(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, peq: Any, last: Any, options: Any,
          neighbours: Any, stream: Any, rs: Any) -> Any:
-    """TypoM._clean_draw from the original's code points, ids and column states: returns the drawn text's code
+    """The clean draw (TypoM._clean_loop) from the original's code points, ids and column states: returns the drawn text's code
     points and its distance (rs[3] set: the stream ran out, and the caller draws again with a longer one)."""
     m = len(codes)
     cap = m + k + 2  # every kept edit raises the distance, and lengthens the text by at most one
@@ -248,18 +250,6 @@ def prepare(text: str) -> Sentence | None:
 
 
 @lru_cache(maxsize=1)
-def keyboard() -> tuple[Any, Any]:
-    """Typo's keyboard neighbours as CSR arrays over ASCII ids: neighbours[options[c]:options[c + 1]]."""
-    from robust.plugins.attacks.typo import KEYBOARD
-
-    options, neighbours = [0], []
-    for code in range(ASCII):
-        neighbours.extend(ord(c) for c in KEYBOARD.get(chr(code), ""))
-        options.append(len(neighbours))
-    return np.array(options, dtype=np.int64), np.array(neighbours, dtype=np.int32)
-
-
-@lru_cache(maxsize=1)
 def agrees_with_numpy() -> bool:
     """Whether `permutation` draws numpy's permutations on this numpy (its shuffle is not part of its API)."""
     for n in (1, 2, 3, 17, 200):
@@ -276,31 +266,50 @@ def agrees_with_numpy() -> bool:
     return True
 
 
-def clean_draw(text: str, k: int, rng: Any) -> tuple[str, int] | None:
-    """TypoM's clean draw compiled: (text, distance), or None where it does not apply (the caller's loop does)."""
-    bits = rng.bit_generator
-    saved = bits.state
-    if "has_uint32" not in saved or not agrees_with_numpy():  # MT19937: no 32-bit buffer to replay
-        return None
-    sentence = prepare(text)
-    if sentence is None:
-        return None
-    options, neighbours = keyboard()
-    pending, half = saved["has_uint32"], saved["uinteger"]
-    size = 2 * (len(text) + k) + 32  # 64-bit outputs: about twice what a draw of one or two passes reads
-    while True:
-        stream = bits.random_raw(size)
-        rs = np.array([0, pending, half, 0], dtype=np.uint64)
-        codes, dist = draw(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k, sentence.peq,
-                           sentence.last, options, neighbours, stream, rs)
-        if not rs[3]:
-            break
+class TypoWalk:
+    """A typo transform's clean draw, compiled: `walk(text, k, rng)` edits random characters of `text` (the
+    operations OPS, in that order of their draw; insert and replace put a neighbour of the lower-cased character,
+    from `keyboard`) while the lower-cased Levenshtein distance to the original grows, up to k; it returns (text,
+    distance), or None where it cannot replay the caller's Python loop draw for draw (the caller then runs it)."""
+
+    OPS = ("delete", "insert", "replace", "swap", "repeat")
+
+    def __init__(self, keyboard: Mapping[str, str], ops: Sequence[str]) -> None:
+        if tuple(ops) != self.OPS:
+            raise ValueError(f"TypoWalk draws the operations {self.OPS} in this order, not {tuple(ops)}")
+        if any(len(key) != 1 or ord(key) >= ASCII or any(ord(c) >= ASCII for c in near)
+               for key, near in keyboard.items()):
+            raise ValueError("TypoWalk's keyboard maps ASCII characters to ASCII neighbours")
+        options, neighbours = [0], []
+        for code in range(ASCII):  # CSR over ASCII ids: the neighbours of c are neighbours[options[c]:options[c+1]]
+            neighbours.extend(ord(c) for c in keyboard.get(chr(code), ""))
+            options.append(len(neighbours))
+        self._options = np.array(options, dtype=np.int64)
+        self._neighbours = np.array(neighbours, dtype=np.int32)
+
+    def __call__(self, text: str, k: int, rng: Any) -> tuple[str, int] | None:
+        bits = rng.bit_generator
+        saved = bits.state
+        if "has_uint32" not in saved or not agrees_with_numpy():  # MT19937: no 32-bit buffer to replay
+            return None
+        sentence = prepare(text)
+        if sentence is None:
+            return None
+        pending, half = saved["has_uint32"], saved["uinteger"]
+        size = 2 * (len(text) + k) + 32  # 64-bit outputs: about twice what a draw of one or two passes reads
+        while True:
+            stream = bits.random_raw(size)
+            rs = np.array([0, pending, half, 0], dtype=np.uint64)
+            codes, dist = draw(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k,
+                               sentence.peq, sentence.last, self._options, self._neighbours, stream, rs)
+            if not rs[3]:
+                break
+            bits.state = saved
+            size *= 4
+        # rewind, with numpy's 32-bit buffer as the draw left it (reading raw outputs leaves that buffer alone),
+        # then advance by the outputs used
+        saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
         bits.state = saved
-        size *= 4
-    # rewind, with numpy's 32-bit buffer as the draw left it (reading raw outputs leaves that buffer alone), then
-    # advance by the outputs used
-    saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
-    bits.state = saved
-    if rs[0]:
-        bits.random_raw(int(rs[0]))
-    return codes.tobytes().decode(_UTF32), int(dist)
+        if rs[0]:
+            bits.random_raw(int(rs[0]))
+        return codes.tobytes().decode(_UTF32), int(dist)

@@ -192,8 +192,8 @@ def walk_pass(text: Any, ids: Any, n: int, dist: int, k: int, positions: Any, st
 @jit
 def draw(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, peq: Any, last: Any, options: Any,
          neighbours: Any, stream: Any, rs: Any) -> Any:
-    """The clean draw (TypoM._clean_loop) from the original's code points, ids and column states: returns the drawn text's code
-    points and its distance (rs[3] set: the stream ran out, and the caller draws again with a longer one)."""
+    """The clean draw (TypoM._clean_loop) from the original's code points, ids and column states: returns the
+    drawn text's code points and its distance (rs[3] set: the stream ran out; the caller draws again, longer)."""
     m = len(codes)
     cap = m + k + 2  # every kept edit raises the distance, and lengthens the text by at most one
     text, tid = np.empty(cap, dtype=np.int32), np.empty(cap, dtype=np.int32)

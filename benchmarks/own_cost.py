@@ -351,6 +351,10 @@ def draw_costs(n: int, repeats: int = 3) -> None:
 def child(name: str, limit: int, profile: int) -> Measured:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     env.setdefault("ROBUST_HOME", tempfile.mkdtemp())
+    # a helper model's fast tokenizer encodes a batch on worker threads of its own (Rust), outside the calling
+    # thread that HelperClock times: their CPU would count as robust's (half of TextFooler's figure). One thread,
+    # as CI runs (.ci/run), keeps the tokenization inside the timed call.
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
     run = subprocess.run([sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile)],
                          capture_output=True, text=True, env=env)
     if run.returncode:

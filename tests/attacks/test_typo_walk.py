@@ -96,3 +96,21 @@ def test_myers_distance_equals_rapidfuzz(pattern, text):
     typo_walk.columns(sentence.peq, sentence.last, len(pattern), ids, vp, vn, score)
     low = pattern.lower()
     assert [int(s) for s in score] == [Levenshtein.distance(low, text.lower()[:j]) for j in range(n + 1)]
+
+
+def test_a_compiler_that_fails_leaves_the_python_loop(monkeypatch):
+    """numba installed but unable to compile here: one warning, and Typo-M draws in Python, the same draws."""
+    from robust.plugins.attacks import typo
+
+    def broken(self, text, k, rng):
+        raise RuntimeError("no LLVM target for this machine")
+
+    monkeypatch.setattr(typo_walk.TypoWalk, "__call__", broken)
+    typo._compiled_draw.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="could not compile Typo-M's draw.*no LLVM target"):
+            assert typo._compiled_draw() is None
+        loop, through = np.random.default_rng(9), np.random.default_rng(9)
+        assert TypoM._clean_draw(SENTENCES[0], 12, through) == TypoM._clean_loop(SENTENCES[0], 12, loop)
+    finally:
+        typo._compiled_draw.cache_clear()

@@ -8,6 +8,7 @@ successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 from typing import Any, ClassVar
 
@@ -78,13 +79,20 @@ def _faithful(config: dict) -> bool:
 
 @cache
 def _compiled_draw() -> Any:
-    """The clean draw compiled (`robust.toolkit.typo_walk`), or None without numba (the `fast` extra) or with one
-    that does not import on this numpy."""
+    """The clean draw compiled (`robust.toolkit.typo_walk`), or None without numba (the `fast` extra), or with a
+    numba that does not import or compile here (then said once, and every draw runs in Python)."""
     try:
         from robust.toolkit.typo_walk import TypoWalk
     except ImportError:
         return None
-    return TypoWalk(KEYBOARD, OPS)
+    walk = TypoWalk(KEYBOARD, OPS)
+    try:
+        walk("a typo", 2, np.random.default_rng(0))  # compiled here (the first time: ~20 s, then cached on disk)
+    except Exception as error:  # noqa: BLE001 - any failure of the compiler leaves the Python loop, which is exact
+        warnings.warn(f"robust: numba could not compile Typo-M's draw ({type(error).__name__}: {error}); "
+                      "it draws in Python, with the same results", RuntimeWarning, stacklevel=2)
+        return None
+    return walk
 
 
 class TypoM(Transform):

@@ -57,14 +57,7 @@ class Draws:
         """A uniform integer in [0, n) (numpy's `Generator.integers(n)` for an int n)."""
         if n == 1:
             return 0  # numpy returns the offset without drawing
-        self._moved = True  # `_next`, written out: this is the hot call of every rule-based draw
-        if self._pending:
-            self._pending = False
-            m = self._last * n
-        else:
-            raw = self._raw()
-            self._last, self._pending = raw >> 32, True
-            m = (raw & _MASK) * n
+        m = self._next() * n
         if m & _MASK < n:  # Lemire's rejection, taken with probability < n / 2**32
             threshold = (2**32 - n) % n
             while m & _MASK < threshold:

@@ -201,14 +201,14 @@ def draw(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, peq: Any
     shape = (cap + 1, vp0.shape[1])
     vp, vn, score = np.empty(shape, np.uint64), np.empty(shape, np.uint64), np.empty(cap + 1, dtype=np.int64)
     vp[:m + 1], vn[:m + 1], score[:m + 1] = vp0, vn0, score0
-    positions = np.empty(cap, dtype=np.int64)
+    positions, cand = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int32)
     n, dist, idle = m, 0, 0
     while dist < k and idle < 4 and not rs[3]:
         permutation(n, positions, stream, rs)  # each pass re-drawn on the current text
         if rs[3]:
             break
         n, dist, progressed = walk_pass(text, tid, n, dist, k, positions, stream, rs, peq, last, options,
-                                        neighbours, vp, vn, score, np.empty(cap, dtype=np.int32))
+                                        neighbours, vp, vn, score, cand)
         idle = 0 if progressed else idle + 1
     return text[:n].copy(), dist
 

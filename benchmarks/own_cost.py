@@ -313,7 +313,7 @@ def top_functions(profiler: Any, n: int) -> list[str]:
 
 
 # --- rule-based draws alone ---------------------------------------------------------------------------------
-DRAWN = ("typo-M", "typo-G", "glyph-M", "glyph-G", "phonetic-M", "phonetic-G")
+DRAWN = ("typo-M", "typo-G", "glyph-M", "glyph-G", "deepwordbug-edit", "phonetic-M", "phonetic-G")
 
 
 def draw_costs(n: int, repeats: int = 3) -> None:

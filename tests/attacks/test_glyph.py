@@ -25,6 +25,7 @@ RNG = np.random.default_rng(0)
 
 def test_tables_match_the_appendix():
     assert len(SIMILAR) == 38 and len(ECES) == 51
+    assert {len(options) for options in SIMILAR.values()} == {1, 2}  # Glyph-M's vectorised draw relies on it
     assert SIMILAR["o"] == "0\u043e" and SIMILAR["e"] == "\u0435" and SIMILAR["x"] == "\u00d7"
     # Table 1's "ŝmârt ... romaňtîĉ" are ECES neighbours
     assert [substitute_char(c, "eces", RNG) for c in "sanic"] == list("ŝâňîĉ")
@@ -92,3 +93,54 @@ def test_clean_mode_keeps_only_look_alikes_of_the_same_letter():
     assert foreign("clean") == []
     assert len(foreign("faithful")) > 10  # negative control: VIPER's spaces also give other letters and marks
     assert looks_like("e", "é") and looks_like("a", "а") and not looks_like("h", "ṇ") and not looks_like("e", "ⓔ")
+
+
+def _glyph_m_one_at_a_time(text: str, degree: float, rng: np.random.Generator, spaces: tuple[str, ...],
+                           clean: bool) -> str:
+    """Glyph-M's draw as RobTest's loop makes it: one scalar call per character (the reference)."""
+    k = budget(len(text), degree)
+    space = spaces[int(rng.integers(len(spaces)))]
+    chars, done = list(text), 0
+    for pos in rng.permutation(len(text)).tolist():
+        if done >= k:
+            break
+        if chars[pos] != " " and (new := substitute_char(chars[pos], space, rng, clean)) != chars[pos]:
+            chars[pos], done = new, done + 1
+    return "".join(chars)
+
+
+def test_glyph_m_draws_as_the_one_at_a_time_loop():
+    """`apply` draws the chosen characters' look-alikes in one numpy call per draw: the texts and the generator's
+    state are those of the scalar calls, in every space and mode, on every bit generator."""
+    texts = [TEXT, "the hard-to-predict chemistry between bullock and grant proves to be sensational .",
+             "Q 9 ... 12 Zebras: x-ray, é!", "   ", "αβγ 东京 ok"]
+    generators = (np.random.PCG64, np.random.SFC64, np.random.Philox, np.random.MT19937)
+    for spaces in (("similar",), ("eces",), ("dces",), ("ices",), ("similar", "dces", "eces", "ices")):
+        for mode in ("clean", "faithful"):
+            glyph = GlyphM(spaces=spaces, mode=mode)
+            for seed, (text, degree, bit) in enumerate(
+                    (t, d, b) for t in texts for d in (0.05, 0.3, 1.0) for b in generators):
+                ours, theirs = np.random.Generator(bit(seed)), np.random.Generator(bit(seed))
+                out = glyph.apply(Example("x", text), degree, ours)[0].text
+                assert out == _glyph_m_one_at_a_time(text, degree, theirs, spaces, mode == "clean"), (spaces, text)
+                assert ours.integers(1 << 30, size=3).tolist() == theirs.integers(1 << 30, size=3).tolist()
+                assert ours.random() == theirs.random()
+
+
+def test_most_similar_is_the_stable_sort_s_prefix():
+    """ICES neighbours: sorting only the most similar (ties at the edge included) gives the full stable sort's
+    first usable 20, also with many ties and when few of the head are usable."""
+    import itertools
+
+    from robust.plugins.attacks.glyph import _most_similar
+
+    rng = np.random.default_rng(3)
+    for trial in range(200):
+        sims = rng.integers(0, 6 if trial % 2 else 1000, size=rng.integers(1, 300)).astype(np.float32)
+        blocked = set(rng.choice(len(sims), size=len(sims) * (trial % 5) // 5, replace=False).tolist())
+
+        def usable(i: int, blocked: set[int] = blocked) -> bool:
+            return i not in blocked
+
+        full = list(itertools.islice((int(i) for i in np.argsort(-sims, kind="stable") if usable(int(i))), 20))
+        assert _most_similar(sims, usable, head=16) == full

@@ -290,19 +290,25 @@ class WordTransform(Transform):
             return [example]
         tokens = list(source)
         spent = 0
+        substitute, counts_failures = self.substitute, self.counts_failures  # looked up once a draw
         order = rng.permutation(len(source)).tolist()
         with draws_for(rng, self.integer_draws) as draws:
             for index in order:
                 if spent >= k:
                     break
-                new = self.substitute(source[index], source, index, draws)
-                if new is not None and new != source[index]:
+                word = source[index]
+                new = substitute(word, source, index, draws)
+                if new is not None and new != word:
                     tokens[index] = new
                     spent += 1
-                elif self.counts_failures:
+                elif counts_failures:
                     spent += 1
         new = join(tokens)
-        return [with_degree(example, new, degree, self.measure(example.text, new))]
+        # the word modification rate from the words at hand (the original's need no second split), unless a
+        # subclass measures otherwise
+        achieved = (word_modification_rate_of(source, words(new)) if type(self).measure is WordTransform.measure
+                    else self.measure(example.text, new))
+        return [with_degree(example, new, degree, achieved)]
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)

@@ -19,6 +19,8 @@ import functools
 import itertools
 import os
 import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from robust import Example, Setting, Transform, hookimpl
@@ -169,6 +171,17 @@ def _ices() -> tuple[str, np.ndarray, dict[str, int]]:
     return chars, vectors, {c: i for i, c in enumerate(chars)}
 
 
+def _most_similar(sims: np.ndarray, usable: Callable[[int], bool], head: int = 64) -> list[int]:
+    """The TOP_N usable indices by descending similarity, ties by index (a stable argsort of -sims): sorted among
+    the `head` most similar first (ties at its edge included), the whole space only when too few are usable."""
+    if len(sims) > head:
+        top = np.flatnonzero(sims >= np.partition(sims, len(sims) - head)[len(sims) - head])
+        order = [int(i) for i in top[np.argsort(-sims[top], kind="stable")] if usable(int(i))]
+        if len(order) >= TOP_N:
+            return order[:TOP_N]
+    return list(itertools.islice((int(i) for i in np.argsort(-sims, kind="stable") if usable(int(i))), TOP_N))
+
+
 @functools.cache
 def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     """The 20 most similar renderings of `char` (cosine) and probabilities ∝ similarity."""
@@ -176,8 +189,7 @@ def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     if char not in index:
         return (), ()
     sims = vectors @ vectors[index[char]]
-    usable = (int(i) for i in np.argsort(-sims, kind="stable") if _usable(char, chars[i]))
-    order = list(itertools.islice(usable, TOP_N))
+    order = _most_similar(sims, lambda i: _usable(char, chars[i]))
     weights = np.clip(sims[order].astype(np.float64), 1e-6, None)
     return tuple(chars[i] for i in order), tuple((weights / weights.sum()).tolist())
 
@@ -244,6 +256,71 @@ def substitute_char(char: str, space: str, rng: np.random.Generator | Draws, cle
     return candidates[bisect.bisect_right(cdf, rng.random())]
 
 
+def _look_alikes(char: str, space: str, clean: bool) -> tuple[str, ...] | str:
+    """What `substitute_char` draws `char`'s replacement from in `space` (empty: it keeps the character)."""
+    if space == "similar":
+        return SIMILAR.get(char, "")
+    if space == "eces":
+        return ECES.get(char, "")
+    return _drawable(char, space, clean)[0]
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """A sentence as Glyph-M draws from it in one space: its characters (numpy's UCS-4 array), which of them the
+    space changes (never a space), and per character a row of the look-alike tables of its distinct characters:
+    `options` (a row's look-alikes, padded), `counts` (how many) and `cdf` (their cumulative probabilities,
+    padded with +inf; dces and ices)."""
+
+    chars: np.ndarray
+    changes: np.ndarray
+    rows: np.ndarray
+    options: np.ndarray
+    counts: np.ndarray
+    cdf: np.ndarray
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentence(text: str, space: str, clean: bool) -> _Sentence:
+    """`text` prepared for Glyph-M in `space`: asked for every draw of a sentence, so kept per sentence."""
+    distinct = sorted(set(text))
+    look = [_look_alikes(c, space, clean) if c != " " else "" for c in distinct]
+    width = max(1, *(len(o) for o in look))
+    options = np.full((len(distinct), width), " ", dtype="<U1")
+    cdf = np.full((len(distinct), width), np.inf)
+    for row, (char, alikes) in enumerate(zip(distinct, look, strict=True)):
+        options[row, :len(alikes)] = list(alikes)
+        if space in ("dces", "ices") and alikes:
+            cdf[row, :len(alikes)] = _drawable(char, space, clean)[1]
+    counts = np.array([len(o) for o in look], dtype=np.int64)
+    rows = np.searchsorted(np.array(distinct), _chars(text))
+    return _Sentence(_chars(text), counts[rows] > 0, rows, options, counts, cdf)
+
+
+def _chars(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le"), dtype="<U1")
+
+
+def _substituted(sentence: _Sentence, positions: np.ndarray, space: str, rng: np.random.Generator) -> str:
+    """The sentence with `substitute_char` at each of `positions` (characters the space changes), in their
+    order, drawn as one `rng` call with the values and generator state of the scalar calls one at a time:
+    `integers(2)` is Lemire's method on the 32-bit stream, which never rejects a power-of-two bound, and
+    `random(n)` is n `random()`; a uniform's pick is bisect's, the number of cdf entries at or below it."""
+    rows = sentence.rows[positions]
+    if space == "eces":
+        picks = np.zeros(len(rows), dtype=np.int64)
+    elif space == "similar":  # one or two look-alikes a character (test_tables_match_the_appendix)
+        counts = sentence.counts[rows]
+        picks = np.zeros(len(rows), dtype=np.int64)
+        drawn = counts > 1  # numpy's integers(1) draws nothing; integers(2) is the top bit of the 32-bit stream's
+        picks[drawn] = rng.integers(0, 1 << 32, size=int(drawn.sum()), dtype=np.uint32) >> 31  # next value
+    else:
+        picks = (sentence.cdf[rows] <= rng.random(len(rows))[:, None]).sum(axis=1)
+    chars = sentence.chars.copy()
+    chars[positions] = sentence.options[rows, picks]
+    return chars.tobytes().decode("utf-32-le")
+
+
 SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,
                          help="look-alike spaces drawn from (one per draw for -M, per word for -G)")
 
@@ -284,21 +361,11 @@ class GlyphM(Transform):
         # one space per generated variant (RobTest's code, Char/glyph_transform.py)
         space = _pick(_spaces(self.config), rng)
         clean = _clean(self.config)
-        chars = list(text)
-        done = 0
-        positions = rng.permutation(len(chars)).tolist()
-        with Draws(rng) as draws:
-            for pos in positions:
-                if done >= k:
-                    break
-                char = chars[pos]
-                if char == " ":
-                    continue
-                new = substitute_char(char, space, draws, clean)
-                if new != char:  # an unchanged character consumes no budget
-                    chars[pos] = new
-                    done += 1
-        new_text = "".join(chars)
+        positions = rng.permutation(len(text))
+        # the first k positions, in that order, whose character the space changes: an unchanged character (a
+        # space, one without look-alikes) consumes no budget and no draw
+        sentence = _sentence(text, space, clean)
+        new_text = _substituted(sentence, positions[sentence.changes[positions]][:k], space, rng)
         return [with_degree(example, new_text, degree, self.measure(text, new_text))]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:

@@ -37,10 +37,14 @@ class WordCandidates(WordTransform):
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         inner = _words_in(word)
-        new = self.pick(inner.words[0], rng) if len(inner) else None
-        if new is None or new == inner.words[0]:
+        if not inner.spans:
             return None
-        return inner.render([new, *inner.words[1:]])
+        tokens = inner.words
+        new = self.pick(tokens[0], rng)
+        if new is None or new == tokens[0]:
+            return None
+        tokens[0] = new
+        return inner.render(tokens)
 
 
 class CharacterBugs(WordCandidates):

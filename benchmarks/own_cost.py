@@ -24,7 +24,14 @@ reports
     python benchmarks/own_cost.py --limit 10 --only robtest-typo,pwws
     python benchmarks/own_cost.py --only robtest-typo --profile 25    # + cProfile's top functions by own time
                                                                # (the run's figures then include cProfile's cost)
+    python benchmarks/own_cost.py --only robtest-glyph --sample 40    # + py-spy's shares of the measured run
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
+
+`--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
+prints the N functions with the largest share of the measured run's samples, callees included (the warm-up and
+the half-size run left out). cProfile's cost per call inflates call-heavy Python (the draws: 48 % of a Glyph run
+under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's figures then include
+py-spy's small cost.
 
 Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
 """
@@ -36,6 +43,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -267,14 +275,14 @@ def measure(name: str, limit: int, profile: int) -> Measured:
         if result.status not in ("done", "finished"):
             raise SystemExit(f"{name}: run {result.status}")
 
-    def timed(n: int | None, profiler: Any = None) -> Measured:
+    def timed(n: int | None, profiler: Any = None, measured: bool = False) -> Measured:
         model.cache.clear()
         clock.cpu = clock.texts = clock.calls = 0
         helper0 = helpers.cpu
         if profiler is not None:
             profiler.enable()
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        run(n)
+        (measured_run if measured else lambda run, n: run(n))(run, n)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         if profiler is not None:
             profiler.disable()
@@ -287,7 +295,7 @@ def measure(name: str, limit: int, profile: int) -> Measured:
         import cProfile
 
         profiler = cProfile.Profile()
-    out = timed(limit, profiler)
+    out = timed(limit, profiler, measured=True)
     out.peak_mb = peak_rss_mb()
     if half is not None and out.texts > half.texts:  # own = fixed + marginal × texts, from two sizes
         out.marginal_us = 1e6 * (out.own - half.own) / (out.texts - half.texts)
@@ -297,6 +305,37 @@ def measure(name: str, limit: int, profile: int) -> Measured:
     if profiler is not None:
         out.profile = top_functions(profiler, profile)
     return out
+
+
+def measured_run(run: Any, n: int | None) -> None:
+    """The measured run, under a frame of its own: `--sample` counts the samples below it."""
+    run(n)
+
+
+def sampled_shares(path: str, n: int) -> list[str]:
+    """The `n` functions with the largest share of the samples below `measured_run` in py-spy's raw output
+    (one line per stack: frames joined by ';', then its count), each function counted once per stack; the
+    frames every sample passes through (the run's entry points) are left out."""
+    inclusive: Counter[str] = Counter()
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if not any(f.startswith("measured_run ") for f in frames):
+            continue
+        total += int(count)
+        for name in {_where(f) for f in frames}:
+            inclusive[name] += int(count)
+    rows = [(name, c / max(total, 1)) for name, c in inclusive.most_common() if c < total]
+    return [f"| `{name}` | {100 * share:.1f} % |" for name, share in rows[:n]]
+
+
+def _where(frame: str) -> str:
+    """'func (/…/site-packages/robust/x.py:12)' -> 'func (robust/x.py)'."""
+    name, _, where = frame.rpartition(" (")
+    file = where.rsplit(":", 1)[0]
+    file = file.removeprefix(str(HERE) + "/")
+    return f"{name} ({re.sub(r'.*/(src|site-packages|lib/python[0-9.]+)/', '', file)})"
 
 
 def top_functions(profiler: Any, n: int) -> list[str]:
@@ -348,18 +387,28 @@ def draw_costs(n: int, repeats: int = 3) -> None:
 
 
 # --- the table -------------------------------------------------------------------------------------------------
-def child(name: str, limit: int, profile: int) -> Measured:
+def child(name: str, limit: int, profile: int, sample: int = 0) -> Measured:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     env.setdefault("ROBUST_HOME", tempfile.mkdtemp())
     # a helper model's fast tokenizer encodes a batch on worker threads of its own (Rust), outside the calling
     # thread that HelperClock times: their CPU would count as robust's (half of TextFooler's figure). One thread,
     # as CI runs (.ci/run), keeps the tokenization inside the timed call.
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
-    run = subprocess.run([sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile)],
-                         capture_output=True, text=True, env=env)
+    command = [sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile)]
+    samples = tempfile.mktemp(suffix=".txt")
+    if sample:
+        spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
+        if spy is None:
+            raise SystemExit("--sample needs py-spy: pip install py-spy")
+        command = [spy, "record", "--rate", "250", "--format", "raw", "--output", samples, "--", *command]
+    run = subprocess.run(command, capture_output=True, text=True, env=env)
     if run.returncode:
         raise SystemExit(f"{name} failed:\n{run.stderr[-3000:]}")
-    return Measured(**json.loads(run.stdout.strip().splitlines()[-1]))
+    out = Measured(**json.loads(next(line for line in reversed(run.stdout.splitlines()) if line.startswith("{"))))
+    if sample:
+        out.profile = sampled_shares(samples, sample)
+        os.unlink(samples)
+    return out
 
 
 def main() -> None:
@@ -367,6 +416,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=50, help="examples per workload (default 50)")
     parser.add_argument("--only", default="", help="comma-separated workloads (default: all): " + ", ".join(WORKLOADS))
     parser.add_argument("--profile", type=int, default=0, help="print cProfile's N largest functions per workload")
+    parser.add_argument("--sample", type=int, default=0, help="print the N functions with the largest share of "
+                        "py-spy's samples of the measured run (pip install py-spy)")
     parser.add_argument("--draws", action="store_true", help="only time the rule-based draws of the char/word "
                         "transforms (µs per draw, --limit examples)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -388,7 +439,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
-        m = child(name, args.limit, args.profile)
+        m = child(name, args.limit, args.profile, args.sample)
         goal = WORKLOADS[name].goal
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | ≤ {goal:.0f} | {m.fixed:.2f} | "
               f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
@@ -397,7 +448,12 @@ def main() -> None:
         if m.profile:
             profiles.append((name, m.profile))
     for name, rows in profiles:
-        print(f"\n{name}: cProfile, largest own time\n\n| function | calls | own s | cumulative s |\n|---|---|---|---|")
+        if args.sample:
+            print(f"\n{name}: share of py-spy's samples of the measured run, callees included\n\n"
+                  "| function (file) | share |\n|---|---|")
+        else:
+            print(f"\n{name}: cProfile, largest own time\n\n"
+                  "| function | calls | own s | cumulative s |\n|---|---|---|---|")
         print("\n".join(rows))
 
 

@@ -56,6 +56,16 @@ def test_run_from_python_with_a_callable_and_rows_is_stored_like_a_cli_run(tmp_p
     assert Store(store).get(again.id).config["data"] == config["data"]
 
 
+def test_a_run_s_records_outlive_its_store(tmp_path):
+    """`robust.run` returns the records with the run: a store in a temporary folder may be gone when they are read."""
+    import shutil
+
+    folder = tmp_path / "scratch"
+    evaluation = robust.run("accuracy", model=keyword_probs, data=ROWS, store=folder / "runs.db")
+    shutil.rmtree(folder)
+    assert len(evaluation.records) == 10
+
+
 def test_data_as_a_dataframe_or_a_dataset_gives_the_same_run(tmp_path):
     pandas = pytest.importorskip("pandas")
     datasets = pytest.importorskip("datasets")

@@ -11,8 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,19 +27,11 @@ from robust.toolkit.function_model import FunctionModel
 
 @dataclass
 class Evaluation:
-    """A finished (or stored) run: its id, status, result and item records (read from the store when first asked
-    for: a caller that reads only the result does not decode every record again)."""
+    """A finished (or stored) run: its id, status, result and item records."""
 
     run: Run
+    records: dict[str, dict[str, Any]] = field(repr=False)
     store: Path
-
-    @cached_property
-    def records(self) -> dict[str, dict[str, Any]]:
-        store = Store(self.store)  # opened for the read only: an Evaluation kept holds no connection
-        try:
-            return store.records(self.run.id)
-        finally:
-            store.close()
 
     @property
     def id(self) -> str:
@@ -179,7 +170,7 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     except (KeyboardInterrupt, Interruption) as exc:
         exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
         raise
-    return Evaluation(the_store.get(run.id), the_store.path)
+    return Evaluation(the_store.get(run.id), the_store.records(run.id), the_store.path)
 
 
 class PluginWarning(UserWarning):

@@ -61,6 +61,7 @@ def test_a_run_s_records_outlive_its_store(tmp_path):
     import shutil
 
     folder = tmp_path / "scratch"
+    folder.mkdir()
     evaluation = robust.run("accuracy", model=keyword_probs, data=ROWS, store=folder / "runs.db")
     shutil.rmtree(folder)
     assert len(evaluation.records) == 10

@@ -106,11 +106,31 @@ def test_a_compiler_that_fails_leaves_the_python_loop(monkeypatch):
         raise RuntimeError("no LLVM target for this machine")
 
     monkeypatch.setattr(typo_walk.TypoWalk, "__call__", broken)
-    typo._compiled_draw.cache_clear()
+    with pytest.warns(RuntimeWarning, match="could not compile Typo-M's draw.*no LLVM target"):
+        assert typo._load_walk() is None
+
+
+def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
+    """The compiled walk loads in a thread of its own; until it is there, Typo-M draws with the Python loop (the
+    same texts), and from then on with the walk."""
+    import threading
+
+    from robust.plugins.attacks import typo
+
+    ready = threading.Event()
+
+    def slow_load():
+        ready.wait(30)
+        return walk
+
+    monkeypatch.setattr(typo, "_load_walk", slow_load)
+    typo._loading.cache_clear()
     try:
-        with pytest.warns(RuntimeWarning, match="could not compile Typo-M's draw.*no LLVM target"):
-            assert typo._compiled_draw() is None
-        loop, through = np.random.default_rng(9), np.random.default_rng(9)
-        assert TypoM._clean_draw(SENTENCES[0], 12, through) == TypoM._clean_loop(SENTENCES[0], 12, loop)
+        loop, through = np.random.default_rng(4), np.random.default_rng(4)
+        assert typo._compiled_draw() is None  # still loading: not waited for
+        assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
+        ready.set()
+        assert typo._loading().result(timeout=30) is walk and typo._compiled_draw() is walk
+        assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
     finally:
-        typo._compiled_draw.cache_clear()
+        typo._loading.cache_clear()

@@ -8,7 +8,9 @@ successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"
 
 from __future__ import annotations
 
+import threading
 import warnings
+from concurrent.futures import Future
 from functools import cache
 from typing import Any, ClassVar
 
@@ -77,8 +79,7 @@ def _faithful(config: dict) -> bool:
     return config["mode"] == "faithful"
 
 
-@cache
-def _compiled_draw() -> Any:
+def _load_walk() -> Any:
     """The clean draw compiled (`robust.toolkit.typo_walk`), or None without numba (the `fast` extra), or with a
     numba that does not import or compile here (then said once, and every draw runs in Python)."""
     try:
@@ -93,6 +94,29 @@ def _compiled_draw() -> Any:
                       "it draws in Python, with the same results", RuntimeWarning, stacklevel=2)
         return None
     return walk
+
+
+@cache
+def _loading() -> Future:
+    """`_load_walk()`, run once in a thread of its own: numba's import and first compiled call take ~1 s of a
+    process (the first compile ever ~20 s), which the draws need not wait for."""
+    future: Future = Future()
+
+    def load() -> None:
+        try:
+            future.set_result(_load_walk())
+        except BaseException:  # noqa: BLE001 - whatever stops the loading leaves the Python loop
+            future.set_result(None)
+
+    threading.Thread(target=load, name="robust-typo-walk", daemon=True).start()
+    return future
+
+
+def _compiled_draw() -> Any:
+    """The compiled draw once it has loaded, else None: the draws until then run the Python loop, whose texts and
+    generator state are the compiled draw's."""
+    future = _loading()
+    return future.result() if future.done() else None
 
 
 class TypoM(Transform):

@@ -113,7 +113,7 @@ def test_glyph_m_draws_as_the_one_at_a_time_loop():
     """`apply` draws the chosen characters' look-alikes in one numpy call per draw: the texts and the generator's
     state are those of the scalar calls, in every space and mode, on every bit generator."""
     texts = [TEXT, "the hard-to-predict chemistry between bullock and grant proves to be sensational .",
-             "Q 9 ... 12 Zebras: x-ray, é!", "   ", "αβγ 东京 ok"]
+             "Q 9 ... 12 Zebras: x-ray, é!", "   ", "αβγ 东京 ok", "lone \ud800 surrogate, 𝚏ull-width 𝟕"]
     generators = (np.random.PCG64, np.random.SFC64, np.random.Philox, np.random.MT19937)
     for spaces in (("similar",), ("eces",), ("dces",), ("ices",), ("similar", "dces", "eces", "ices")):
         for mode in ("clean", "faithful"):

@@ -280,12 +280,12 @@ class _Sentence:
     cdf: np.ndarray
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _sentence(text: str, space: str, clean: bool) -> _Sentence:
     """`text` prepared for Glyph-M in `space`: asked for every draw of a sentence, so kept per sentence."""
     distinct = sorted(set(text))
     look = [_look_alikes(c, space, clean) if c != " " else "" for c in distinct]
-    width = max(1, *(len(o) for o in look))
+    width = max([1, *(len(o) for o in look)])
     options = np.full((len(distinct), width), " ", dtype="<U1")
     cdf = np.full((len(distinct), width), np.inf)
     for row, (char, alikes) in enumerate(zip(distinct, look, strict=True)):
@@ -298,7 +298,8 @@ def _sentence(text: str, space: str, clean: bool) -> _Sentence:
 
 
 def _chars(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le"), dtype="<U1")
+    """`text` as numpy's array of UCS-4 characters (a lone surrogate kept as it is)."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype="<U1")
 
 
 def _substituted(sentence: _Sentence, positions: np.ndarray, space: str, rng: np.random.Generator) -> str:
@@ -318,7 +319,7 @@ def _substituted(sentence: _Sentence, positions: np.ndarray, space: str, rng: np
         picks = (sentence.cdf[rows] <= rng.random(len(rows))[:, None]).sum(axis=1)
     chars = sentence.chars.copy()
     chars[positions] = sentence.options[rows, picks]
-    return chars.tobytes().decode("utf-32-le")
+    return chars.tobytes().decode("utf-32-le", "surrogatepass")
 
 
 SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,

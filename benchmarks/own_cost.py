@@ -68,7 +68,7 @@ class Workload:
     settings: tuple[str, ...] = ()
     capability: str = "classify"
     limit: bool = True
-    goal: float = 20.0  # µs per query the issue asks for
+    goal: float | None = 20.0  # µs per query the issue asks for (the mission's command, the recipes; None: none)
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -78,10 +78,10 @@ WORKLOADS: dict[str, Workload] = {
     "pwws": Workload("attack", "pwws"),
     "textfooler": Workload("attack", "textfooler"),
     **{f"robtest-{d}": Workload("robtest", d, goal=40.0) for d in DIMENSIONS if d != "typo"},
-    "accuracy": Workload("accuracy"),
-    "syntextbench": Workload("syntextbench", settings=("n=256",), capability="embed", limit=False),
+    "accuracy": Workload("accuracy", goal=None),
+    "syntextbench": Workload("syntextbench", settings=("n=256",), capability="embed", limit=False, goal=None),
     # its default size (49 levels x 2,048 + 2,048 Gaussian arrays); the victim flattens them (`identity`)
-    "synbench": Workload("synbench", capability="embed_arrays", limit=False),
+    "synbench": Workload("synbench", capability="embed_arrays", limit=False, goal=None),
 }
 
 
@@ -289,6 +289,7 @@ def measure(name: str, limit: int, profile: int) -> Measured:
         return Measured(name, clock.texts, cpu, clock.cpu, helpers.cpu - helper0, wall)
 
     run(max(2, limit // 10))  # warm-up: imports, lexicons, spaCy load once per process
+    walk_loaded()
     half = timed(max(1, limit // 2)) if work.limit else None
     profiler = None
     if profile:
@@ -336,6 +337,16 @@ def _where(frame: str) -> str:
     file = where.rsplit(":", 1)[0]
     file = file.removeprefix(str(HERE) + "/")
     return f"{name} ({re.sub(r'.*/(src|site-packages|lib/python[0-9.]+)/', '', file)})"
+
+
+def walk_loaded() -> None:
+    """Wait for Typo-M's compiled walk where the warm-up began loading it (in a thread of its own, ~1-2 s, while
+    the draws run the Python loop): the measured runs then draw as a long run does."""
+    from robust.plugins.attacks import typo
+
+    loading = getattr(typo, "_loading", None)  # older code loads it at the first draw, before drawing
+    if loading is not None and loading.cache_info().currsize:
+        loading().result()
 
 
 def top_functions(profiler: Any, n: int) -> list[str]:
@@ -441,7 +452,8 @@ def main() -> None:
     for name in names:
         m = child(name, args.limit, args.profile, args.sample)
         goal = WORKLOADS[name].goal
-        print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | ≤ {goal:.0f} | {m.fixed:.2f} | "
+        print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | "
+              f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | "
               f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
               f"{m.helper_cpu:.1f} | {m.wall:.1f} | {m.peak_mb:.0f} |",
               flush=True)

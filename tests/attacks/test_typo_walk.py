@@ -134,3 +134,32 @@ def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
         assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
     finally:
         typo._loading.cache_clear()
+
+
+@pytest.mark.parametrize("bits", GENERATORS, ids=lambda b: b.__name__)
+def test_many_draws_in_one_call_equal_the_python_loop(bits):
+    """RobTest's aug_num draws of an example at a degree in one compiled call (`TypoWalk.many`, `TypoM.apply_many`):
+    the texts, distances and generator state of as many Python loops in a row."""
+    from robust import Example
+    from robust.plugins.attacks import typo
+
+    assert typo._loading().result(timeout=300) is not None  # TypoM.apply_many draws compiled, not in Python
+    for text in SENTENCES[:4]:
+        for degree, draws in ((0.05, 1), (0.3, 20), (0.6, 7)):
+            k = budget(len(text), degree)
+            loop, compiled, applied = (np.random.Generator(bits(11)) for _ in range(3))
+            expected = [TypoM._clean_loop(text, k, loop) for _ in range(draws)]
+            assert walk.many(text, k, compiled, draws) == expected
+            variants = TypoM().apply_many(Example("x", text), degree, applied, draws)
+            assert [v.text for (v,) in variants] == [t for t, _ in expected]
+            assert [v.meta["achieved"] for (v,) in variants] == [round(d / len(text), 6) for _, d in expected]
+            state = repr(loop.bit_generator.state)
+            assert repr(compiled.bit_generator.state) == state and repr(applied.bit_generator.state) == state
+
+
+def test_many_draws_outrunning_their_block_are_read_again():
+    text = "a b " * 30
+    k = budget(len(text), 1.0)  # unreachable: four idle passes a draw
+    loop, compiled = np.random.default_rng(2), np.random.default_rng(2)
+    assert walk.many(text, k, compiled, 5) == [TypoM._clean_loop(text, k, loop) for _ in range(5)]
+    assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)

@@ -133,6 +133,12 @@ class Transform(Plugin):
         """The variants of one random draw at (at most) `degree` (usually one)."""
         raise NotImplementedError
 
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        """`draws` calls of `apply` in a row on `rng`, each call's variants apart (RobTest's aug_num draws of one
+        example). Override only to draw faster; the variants and `rng`'s state afterwards must be those of the
+        calls."""
+        return [self.apply(example, degree, rng) for _ in range(draws)]
+
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         """`text` with one unit edit at whitespace word `index` (None if impossible there)."""
         raise NotImplementedError

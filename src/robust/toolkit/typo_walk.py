@@ -213,6 +213,23 @@ def draw(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, peq: Any
     return text[:n].copy(), dist
 
 
+@jit
+def draw_many(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, draws: int, peq: Any, last: Any,
+              options: Any, neighbours: Any, stream: Any, rs: Any) -> Any:
+    """`draws` clean draws in a row from one stream (RobTest's aug_num draws of an example at a degree): the drawn
+    texts' code points side by side (row i: draw i, its first lengths[i]), their lengths and distances."""
+    cap = len(codes) + k + 2
+    out = np.zeros((draws, cap), dtype=np.int32)
+    lengths, dists = np.zeros(draws, dtype=np.int64), np.zeros(draws, dtype=np.int64)
+    for i in range(draws):
+        text, dist = draw(codes, ids, vp0, vn0, score0, k, peq, last, options, neighbours, stream, rs)
+        if rs[3]:
+            break
+        out[i, :len(text)] = text
+        lengths[i], dists[i] = len(text), dist
+    return out, lengths, dists
+
+
 @dataclass(frozen=True)
 class Sentence:
     """An original sentence prepared for the compiled walk: code points, ids of the lower-cased characters (an
@@ -288,6 +305,12 @@ class TypoWalk:
         self._neighbours = np.array(neighbours, dtype=np.int32)
 
     def __call__(self, text: str, k: int, rng: Any) -> tuple[str, int] | None:
+        drawn = self.many(text, k, rng, 1)
+        return None if drawn is None else drawn[0]
+
+    def many(self, text: str, k: int, rng: Any, draws: int) -> list[tuple[str, int]] | None:
+        """`draws` walks in a row on `rng` (what as many calls give), in one compiled call: the generator's state is
+        read and written once for all of them."""
         bits = rng.bit_generator
         saved = bits.state
         if "has_uint32" not in saved or not agrees_with_numpy():  # MT19937: no 32-bit buffer to replay
@@ -296,20 +319,22 @@ class TypoWalk:
         if sentence is None:
             return None
         pending, half = saved["has_uint32"], saved["uinteger"]
-        size = 2 * (len(text) + k) + 32  # 64-bit outputs: about twice what a draw of one or two passes reads
+        size = draws * (2 * (len(text) + k) + 32)  # 64-bit outputs: about twice what a draw of one or two passes reads
         while True:
             stream = bits.random_raw(size)
             rs = np.array([0, pending, half, 0], dtype=np.uint64)
-            codes, dist = draw(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k,
-                               sentence.peq, sentence.last, self._options, self._neighbours, stream, rs)
+            out, lengths, dists = draw_many(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k,
+                                            draws, sentence.peq, sentence.last, self._options, self._neighbours,
+                                            stream, rs)
             if not rs[3]:
                 break
             bits.state = saved
             size *= 4
-        # rewind, with numpy's 32-bit buffer as the draw left it (reading raw outputs leaves that buffer alone),
+        # rewind, with numpy's 32-bit buffer as the draws left it (reading raw outputs leaves that buffer alone),
         # then advance by the outputs used
         saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
         bits.state = saved
         if rs[0]:
             bits.random_raw(int(rs[0]))
-        return codes.tobytes().decode(_UTF32), int(dist)
+        return [(row[:n].tobytes().decode(_UTF32), int(dist))
+                for row, n, dist in zip(out, lengths.tolist(), dists.tolist(), strict=True)]

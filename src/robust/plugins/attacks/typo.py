@@ -141,6 +141,15 @@ class TypoM(Transform):
         text, dist = self._clean_draw(text, k, rng)  # dist: the lower-cased Levenshtein distance `measure` takes
         return [with_degree(example, text, degree, dist / len(example.text))]
 
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        # clean draws in a row, compiled as one call (the generator's state read and written once for all)
+        k = budget(len(example.text), degree)
+        compiled = _compiled_draw() if k and not _faithful(self.config) else None
+        drawn = compiled.many(example.text, k, rng, draws) if compiled is not None else None
+        if drawn is None:
+            return super().apply_many(example, degree, rng, draws)
+        return [[with_degree(example, text, degree, dist / len(example.text))] for text, dist in drawn]
+
     @staticmethod
     def _faithful_draw(text: str, k: int, rng: np.random.Generator) -> str:
         """RobTest's loop: k attempts at a random permutation of the positions, failures included (RobTest's code,

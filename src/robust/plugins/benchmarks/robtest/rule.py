@@ -12,15 +12,15 @@ if TYPE_CHECKING:
 
 def rule_variants(transform: Transform, example: Example, degree: float, draws: int, rng: np.random.Generator,
                   dedupe: bool = True, drop_original: bool = True) -> list[str]:
-    """Texts of `draws` calls of `transform.apply` at `degree`, de-duplicated in order of appearance;
+    """Texts of `draws` calls of `transform.apply` at `degree` (`apply_many`), de-duplicated in order of appearance;
     the unperturbed text is dropped when anything else was produced (the code does this for Synonym,
     Contextual and Inflection). Degree 0 is the clean text."""
     if degree <= 0:
         return [example.text]
     texts: list[str] = []
     seen: set[str] = set()
-    for _ in range(draws):
-        for variant in transform.apply(example, degree, rng):
+    for variants in transform.apply_many(example, degree, rng, draws):
+        for variant in variants:
             if not dedupe or variant.text not in seen:
                 texts.append(variant.text)
                 seen.add(variant.text)

@@ -163,3 +163,40 @@ def test_many_draws_outrunning_their_block_are_read_again():
     loop, compiled = np.random.default_rng(2), np.random.default_rng(2)
     assert walk.many(text, k, compiled, 5) == [TypoM._clean_loop(text, k, loop) for _ in range(5)]
     assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)
+
+
+@pytest.mark.parametrize("bits", GENERATORS, ids=lambda b: b.__name__)
+def test_typo_g_draws_in_one_call_equal_its_python_draws(bits):
+    """Typo-G's aug_num draws compiled in one call (`TypoWalk.word_edits`, `TypoG.apply_many`): the texts, degrees
+    and generator state of `WordTransform.apply` called in a row (keyboard keys by lower case, the Kelvin sign's
+    included; swaps of equal letters and one-letter words change nothing)."""
+    from robust import Example, Transform
+    from robust.plugins.attacks import typo
+    from robust.plugins.attacks.typo import TypoG
+
+    assert typo._loading().result(timeout=300) is not None
+    assert walk.word_edits("a fine film", 1, np.random.Generator(bits(0)), 1) is not None  # drawn compiled
+    texts = [*SENTENCES[:4], "I a A ee oo !! \u212aelvin QWERTY, zz;", "ÉTÉ naïve x"]
+    for text in texts:
+        for degree, draws in ((0.1, 1), (0.3, 20), (1.0, 5)):
+            compiled, loop = np.random.Generator(bits(5)), np.random.Generator(bits(5))
+            ours = TypoG().apply_many(Example("x", text), degree, compiled, draws)
+            theirs = Transform.apply_many(TypoG(), Example("x", text), degree, loop, draws)
+            assert [[(v.text, v.meta) for v in vs] for vs in ours] == [[(v.text, v.meta) for v in vs] for vs in theirs]
+            assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)
+
+
+def test_typo_g_draws_outrunning_their_block_are_read_again():
+    text = " ".join(["ab"] * 80)
+    words = typo_walk.prepare_words(text, frozenset(KEYBOARD))
+    k = budget(len(words.starts), 1.0)
+    loop, compiled = np.random.default_rng(8), np.random.default_rng(8)
+    edits = walk.word_edits(text, k, compiled, 3)
+    assert walk._replayed(np.random.default_rng(8), 10, lambda stream, rs: typo_walk.word_draws(
+        words.codes, words.starts, words.lengths, words.keys, k, 3, walk._options, walk._neighbours, stream, rs)
+    )[1] == sum(len(e) for e in edits)  # a 10-output block is read again longer, to the same edits
+    from robust import Example, Transform
+    from robust.plugins.attacks.typo import TypoG
+
+    Transform.apply_many(TypoG(), Example("x", text), 1.0, loop, 3)
+    assert repr(compiled.bit_generator.state) == repr(loop.bit_generator.state)

@@ -230,6 +230,51 @@ def draw_many(codes: Any, ids: Any, vp0: Any, vn0: Any, score0: Any, k: int, dra
     return out, lengths, dists
 
 
+@jit
+def word_draws(codes: Any, starts: Any, lengths: Any, keys: Any, k: int, draws: int, options: Any, neighbours: Any,
+               stream: Any, rs: Any) -> Any:
+    """`draws` clean Typo-G draws in a row (`WordTransform.apply` with `TypoG.substitute`): each a permutation of
+    the words, then at each word in that order until k words have changed, a position, an operation and (insert,
+    replace) a keyboard neighbour. keys[i]: the keyboard id of character i's lower case, -1 for none. Returns
+    the edits that changed a word, a row each [draw, word, operation, position, new character], and their
+    number."""
+    words = len(starts)
+    edits = np.zeros((draws * min(k, words), 5), dtype=np.int64)
+    order = np.empty(words, dtype=np.int64)
+    count = 0
+    for d in range(draws):
+        permutation(words, order, stream, rs)
+        spent = 0
+        for i in range(words):
+            if spent >= k or rs[3]:
+                break
+            w = order[i]
+            at = starts[w]
+            pos = integers(lengths[w], stream, rs)
+            op = integers(5, stream, rs)  # TypoWalk.OPS: delete, insert, replace, swap, repeat
+            new = -1
+            if op == 0:  # delete: a word of one character cannot lose it
+                changed = lengths[w] > 1
+            elif op == 1 or op == 2:  # insert, replace: a keyboard neighbour of the lower-cased character
+                c = keys[at + pos]
+                changed = c >= 0 and options[c] != options[c + 1]
+                if changed:
+                    new = neighbours[options[c] + integers(options[c + 1] - options[c], stream, rs)]
+                    changed = op == 1 or new != codes[at + pos]
+            elif op == 3:  # swap with the previous character: none at 0, nothing changed between equal ones
+                changed = pos > 0 and codes[at + pos - 1] != codes[at + pos]
+            else:  # repeat
+                changed = True
+            if changed and not rs[3]:
+                edits[count, 0], edits[count, 1], edits[count, 2], edits[count, 3] = d, w, op, pos
+                edits[count, 4] = new
+                count += 1
+                spent += 1
+        if rs[3]:
+            break
+    return edits, count
+
+
 @dataclass(frozen=True)
 class Sentence:
     """An original sentence prepared for the compiled walk: code points, ids of the lower-cased characters (an
@@ -264,6 +309,28 @@ def prepare(text: str) -> Sentence | None:
                         np.empty((m + 1, blocks), dtype=np.uint64), np.empty(m + 1, dtype=np.int64))
     columns(peq, sentence.last, m, sentence.ids, sentence.vp, sentence.vn, sentence.score)
     return sentence
+
+
+@dataclass(frozen=True)
+class Words:
+    """A sentence's whitespace words for the compiled Typo-G draw: their code points side by side, where each
+    starts and its length, and each character's keyboard id (its lower case's, where that is one key; else -1)."""
+
+    codes: Any  # int32
+    starts: Any  # int64 [words]
+    lengths: Any  # int64 [words]
+    keys: Any  # int64
+
+
+@lru_cache(maxsize=512)
+def prepare_words(text: str, keyboard: frozenset[str]) -> Words:
+    """`text`'s words (`str.split`) prepared for `word_draws`."""
+    source = text.split()
+    joined = "".join(source)
+    lengths = np.array([len(w) for w in source], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    keys = np.array([ord(c.lower()) if c.lower() in keyboard else -1 for c in joined], dtype=np.int64)
+    return Words(np.array([ord(c) for c in joined], dtype=np.int32), starts, lengths, keys)
 
 
 @lru_cache(maxsize=1)
@@ -303,6 +370,7 @@ class TypoWalk:
             options.append(len(neighbours))
         self._options = np.array(options, dtype=np.int64)
         self._neighbours = np.array(neighbours, dtype=np.int32)
+        self._keys = frozenset(keyboard)
 
     def __call__(self, text: str, k: int, rng: Any) -> tuple[str, int] | None:
         drawn = self.many(text, k, rng, 1)
@@ -311,21 +379,47 @@ class TypoWalk:
     def many(self, text: str, k: int, rng: Any, draws: int) -> list[tuple[str, int]] | None:
         """`draws` walks in a row on `rng` (what as many calls give), in one compiled call: the generator's state is
         read and written once for all of them."""
-        bits = rng.bit_generator
-        saved = bits.state
-        if "has_uint32" not in saved or not agrees_with_numpy():  # MT19937: no 32-bit buffer to replay
-            return None
         sentence = prepare(text)
         if sentence is None:
             return None
+        drawn = self._replayed(rng, draws * (2 * (len(text) + k) + 32), lambda stream, rs: draw_many(
+            sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k, draws, sentence.peq,
+            sentence.last, self._options, self._neighbours, stream, rs))
+        if drawn is None:
+            return None
+        out, lengths, dists = drawn
+        return [(row[:n].tobytes().decode(_UTF32), int(dist))
+                for row, n, dist in zip(out, lengths.tolist(), dists.tolist(), strict=True)]
+
+    def word_edits(self, text: str, k: int, rng: Any, draws: int) -> list[list[tuple[int, int, int, str]]] | None:
+        """`draws` clean Typo-G draws in a row on `rng` (k changed words each), in one compiled call: per draw, its
+        edits in order, as (word index, index in OPS, position, new character or '')."""
+        words = prepare_words(text, self._keys)
+        drawn = self._replayed(rng, draws * (3 * len(words.starts) + 32), lambda stream, rs: word_draws(
+            words.codes, words.starts, words.lengths, words.keys, k, draws, self._options, self._neighbours,
+            stream, rs))
+        if drawn is None:
+            return None
+        edits, count = drawn
+        out: list[list[tuple[int, int, int, str]]] = [[] for _ in range(draws)]
+        for d, w, op, pos, new in edits[:count].tolist():
+            out[d].append((w, op, pos, chr(new) if new >= 0 else ""))
+        return out
+
+    @staticmethod
+    def _replayed(rng: Any, size: int, run: Any) -> Any:
+        """`run(stream, rs)` on a block of `size` of the generator's 64-bit outputs, read again four times longer
+        where the draws outran it; the generator is then rewound and advanced as numpy's scalar calls leave it.
+        None for a generator without numpy's 32-bit buffer (MT19937), whose stream is not replayed."""
+        bits = rng.bit_generator
+        saved = bits.state
+        if "has_uint32" not in saved or not agrees_with_numpy():
+            return None
         pending, half = saved["has_uint32"], saved["uinteger"]
-        size = draws * (2 * (len(text) + k) + 32)  # 64-bit outputs: about twice what a draw of one or two passes reads
         while True:
             stream = bits.random_raw(size)
             rs = np.array([0, pending, half, 0], dtype=np.uint64)
-            out, lengths, dists = draw_many(sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k,
-                                            draws, sentence.peq, sentence.last, self._options, self._neighbours,
-                                            stream, rs)
+            out = run(stream, rs)
             if not rs[3]:
                 break
             bits.state = saved
@@ -336,5 +430,4 @@ class TypoWalk:
         bits.state = saved
         if rs[0]:
             bits.random_raw(int(rs[0]))
-        return [(row[:n].tobytes().decode(_UTF32), int(dist))
-                for row, n, dist in zip(out, lengths.tolist(), dists.tolist(), strict=True)]
+        return out

@@ -22,9 +22,12 @@ from robust.toolkit.transforms import (
     WordTransform,
     budget,
     char_degree,
+    join,
     levenshtein,
     replace_word,
     with_degree,
+    word_modification_rate_of,
+    words,
 )
 
 # Keyboard neighbours, "copy from textbugger" (RobTest's code, Char/typo_transform.py); looked up with char.lower().
@@ -47,21 +50,29 @@ def typo(text: str, pos: int, op: str, rng: np.random.Generator | Draws, faithfu
     """`text` with one typo operation at character `pos`, or None when the operation fails there."""
     char = text[pos]
     if op == "delete":
-        return text[:pos] + text[pos + 1:] if len(text) > 1 else None
-    if op == "repeat":
-        return text[:pos] + char + text[pos:]
+        return typo_at(text, pos, op) if len(text) > 1 else None
     if op in ("insert", "replace"):
         new = _neighbour(char, rng)
-        if new is None:
+        return None if new is None else typo_at(text, pos, op, new)
+    if op == "swap":  # with the previous character
+        if pos == 0 and not faithful:
             return None
+        if text[pos - 1] == " " or char == " ":
+            return None
+    return typo_at(text, pos, op)
+
+
+def typo_at(text: str, pos: int, op: str, new: str = "") -> str:
+    """`text` with operation `op` done at character `pos` (`new`: the inserted or replacing character). A swap
+    exchanges it with the previous character; at index 0 that is text[-1], RobTest's quirk (RobTest's code,
+    Char/typo_transform.py)."""
+    if op == "delete":
+        return text[:pos] + text[pos + 1:]
+    if op == "repeat":
+        return text[:pos] + text[pos] + text[pos:]
+    if op in ("insert", "replace"):
         return text[:pos] + new + text[pos + (op == "replace"):]
-    # swap with the previous character; RobTest's index-0 quirk uses text[-1] (RobTest's code, Char/typo_transform.py)
-    if pos == 0 and not faithful:
-        return None
-    before = text[pos - 1]
-    if before == " " or char == " ":
-        return None
-    return text[:pos - 1] + char + before + text[pos + 1:]
+    return text[:pos - 1] + text[pos] + text[pos - 1] + text[pos + 1:]
 
 
 def _cost(before: str, after: str, op: str) -> int:
@@ -236,6 +247,23 @@ class TypoG(WordTransform):
         faithful = _faithful(self.config)
         new = typo(word, int(rng.integers(len(word))), _random_op(rng), rng, faithful)
         return new or None
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        # clean draws in a row, compiled as one call: the kernel gives each draw's edits, the words are rebuilt here
+        source = words(example.text)
+        k = budget(len(source), degree)
+        compiled = _compiled_draw() if k and not _faithful(self.config) else None
+        drawn = compiled.word_edits(example.text, k, rng, draws) if compiled is not None else None
+        if drawn is None:
+            return super().apply_many(example, degree, rng, draws)
+        out = []
+        for edits in drawn:
+            tokens = list(source)
+            for index, op, pos, new in edits:
+                tokens[index] = typo_at(tokens[index], pos, OPS[op], new)
+            text = join(tokens)
+            out.append([with_degree(example, text, degree, word_modification_rate_of(source, words(text)))])
+        return out
 
 
 TRANSFORMS = [TypoM, TypoG]

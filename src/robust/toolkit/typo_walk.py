@@ -1,6 +1,7 @@
 """A typo transform's clean draw compiled with numba (`TypoWalk`; RobTest's Typo-M uses it): the same texts,
 distances and generator state as its Python loop (`TypoM._clean_loop`), without the interpreter's cost per
-candidate edit.
+candidate edit. `TypoWalk.many` makes an example's draws at a degree in one call, and `TypoWalk.word_edits` does
+the same for Typo-G's word-level draws (`word_draws`).
 
 A clean draw of an MR sentence measures ~46 candidate edits with a Levenshtein distance to the original and keeps
 ~35; in Python each candidate costs a few µs of interpreter work around a sub-µs distance (docs/performance.md).

@@ -303,12 +303,16 @@ class WordTransform(Transform):
                     spent += 1
                 elif counts_failures:
                     spent += 1
+        return [self.drawn(example, source, tokens, degree)]
+
+    def drawn(self, example: Example, source: list[str], tokens: list[str], degree: float) -> Example:
+        """The variant of `example` whose words are `tokens` (the original's: `source`), with its measured degree:
+        the word modification rate from the words at hand (the original's need no second split), unless a
+        subclass measures otherwise."""
         new = join(tokens)
-        # the word modification rate from the words at hand (the original's need no second split), unless a
-        # subclass measures otherwise
         achieved = (word_modification_rate_of(source, words(new)) if type(self).measure is WordTransform.measure
                     else self.measure(example.text, new))
-        return [with_degree(example, new, degree, achieved)]
+        return with_degree(example, new, degree, achieved)
 
     def measure(self, original: str, perturbed: str) -> float:
         return word_modification_rate(original, perturbed)

@@ -293,8 +293,9 @@ def _sentence(text: str, space: str, clean: bool) -> _Sentence:
         if space in ("dces", "ices") and alikes:
             cdf[row, :len(alikes)] = _drawable(char, space, clean)[1]
     counts = np.array([len(o) for o in look], dtype=np.int64)
-    rows = np.searchsorted(np.array(distinct), _chars(text))
-    return _Sentence(_chars(text), counts[rows] > 0, rows, options, counts, cdf)
+    chars = _chars(text)
+    rows = np.searchsorted(np.array(distinct), chars)
+    return _Sentence(chars, counts[rows] > 0, rows, options, counts, cdf)
 
 
 def _chars(text: str) -> np.ndarray:

@@ -22,11 +22,9 @@ from robust.toolkit.transforms import (
     WordTransform,
     budget,
     char_degree,
-    join,
     levenshtein,
     replace_word,
     with_degree,
-    word_modification_rate_of,
     words,
 )
 
@@ -99,7 +97,9 @@ def _load_walk() -> Any:
         return None
     walk = TypoWalk(KEYBOARD, OPS)
     try:
-        walk("a typo", 2, np.random.default_rng(0))  # compiled here (the first time: ~20 s, then cached on disk)
+        # both kernels compiled here, in the loading thread (the first time: ~20 s, then cached on disk)
+        walk("a typo", 2, np.random.default_rng(0))
+        walk.word_edits("a typo", 1, np.random.default_rng(0), 1)
     except Exception as error:  # noqa: BLE001 - any failure of the compiler leaves the Python loop, which is exact
         warnings.warn(f"robust: numba could not compile Typo-M's draw ({type(error).__name__}: {error}); "
                       "it draws in Python, with the same results", RuntimeWarning, stacklevel=2)
@@ -261,8 +261,7 @@ class TypoG(WordTransform):
             tokens = list(source)
             for index, op, pos, new in edits:
                 tokens[index] = typo_at(tokens[index], pos, OPS[op], new)
-            text = join(tokens)
-            out.append([with_degree(example, text, degree, word_modification_rate_of(source, words(text)))])
+            out.append([self.drawn(example, source, tokens, degree)])
         return out
 
 

@@ -142,6 +142,29 @@ def test_eight_processes_migrate_an_old_store_at_once(tmp_path, extra):
     assert len(store.runs()) == 1 + PROCESSES // 2
 
 
+def test_a_version_1_store_gains_the_index_that_keeps_commits_cheap(tmp_path):
+    """A commit reads the run's largest `seq` and reading orders by it: with the index of version 2 SQLite finds
+    both from the index instead of scanning every record of the run (a commit's cost grew with the run)."""
+    db = tmp_path / "v1.db"
+    old_store(db)
+    con = sqlite3.connect(db)
+    store_module.MIGRATIONS[0](con)  # as version 1 left a store
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    store = Store(db)
+    assert inspect(db)[1] == SCHEMA_VERSION == 2
+    plan = " ".join(row[3] for row in store.db.execute(
+        "EXPLAIN QUERY PLAN SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?", ("old-run",)))
+    assert "records_by_seq" in plan, plan
+    plan = " ".join(row[3] for row in store.db.execute(
+        "EXPLAIN QUERY PLAN SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", ("old-run",)))
+    assert "records_by_seq" in plan and "TEMP B-TREE" not in plan, plan
+    store.db.execute("UPDATE runs SET lease_owner = 'me' WHERE id = 'old-run'")
+    store.add_records("old-run", "me", [("c", {"pred": 1})])
+    assert list(store.records("old-run")) == ["a", "b", "c"]
+
+
 @pytest.mark.parametrize("kind", ["new", "old"])
 def test_the_same_race_fails_with_the_old_schema_code(tmp_path, kind):
     """Negative control: the schema code before version 1 (columns read before the tables exist, added outside

@@ -376,3 +376,29 @@ def test_saliency_greedy_searches_over_the_recipe_transforms():
     for transform in (CharacterBugs().bind(ctx), WordNetSwap().bind(ctx)):
         res = greedy.attack([ex], victim(), transform, 0.5, None, rngs(0, 1))[0]
         assert res.success and "good" not in res.perturbed.split()
+
+
+@pytest.mark.parametrize("spaced", [False, True], ids=["around-the-spans", "single-spaced"])
+def test_tokens_render_and_replacing_rebuild_the_text_around_the_tokens(spaced):
+    texts = ["the film's acting -- though slight -- is 'excellent' , really!", "  lead and trail  ", "one", "@ * -",
+             "naïve café's 𝚝ext,\tand tabs"]
+    for text in texts:
+        for tokenize in (textattack_words, wordpunct):
+            tokens = tokenize(text, spaced=spaced)
+            words = tokens.words
+            # the spans' own slow reference: the text cut at each span, the tokens put in between
+            pieces, last = [], 0
+            for (a, b), word in zip(tokens.spans, [w.upper() + "~" for w in words], strict=True):
+                pieces += [text[last:a], word]
+                last = b
+            reference = " ".join(w.upper() + "~" for w in words) if spaced else "".join([*pieces, text[last:]])
+            assert tokens.render([w.upper() + "~" for w in words]) == reference
+            assert tokens.render(words) == (" ".join(words) if spaced else text)
+            for i in range(len(words)):
+                news = ["X", "", words[i], "ab cd"]
+                assert tokens.replacing(words, i, news) == [tokens.render([*words[:i], n, *words[i + 1:]])
+                                                           for n in news]
+            assert tokens.replacing(words, 0, []) == []
+            if words and not spaced:  # a token list of another length is refused, never rendered shifted
+                with pytest.raises(ValueError):
+                    tokens.render(words[:-1])

@@ -23,8 +23,9 @@ from robust import Setting
 from robust.plugins.recipes.base import Found, Recipe, start, token_edits
 from robust.plugins.recipes.charset import TEXTATTACK_OPS, homoglyph
 from robust.plugins.recipes.lexicon import stopwords
-from robust.plugins.recipes.tokens import replaced, textattack_words, wordpunct
+from robust.plugins.recipes.tokens import textattack_words, wordpunct
 from robust.plugins.recipes.transforms import CharacterBugs
+from robust.toolkit.draws import draws_for
 from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, by_drop, leave_one_out
 from robust.toolkit.text import levenshtein
@@ -122,24 +123,26 @@ class DeepWordBug(Recipe):
         order = [ranked[j] for j in by_drop(probs, goal.target)]
         current, current_text, score = list(original), text, 1.0 - float(first[goal.target])
         limit = int(self.config["max_edit_distance"])
-        for i in order:
-            options = {}
-            for word in self.edits.candidates(current[i], rng):
-                candidate = tokens.render(replaced(current, i, word))
-                if candidate != current_text and levenshtein(text, candidate) <= limit:
-                    options.setdefault(candidate, word)
-            if not options:
-                continue
-            texts = sorted(options)  # TextAttack sorts the filtered candidates by text
-            probs = yield texts
-            if probs is None:
-                return Found(current_text, False, "budget", token_edits(original, current))
-            scores = 1.0 - probs[:, goal.target]
-            best = int(np.argmax(scores))  # first of the best, in text order (TextAttack's stable sort)
-            if scores[best] > score:
-                current[i], current_text, score = options[texts[best]], texts[best], float(scores[best])
-                if goal.reached(probs[best]):
-                    return Found(current_text, True, "succeeded", token_edits(original, current))
-            if len(probs) < len(texts):  # the budget cut this step short
-                return Found(current_text, False, "budget", token_edits(original, current))
+        # the edits draw integers only: the same values as rng.integers, at C speed (Draws)
+        with draws_for(rng, self.edits.integer_draws) as draws:
+            for i in order:
+                options = {}
+                edits = self.edits.candidates(current[i], draws)
+                for word, candidate in zip(edits, tokens.replacing(current, i, edits), strict=True):
+                    if candidate != current_text and levenshtein(text, candidate) <= limit:
+                        options.setdefault(candidate, word)
+                if not options:
+                    continue
+                texts = sorted(options)  # TextAttack sorts the filtered candidates by text
+                probs = yield texts
+                if probs is None:
+                    return Found(current_text, False, "budget", token_edits(original, current))
+                scores = 1.0 - probs[:, goal.target]
+                best = int(np.argmax(scores))  # first of the best, in text order (TextAttack's stable sort)
+                if scores[best] > score:
+                    current[i], current_text, score = options[texts[best]], texts[best], float(scores[best])
+                    if goal.reached(probs[best]):
+                        return Found(current_text, True, "succeeded", token_edits(original, current))
+                if len(probs) < len(texts):  # the budget cut this step short
+                    return Found(current_text, False, "budget", token_edits(original, current))
         return Found(current_text, False, "failed", token_edits(original, current))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
-from robust.plugins.recipes.tokens import replaced
 from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
@@ -47,7 +46,7 @@ class PWWS(SynonymRecipe):
         weights = softmax(p[-1] - p[:-1])  # softmax over words of the saliency S(x, w_i), Eq. 3 and 8
         # OpenAttack computes w_i* for every token (stop words too); clean mode skips the stop words it never edits
         subs = {i: self.substitutes(w) for i, w in enumerate(original) if self.faithful or not self.is_stopword(w)}
-        asked = [tokens.render(replaced(original, i, w)) for i, ws in subs.items() for w in ws]
+        asked = [text for i, ws in subs.items() for text in tokens.replacing(original, i, ws)]
         probs = yield asked
         if probs is None or len(probs) < len(asked):
             return Found(text, False, "budget")

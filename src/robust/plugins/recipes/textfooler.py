@@ -118,7 +118,7 @@ class TextFooler(SynonymRecipe):
             variants = [replaced(current, i, w) for w in subs]
             lo, hi = window(i, n, size, clamp=not self.faithful)
             vectors = yield ("similarity", [" ".join(current[lo:hi])] + [" ".join(v[lo:hi]) for v in variants])
-            probs = yield [tokens.render(v) for v in variants]
+            probs = yield tokens.replacing(current, i, subs)
             if probs is None:
                 return Found(tokens.render(current), False, "budget", self._edits(original, current, similarity))
             sims = vectors[1 : 1 + len(probs)] @ vectors[0]  # a budget-cut step: the classified prefix

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from robust.plugins.recipes.charset import HOMOGLYPHS
 
@@ -46,16 +46,36 @@ class Tokens:
     def __len__(self) -> int:
         return len(self.spans)
 
+    @cached_property
+    def _gaps(self) -> tuple[str, ...]:
+        """The text before each token, between tokens, and after the last one (len(spans) + 1 pieces)."""
+        ends = [0, *(b for _, b in self.spans)]
+        starts = [*(a for a, _ in self.spans), len(self.text)]
+        return tuple(self.text[b:a] for b, a in zip(ends, starts, strict=True))
+
     def render(self, tokens: Sequence[str]) -> str:
         """The text with these tokens in place of the original ones (same number of tokens)."""
         if self.spaced:
             return " ".join(tokens)
-        out, last = [], 0
-        for (a, b), token in zip(self.spans, tokens, strict=True):
-            out += [self.text[last:a], token]
-            last = b
-        out.append(self.text[last:])
-        return "".join(out)
+        if len(tokens) != len(self.spans):
+            raise ValueError(f"{len(tokens)} tokens for a text of {len(self.spans)}")
+        gaps = self._gaps
+        return "".join([piece for pair in zip(gaps, tokens) for piece in pair]) + gaps[-1]
+
+    def replacing(self, tokens: Sequence[str], index: int, news: Sequence[str]) -> list[str]:
+        """`render` of `tokens` with token `index` replaced by each of `news` in turn: the text around the token is
+        rendered once, so a candidate costs one concatenation."""
+        if not news:
+            return []
+        if self.spaced:
+            before = " ".join([*tokens[:index], ""])
+            after = " ".join(["", *tokens[index + 1:]])
+        else:
+            gaps = self._gaps
+            before = "".join([piece for pair in zip(gaps, tokens[:index]) for piece in pair]) + gaps[index]
+            after = gaps[index + 1] + "".join([piece for pair in zip(tokens[index + 1:], gaps[index + 2:])
+                                               for piece in pair])
+        return [before + new + after for new in news]
 
 
 def textattack_words(text: str, spaced: bool = False) -> Tokens:

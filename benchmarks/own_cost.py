@@ -340,11 +340,16 @@ def _where(frame: str) -> str:
 
 
 def walk_loaded() -> None:
-    """Wait for Typo-M's compiled walk where the warm-up began loading it (in a thread of its own, ~1-2 s, while
-    the draws run the Python loop): the measured runs then draw as a long run does."""
-    from robust.plugins.attacks import typo
+    """Wait for the compiled draws (Typo-M's and Typo-G's, Glyph-G's) where the warm-up began loading them (in a
+    thread of their own, ~1-2 s, while the draws run the Python loop): the measured runs then draw as a long run
+    does."""
+    from robust.plugins.attacks import glyph, typo
 
-    loading = getattr(typo, "_loading", None)  # older code loads it at the first draw, before drawing
+    for module in (typo, glyph):
+        compiled = getattr(module, "_compiled_draw", None)
+        if getattr(compiled, "started", False):
+            compiled.loading().result()
+    loading = getattr(typo, "_loading", None)  # older code: one loading thread for Typo's walk, or none
     if loading is not None and loading.cache_info().currsize:
         loading().result()
 
@@ -367,8 +372,10 @@ DRAWN = ("typo-M", "typo-G", "glyph-M", "glyph-G", "deepwordbug-edit", "phonetic
 
 
 def draw_costs(n: int, repeats: int = 3) -> None:
-    """µs per `apply` (one rule-based draw) of each character/word transform over `n` MR test examples × the
-    degree grid × 5 draws, best of `repeats` passes (CPU time): a figure that a busy machine disturbs little."""
+    """µs per rule-based draw of each character/word transform over `n` MR test examples × the degree grid × 5
+    draws, drawn as RobTest draws them (`apply_many`: an example's draws at a degree in one call; compiled for
+    Typo-M, Typo-G and Glyph-G once loaded, which the warm-up pass starts and this waits for), best of `repeats`
+    passes (CPU time): a figure that a busy machine disturbs little."""
     import numpy as np
 
     from robust import load_examples
@@ -388,11 +395,11 @@ def draw_costs(n: int, repeats: int = 3) -> None:
             for ex in examples:
                 rng = np.random.default_rng(7)
                 for d in degrees:
-                    for _ in range(5):
-                        transform.apply(ex, d, rng)
+                    transform.apply_many(ex, d, rng, 5)
             return time.process_time() - start
 
-        one_pass()  # warm: lexicons, neighbour tables
+        one_pass()  # warm: lexicons, neighbour tables, the compiled draws' loading
+        walk_loaded()
         best = min(one_pass() for _ in range(repeats))
         print(f"| {name} | {1e6 * best / (len(examples) * len(degrees) * 5):.0f} |", flush=True)
 

@@ -106,8 +106,8 @@ def test_a_compiler_that_fails_leaves_the_python_loop(monkeypatch):
         raise RuntimeError("no LLVM target for this machine")
 
     monkeypatch.setattr(typo_walk.TypoWalk, "__call__", broken)
-    with pytest.warns(RuntimeWarning, match="could not compile Typo-M's draw.*no LLVM target"):
-        assert typo._load_walk() is None
+    with pytest.warns(RuntimeWarning, match="could not compile Typo-M's and Typo-G's draws.*no LLVM target"):
+        assert typo._compiled_draw.build() is None
 
 
 def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
@@ -124,16 +124,16 @@ def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
         return walk
 
     monkeypatch.setattr(typo, "_load_walk", slow_load)
-    typo._loading.cache_clear()
+    typo._compiled_draw.reset()
     try:
         loop, through = np.random.default_rng(4), np.random.default_rng(4)
         assert typo._compiled_draw() is None  # still loading: not waited for
         assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
         ready.set()
-        assert typo._loading().result(timeout=30) is walk and typo._compiled_draw() is walk
+        assert typo._compiled_draw.loading().result(timeout=30) is walk and typo._compiled_draw() is walk
         assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
     finally:
-        typo._loading.cache_clear()
+        typo._compiled_draw.reset()
 
 
 @pytest.mark.parametrize("bits", GENERATORS, ids=lambda b: b.__name__)
@@ -143,7 +143,8 @@ def test_many_draws_in_one_call_equal_the_python_loop(bits):
     from robust import Example
     from robust.plugins.attacks import typo
 
-    assert typo._loading().result(timeout=300) is not None  # TypoM.apply_many draws compiled, not in Python
+    # TypoM.apply_many draws compiled, not in Python
+    assert typo._compiled_draw.loading().result(timeout=300) is not None
     for text in SENTENCES[:4]:
         for degree, draws in ((0.05, 1), (0.3, 20), (0.6, 7)):
             k = budget(len(text), degree)
@@ -174,7 +175,7 @@ def test_typo_g_draws_in_one_call_equal_its_python_draws(bits):
     from robust.plugins.attacks import typo
     from robust.plugins.attacks.typo import TypoG
 
-    assert typo._loading().result(timeout=300) is not None
+    assert typo._compiled_draw.loading().result(timeout=300) is not None
     assert walk.word_edits("a fine film", 1, np.random.Generator(bits(0)), 1) is not None  # drawn compiled
     texts = [*SENTENCES[:4], "I a A ee oo !! \u212aelvin QWERTY, zz;", "ÉTÉ naïve x"]
     for text in texts:
@@ -192,7 +193,7 @@ def test_typo_g_draws_outrunning_their_block_are_read_again():
     k = budget(len(words.starts), 1.0)
     loop, compiled = np.random.default_rng(8), np.random.default_rng(8)
     edits = walk.word_edits(text, k, compiled, 3)
-    assert walk._replayed(np.random.default_rng(8), 10, lambda stream, rs: typo_walk.word_draws(
+    assert typo_walk.replayed(np.random.default_rng(8), 10, lambda stream, rs: typo_walk.word_draws(
         words.codes, words.starts, words.lengths, words.keys, k, 3, walk._options, walk._neighbours, stream, rs)
     )[1] == sum(len(e) for e in edits)  # a 10-output block is read again longer, to the same edits
     from robust import Example, Transform

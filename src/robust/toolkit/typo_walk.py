@@ -1,7 +1,9 @@
 """A typo transform's clean draw compiled with numba (`TypoWalk`; RobTest's Typo-M uses it): the same texts,
 distances and generator state as its Python loop (`TypoM._clean_loop`), without the interpreter's cost per
 candidate edit. `TypoWalk.many` makes an example's draws at a degree in one call, and `TypoWalk.word_edits` does
-the same for Typo-G's word-level draws (`word_draws`).
+the same for Typo-G's word-level draws (`word_draws`); `glyph_draws` does it for Glyph-G's (its tables are built
+in robust.plugins.attacks.glyph). The word-level kernels live here, beside the stream helpers they call, because
+numba's disk cache of a function is not invalidated by a change to a jitted function of another module.
 
 A clean draw of an MR sentence measures ~46 candidate edits with a Levenshtein distance to the original and keeps
 ~35; in Python each candidate costs a few µs of interpreter work around a sub-µs distance (docs/performance.md).
@@ -91,6 +93,18 @@ def next32(stream: Any, rs: Any) -> Any:
     rs[0] += 1
     rs[1], rs[2] = 1, raw >> shift32
     return raw & mask32
+
+
+@jit
+def uniform(stream: Any, rs: Any) -> Any:
+    """numpy's `Generator.random()` (`next_double`), as `Draws.random`: one whole 64-bit output's top 53 bits,
+    the pending 32-bit half left alone."""
+    if rs[0] >= len(stream):
+        rs[3] = 1
+        return 0.0
+    raw = stream[rs[0]]
+    rs[0] += 1
+    return np.float64(raw >> u64(11)) * (1.0 / 9007199254740992.0)
 
 
 @jit
@@ -276,6 +290,51 @@ def word_draws(codes: Any, starts: Any, lengths: Any, keys: Any, k: int, draws: 
     return edits, count
 
 
+@jit
+def glyph_draws(codes: Any, rows: Any, starts: Any, lengths: Any, kinds: Any, counts: Any, options: Any, cdf: Any,
+                k: int, draws: int, stream: Any, rs: Any) -> Any:
+    """`draws` Glyph-G draws in a row (`WordTransform.apply` with `GlyphG.substitute`): each a permutation of the
+    words, then at each word in that order until k words have changed, a space s, a position and a look-alike of
+    its character. rows[i]: character i's row of the tables (the sentence's distinct characters); counts[r, s]:
+    its number of look-alikes in space s (0: none, the word unchanged), options[r, s]: their code points, drawn
+    as kinds[s] says: 0 one of them by `integers` (TextBugger's table), 1 the only one, no draw (ECES), 2 by a
+    uniform, the first cdf[r, s] entry above it (bisect_right; DCES, ICES). Returns the edits that changed a
+    word, a row each [draw, word, position, new code point], and their number."""
+    words, spaces = len(starts), len(kinds)
+    edits = np.zeros((draws * min(k, words), 4), dtype=np.int64)
+    order = np.empty(words, dtype=np.int64)
+    count = 0
+    for d in range(draws):
+        permutation(words, order, stream, rs)
+        spent = 0
+        for i in range(words):
+            if spent >= k or rs[3]:
+                break
+            w = order[i]
+            s = integers(spaces, stream, rs)
+            pos = integers(lengths[w], stream, rs)
+            at = starts[w] + pos
+            r, new = rows[at], codes[at]
+            n = counts[r, s]
+            if n > 0:
+                if kinds[s] == 0:
+                    new = options[r, s, integers(n, stream, rs)]
+                elif kinds[s] == 1:
+                    new = options[r, s, 0]
+                else:
+                    u, j = uniform(stream, rs), 0
+                    while j < n - 1 and cdf[r, s, j] <= u:  # the last entry is 1.0, above every uniform
+                        j += 1
+                    new = options[r, s, j]
+            if new != codes[at] and not rs[3]:
+                edits[count, 0], edits[count, 1], edits[count, 2], edits[count, 3] = d, w, pos, new
+                count += 1
+                spent += 1
+        if rs[3]:
+            break
+    return edits, count
+
+
 @dataclass(frozen=True)
 class Sentence:
     """An original sentence prepared for the compiled walk: code points, ids of the lower-cased characters (an
@@ -336,7 +395,8 @@ def prepare_words(text: str, keyboard: frozenset[str]) -> Words:
 
 @lru_cache(maxsize=1)
 def agrees_with_numpy() -> bool:
-    """Whether `permutation` draws numpy's permutations on this numpy (its shuffle is not part of its API)."""
+    """Whether `permutation` draws numpy's permutations on this numpy (its shuffle is not part of its API), and
+    `uniform` its `random()` without touching a pending half of the 32-bit stream."""
     for n in (1, 2, 3, 17, 200):
         rng = np.random.default_rng(n)
         rng.integers(3)  # a half of the 32-bit stream left pending
@@ -348,7 +408,36 @@ def agrees_with_numpy() -> bool:
         permutation(n, positions, stream, rs)
         if rs[3] or not np.array_equal(positions, rng.permutation(n)):
             return False
+        drawn = [uniform(stream, rs), integers(1000, stream, rs), uniform(stream, rs), integers(1000, stream, rs)]
+        if rs[3] or drawn != [rng.random(), rng.integers(1000), rng.random(), rng.integers(1000)]:
+            return False
     return True
+
+
+def replayed(rng: Any, size: int, run: Any) -> Any:
+    """`run(stream, rs)` on a block of `size` of the generator's 64-bit outputs, read again four times longer where
+    the draws outran it; the generator is then rewound and advanced as numpy's scalar calls leave it. None for a
+    generator without numpy's 32-bit buffer (MT19937), whose stream is not replayed."""
+    bits = rng.bit_generator
+    saved = bits.state
+    if "has_uint32" not in saved or not agrees_with_numpy():
+        return None
+    pending, half = saved["has_uint32"], saved["uinteger"]
+    while True:
+        stream = bits.random_raw(size)
+        rs = np.array([0, pending, half, 0], dtype=np.uint64)
+        out = run(stream, rs)
+        if not rs[3]:
+            break
+        bits.state = saved
+        size *= 4
+    # rewind, with numpy's 32-bit buffer as the draws left it (reading raw outputs leaves that buffer alone), then
+    # advance by the outputs used
+    saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
+    bits.state = saved
+    if rs[0]:
+        bits.random_raw(int(rs[0]))
+    return out
 
 
 class TypoWalk:
@@ -383,7 +472,7 @@ class TypoWalk:
         sentence = prepare(text)
         if sentence is None:
             return None
-        drawn = self._replayed(rng, draws * (2 * (len(text) + k) + 32), lambda stream, rs: draw_many(
+        drawn = replayed(rng, draws * (2 * (len(text) + k) + 32), lambda stream, rs: draw_many(
             sentence.codes, sentence.ids, sentence.vp, sentence.vn, sentence.score, k, draws, sentence.peq,
             sentence.last, self._options, self._neighbours, stream, rs))
         if drawn is None:
@@ -396,7 +485,7 @@ class TypoWalk:
         """`draws` clean Typo-G draws in a row on `rng` (k changed words each), in one compiled call: per draw, its
         edits in order, as (word index, index in OPS, position, new character or '')."""
         words = prepare_words(text, self._keys)
-        drawn = self._replayed(rng, draws * (3 * len(words.starts) + 32), lambda stream, rs: word_draws(
+        drawn = replayed(rng, draws * (3 * len(words.starts) + 32), lambda stream, rs: word_draws(
             words.codes, words.starts, words.lengths, words.keys, k, draws, self._options, self._neighbours,
             stream, rs))
         if drawn is None:
@@ -405,30 +494,4 @@ class TypoWalk:
         out: list[list[tuple[int, int, int, str]]] = [[] for _ in range(draws)]
         for d, w, op, pos, new in edits[:count].tolist():
             out[d].append((w, op, pos, chr(new) if new >= 0 else ""))
-        return out
-
-    @staticmethod
-    def _replayed(rng: Any, size: int, run: Any) -> Any:
-        """`run(stream, rs)` on a block of `size` of the generator's 64-bit outputs, read again four times longer
-        where the draws outran it; the generator is then rewound and advanced as numpy's scalar calls leave it.
-        None for a generator without numpy's 32-bit buffer (MT19937), whose stream is not replayed."""
-        bits = rng.bit_generator
-        saved = bits.state
-        if "has_uint32" not in saved or not agrees_with_numpy():
-            return None
-        pending, half = saved["has_uint32"], saved["uinteger"]
-        while True:
-            stream = bits.random_raw(size)
-            rs = np.array([0, pending, half, 0], dtype=np.uint64)
-            out = run(stream, rs)
-            if not rs[3]:
-                break
-            bits.state = saved
-            size *= 4
-        # rewind, with numpy's 32-bit buffer as the draws left it (reading raw outputs leaves that buffer alone),
-        # then advance by the outputs used
-        saved["has_uint32"], saved["uinteger"] = int(rs[1]), int(rs[2])
-        bits.state = saved
-        if rs[0]:
-            bits.random_raw(int(rs[0]))
         return out

@@ -9,7 +9,9 @@ Four spaces, one chosen uniformly (per draw for Glyph-M, per word for Glyph-G):
 - `ices`: VIPER's image-based space, rebuilt ("ICES-rebuilt", docs/attacks.md): 24×24 renderings of every
   letter/number/punctuation/symbol code point ≤ 30000 that matplotlib's bundled DejaVu Sans covers, cosine
   top-20, p ∝ similarity. Built on first use and cached under `cache_dir()/glyph/`.
-Substitutions are length-preserving, so Glyph-M's relative edit distance is exactly count / len(s).
+Substitutions are length-preserving, so Glyph-M's relative edit distance is exactly count / len(s). Glyph-G's draws
+of an example at a degree (`apply_many`, RobTest's aug_num) run compiled with numba where it is installed, with
+the texts and generator state of the Python draws.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from robust import Example, Setting, Transform, hookimpl
+from robust.toolkit.compiled import Compiled
 from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
-from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree
+from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree, words
 
 SPACES = ("similar", "dces", "eces", "ices")
 MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4
@@ -323,6 +326,82 @@ def _substituted(sentence: _Sentence, positions: np.ndarray, space: str, rng: np
     return chars.tobytes().decode("utf-32-le", "surrogatepass")
 
 
+@dataclass(frozen=True)
+class _Words:
+    """A sentence's whitespace words as Glyph-G's compiled draws take them (`typo_walk.glyph_draws`): their code
+    points side by side, each one's row of the tables (the sentence's distinct characters), where each word starts
+    and its length; per row and configured space, the look-alikes' number (`counts`), code points (`options`) and
+    cumulative probabilities (`cdf`, dces and ices; padded with +inf), and per space how it draws (`kinds`)."""
+
+    codes: np.ndarray  # int32
+    rows: np.ndarray  # int64
+    starts: np.ndarray  # int64 [words]
+    lengths: np.ndarray  # int64 [words]
+    kinds: np.ndarray  # int64 [spaces]: 0 one of the options by integers (similar), 1 the only one (eces), 2 by cdf
+    counts: np.ndarray  # int64 [rows, spaces]
+    options: np.ndarray  # int32 [rows, spaces, widest]
+    cdf: np.ndarray  # float64 [rows, spaces, widest]
+
+
+_KINDS = {"similar": 0, "eces": 1, "dces": 2, "ices": 2}
+
+
+@functools.lru_cache(maxsize=512)
+def _words(text: str, spaces: tuple[str, ...], clean: bool) -> _Words:
+    """`text` prepared for Glyph-G's compiled draws: the tables of `_look_alikes` and `_drawable`, which
+    `substitute_char` draws from, for each distinct character of its words."""
+    source = words(text)
+    lengths = np.array([len(w) for w in source], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64)
+    codes = np.frombuffer("".join(source).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    distinct, rows = np.unique(codes, return_inverse=True)
+    look = [[_look_alikes(chr(c), space, clean) for space in spaces] for c in distinct.tolist()]
+    width = max([1, *(len(alikes) for per in look for alikes in per)])
+    counts = np.zeros((len(distinct), len(spaces)), dtype=np.int64)
+    options = np.zeros((len(distinct), len(spaces), width), dtype=np.int32)
+    cdf = np.full((len(distinct), len(spaces), width), np.inf)
+    for row, (code, per) in enumerate(zip(distinct.tolist(), look, strict=True)):
+        for s, (space, alikes) in enumerate(zip(spaces, per, strict=True)):
+            counts[row, s] = len(alikes)
+            options[row, s, :len(alikes)] = [ord(a) for a in alikes]
+            if _KINDS[space] == 2 and alikes:
+                cdf[row, s, :len(alikes)] = _drawable(chr(code), space, clean)[1]
+    return _Words(codes.astype(np.int32), rows.astype(np.int64).reshape(-1), starts, lengths,
+                  np.array([_KINDS[space] for space in spaces], dtype=np.int64), counts, options, cdf)
+
+
+def _glyph_edits(walk: Any, text: str, k: int, rng: np.random.Generator, draws: int, spaces: tuple[str, ...],
+                 clean: bool) -> list[list[tuple[int, int, str]]] | None:
+    """`draws` Glyph-G draws in a row on `rng` (k changed words each) in one compiled call (`walk`: the module
+    robust.toolkit.typo_walk): per draw, its edits as (word index, position, look-alike); None where the compiled
+    draws cannot replay the generator's stream (MT19937)."""
+    table = _words(text, spaces, clean)
+    drawn = walk.replayed(rng, draws * (4 * len(table.starts) + 32), lambda stream, rs: walk.glyph_draws(
+        table.codes, table.rows, table.starts, table.lengths, table.kinds, table.counts, table.options, table.cdf,
+        k, draws, stream, rs))
+    if drawn is None:
+        return None
+    edits, count = drawn
+    out: list[list[tuple[int, int, str]]] = [[] for _ in range(draws)]
+    for d, w, pos, new in edits[:count].tolist():
+        out[d].append((w, pos, chr(new)))
+    return out
+
+
+def _load_walk() -> Any:
+    """Glyph-G's draws compiled (`typo_walk.glyph_draws`), called once so that they compile here, in the loading
+    thread (spaces whose tables need no rendering: the kernel's types are those of every space)."""
+    from robust.toolkit import typo_walk
+
+    _glyph_edits(typo_walk, "a glyph", 1, np.random.default_rng(0), 1, ("similar", "eces"), True)
+    return typo_walk
+
+
+# the compiled draws once loaded (`Compiled`: until then the draws run the Python loop, with the same results);
+# `_load_walk` looked up when loading (tests replace it)
+_compiled_draw = Compiled("Glyph-G's draws", lambda: _load_walk())
+
+
 SPACES_SETTING = Setting(SPACES, choices=SPACES, min_items=1,
                          help="look-alike spaces drawn from (one per draw for -M, per word for -G)")
 
@@ -390,6 +469,24 @@ class GlyphG(WordTransform):
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         return _replace_random_char(word, _pick(_spaces(self.config), rng), rng, _clean(self.config))
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        # draws in a row, compiled as one call: the kernel gives each draw's edits, the words are rebuilt here
+        source = words(example.text)
+        k = budget(len(source), degree)
+        walk = _compiled_draw() if k else None
+        drawn = (_glyph_edits(walk, example.text, k, rng, draws, _spaces(self.config), _clean(self.config))
+                 if walk is not None else None)
+        if drawn is None:
+            return super().apply_many(example, degree, rng, draws)
+        out = []
+        for edits in drawn:
+            tokens = list(source)
+            for index, pos, new in edits:
+                word = source[index]
+                tokens[index] = word[:pos] + new + word[pos + 1:]
+            out.append([self.drawn(example, source, tokens, degree)])
+        return out
 
 
 TRANSFORMS = [GlyphM, GlyphG]

@@ -8,13 +8,10 @@ successful edits, counting a swap as its Levenshtein cost of 2; `mode="faithful"
 
 from __future__ import annotations
 
-import threading
-import warnings
-from concurrent.futures import Future
-from functools import cache
 from typing import Any, ClassVar
 
 from robust import Example, Transform, hookimpl
+from robust.toolkit.compiled import Compiled
 from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import Levenshtein, np
 from robust.toolkit.transforms import (
@@ -89,45 +86,19 @@ def _faithful(config: dict) -> bool:
 
 
 def _load_walk() -> Any:
-    """The clean draw compiled (`robust.toolkit.typo_walk`), or None without numba (the `fast` extra), or with a
-    numba that does not import or compile here (then said once, and every draw runs in Python)."""
-    try:
-        from robust.toolkit.typo_walk import TypoWalk
-    except ImportError:
-        return None
+    """Typo-M's and Typo-G's draws compiled (`robust.toolkit.typo_walk`): both kernels called once, so that they
+    compile here, in the loading thread."""
+    from robust.toolkit.typo_walk import TypoWalk
+
     walk = TypoWalk(KEYBOARD, OPS)
-    try:
-        # both kernels compiled here, in the loading thread (the first time: ~20 s, then cached on disk)
-        walk("a typo", 2, np.random.default_rng(0))
-        walk.word_edits("a typo", 1, np.random.default_rng(0), 1)
-    except Exception as error:  # noqa: BLE001 - any failure of the compiler leaves the Python loop, which is exact
-        warnings.warn(f"robust: numba could not compile Typo-M's draw ({type(error).__name__}: {error}); "
-                      "it draws in Python, with the same results", RuntimeWarning, stacklevel=2)
-        return None
+    walk("a typo", 2, np.random.default_rng(0))
+    walk.word_edits("a typo", 1, np.random.default_rng(0), 1)
     return walk
 
 
-@cache
-def _loading() -> Future:
-    """`_load_walk()`, run once in a thread of its own: numba's import and first compiled call take ~1 s of a
-    process (the first compile ever ~20 s), which the draws need not wait for."""
-    future: Future = Future()
-
-    def load() -> None:
-        try:
-            future.set_result(_load_walk())
-        except BaseException:  # noqa: BLE001 - whatever stops the loading leaves the Python loop
-            future.set_result(None)
-
-    threading.Thread(target=load, name="robust-typo-walk", daemon=True).start()
-    return future
-
-
-def _compiled_draw() -> Any:
-    """The compiled draw once it has loaded, else None: the draws until then run the Python loop, whose texts and
-    generator state are the compiled draw's."""
-    future = _loading()
-    return future.result() if future.done() else None
+# the compiled draws once loaded (`Compiled`: until then the draws run the Python loop, with the same results);
+# `_load_walk` looked up when loading (tests replace it)
+_compiled_draw = Compiled("Typo-M's and Typo-G's draws", lambda: _load_walk())
 
 
 class TypoM(Transform):

@@ -1,0 +1,69 @@
+"""Compiled draws (numba) loaded in a thread of their own, for transforms that also draw in Python.
+
+numba's import and a kernel's first call in a process take ~1 s (the first compile ever ~20 s, then cached on
+disk), which the draws need not wait for: until the thread is done they run the Python path, whose results and
+generator state are the compiled ones'. Without numba (the `fast` extra) every draw runs in Python; a numba that
+does not import or compile here is said once, and every draw runs in Python as well.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+
+class Compiled:
+    """`load()` (imports the compiled module and calls its kernels once, so that they compile), run once in a
+    thread of its own at the first call; calling this object gives its result once it is there, else None."""
+
+    def __init__(self, what: str, load: Callable[[], Any]) -> None:
+        self.what = what  # for the warning: "numba could not compile <what>"
+        self._load = load
+        self._future: Future | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Any:
+        """The compiled draws once loaded, else None (still loading, or not to be had here)."""
+        future = self.loading()
+        return future.result() if future.done() else None
+
+    @property
+    def started(self) -> bool:
+        return self._future is not None
+
+    def loading(self) -> Future:
+        """The load, started at the first call (wait with `.result()`)."""
+        with self._lock:
+            if self._future is None:
+                future = self._future = Future()
+
+                def load() -> None:
+                    try:
+                        future.set_result(self.build())
+                    except BaseException:  # noqa: BLE001 - whatever stops the loading leaves the Python path
+                        future.set_result(None)
+
+                threading.Thread(target=load, name=f"robust-compile {self.what}", daemon=True).start()
+            return self._future
+
+    def build(self) -> Any:
+        """`load()`, or None: without numba silently, with a numba that fails to import or compile with a warning."""
+        try:
+            return self._load()
+        except ImportError as error:
+            if error.name in ("numba", "llvmlite"):  # not installed: the `fast` extra
+                return None
+            failure: Exception = error
+        except Exception as error:  # noqa: BLE001 - any failure of the compiler leaves the Python path, which is exact
+            failure = error
+        warnings.warn(f"robust: numba could not compile {self.what} ({type(failure).__name__}: {failure}); "
+                      "it draws in Python, with the same results", RuntimeWarning, stacklevel=2)
+        return None
+
+    def reset(self) -> None:
+        """Forget the load (tests): the next call starts another."""
+        with self._lock:
+            self._future = None

@@ -188,3 +188,28 @@ def test_nothing_is_compiled_at_registration():
             "assert 'numba' not in sys.modules, 'numba imported'\n"
             "assert not [t for t in threading.enumerate() if t.name.startswith('robust-compile')]\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_setup_compiles_every_loader_in_the_foreground(monkeypatch, tmp_path):
+    """`robust setup compiled-draws` builds Typo's and Glyph's loaders in its own thread (what they compile is then
+    cached by numba) and marks it done; without numba it says the draws run in Python and marks nothing."""
+    from robust.plugins.attacks import typo
+    from robust.plugins.resources import CompiledDraws
+    from robust.toolkit import compiled
+
+    monkeypatch.setenv("ROBUST_CACHE", str(tmp_path))
+    resource = CompiledDraws()
+    assert not resource.ready()
+    threads = []
+    monkeypatch.setattr(compiled.threading, "Thread", lambda *a, **k: threads.append(k) or pytest.fail("a thread"))
+    line = resource.setup()
+    assert "Typo-M's and Typo-G's draws" in line and "Glyph-G's draws" in line and resource.ready() and not threads
+    assert {typo._compiled_draw.what, glyph._compiled_draw.what} <= {loader.what for loader in compiled.LOADERS}
+    resource.path().unlink()
+
+    def no_numba():
+        raise ImportError("No module named 'numba'", name="numba")
+
+    for loader in compiled.LOADERS:
+        monkeypatch.setattr(loader, "_load", no_numba)
+    assert "numba is not installed" in resource.setup() and not resource.ready()

@@ -4,6 +4,10 @@ numba's import and a kernel's first call in a process take ~1 s (the first compi
 disk), which the draws need not wait for: until the thread is done they run the Python path, whose results and
 generator state are the compiled ones'. Without numba (the `fast` extra) every draw runs in Python; a numba that
 does not import or compile here is said once, and every draw runs in Python as well.
+
+The first compile must finish for numba to cache it: a process that ends sooner (a short run) leaves it to the
+next one, having spent a core on it. `robust setup compiled-draws` (`compile_all`; `robust setup` and install.sh
+include it) compiles every loader once, in the foreground, so that every run finds them cached.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ class Compiled:
         self._load = load
         self._future: Future | None = None
         self._lock = threading.Lock()
+        LOADERS.append(self)
 
     def __call__(self) -> Any:
         """The compiled draws once loaded, else None (still loading, or not to be had here)."""
@@ -67,3 +72,13 @@ class Compiled:
         """Forget the load (tests): the next call starts another."""
         with self._lock:
             self._future = None
+
+
+#: every loader made (one per module that draws compiled: those of the plugins imported so far)
+LOADERS: list[Compiled] = []
+
+
+def compile_all() -> dict[str, bool]:
+    """Build every loader now, in this thread (what each compiles is then cached on disk by numba): its `what` ->
+    whether it compiled (False without numba, or with one that fails here: said by `build`)."""
+    return {loader.what: loader.build() is not None for loader in LOADERS}

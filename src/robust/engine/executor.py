@@ -30,7 +30,6 @@ from robust.core.entry_points import plugin_points
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
 from robust.engine.environ import env_count, env_seconds
-from robust.engine.survivors import frozen_survivors
 
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
 GROUP = "robust.executors"
@@ -126,17 +125,10 @@ def run_overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, ove
         tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
     """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool; each (chunk, records) is
     yielded in this thread as soon as it is done (in any order). An error in one chunk cancels the chunks not
-    yet started and is raised here once the running ones end. The long-lived heap stays frozen meanwhile
-    (`frozen_survivors`)."""
-    with frozen_survivors():
-        if overlap <= 1:
-            yield from run_chunks(items, work, sizer)
-        else:
-            yield from _pooled(items, work, sizer, overlap)
-
-
-def _pooled(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overlap: int) -> Iterator[
-        tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
+    yet started and is raised here once the running ones end."""
+    if overlap <= 1:
+        yield from run_chunks(items, work, sizer)
+        return
     pool = ThreadPoolExecutor(overlap, thread_name_prefix="robust-chunk")
     running: dict[Future, Sequence[WorkItem]] = {}
     start = 0

@@ -27,7 +27,6 @@ from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_secon
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
 from robust.engine.progress import Estimate, RunProgress, interleave, progress_seconds
 from robust.engine.store import Lease, Run, Store, owner_token
-from robust.engine.survivors import frozen_survivors
 
 #: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
 IN_MEMORY = "python:"
@@ -351,7 +350,6 @@ class Runner:
             self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))
             raise
 
-    @frozen_survivors()  # the long-lived heap left out of full garbage collections until the run is reduced
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
                  items: list[WorkItem], meter: Meter) -> Run:
         """Compute the items without a record (committing each chunk, sized to take seconds, with its counters),

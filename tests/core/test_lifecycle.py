@@ -113,3 +113,54 @@ def test_runs_are_deleted_and_pruned_with_their_records(robust, tmp_path):
     assert sqlite3.connect(tmp_path / "r.db").execute("SELECT COUNT(*) FROM records").fetchone() == (0,)
     code, _, err = robust("runs", "delete", "latest")
     assert code == 1 and err.strip() == f"error: no runs in {tmp_path / 'r.db'}"
+
+
+CONTEXTS: list = []  # the run context each Helped batch ran in
+
+
+class Helped(Benchmark):
+    name = "helped"
+    description = "test benchmark: 2 items, each classified by a helper model the run loads"
+    needs = frozenset({"classify"})
+    default_model = "keywords"
+
+    def items(self, ctx):
+        return [WorkItem(f"item-{i}", f"text number {i}") for i in range(2)]
+
+    def run_batch(self, items, ctx):
+        CONTEXTS.append(ctx)
+        helper = ctx.load_model("keywords:other", {"classify"})
+        if FAIL_AT:
+            raise RuntimeError("boom")
+        return [{"pred": int(p)} for p in helper.classify([it.payload for it in items]).argmax(1)]
+
+    def reduce(self, records, ctx):
+        return Result({"n": len(records)})
+
+
+class HelpedPlugin:
+    @hookimpl
+    def register_benchmarks(register):
+        register(Helped)
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["finished", "failed"])
+def test_a_run_lets_go_of_its_helper_models_when_it_ends(example_site, tmp_path, fails):
+    """The model under test (kept by its user) stays bound to the run's context, which held the helpers: a cycle
+    with each helper (bound to it too) that kept every helper alive beside the next run's until a full collection."""
+    import robust as api
+
+    plugins.register_plugin(HelpedPlugin, "helped", "robust-test", "0")
+    try:
+        FAIL_AT.update({"x"} if fails else set())
+        model = plugins.get_registry().get("model", "keywords").create()
+        try:
+            api.run("helped", model=model, store=tmp_path / "r.db")
+        except Exception as exc:  # noqa: BLE001 - the failed case
+            assert fails and "boom" in str(exc)
+        ctx = CONTEXTS[-1]
+        assert model.ctx is ctx and ctx._models == {}
+    finally:
+        plugins.unregister_plugin("helped")
+        FAIL_AT.clear()
+        CONTEXTS.clear()

@@ -89,6 +89,13 @@ class RunContext:
                               f"{spec!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}")
         return model
 
+    def release_models(self) -> None:
+        """Let go of the helper models this run loaded (the run has ended). Each is bound to this context, which
+        holds it: a reference cycle, which the model under test (bound here too, and kept by its user) would keep
+        alive until the next full garbage collection, a copy of every helper beside the next run's."""
+        with self._models_lock:
+            self._models.clear()
+
     def resource(self, name: str) -> Path:
         """The path of a registered resource (WordNet, MR, ...), or a one-line MissingResource."""
         return self.create("resource", name).locate()

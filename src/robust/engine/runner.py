@@ -284,7 +284,7 @@ class Runner:
             config = self.typed(config, bench, ctx)
             ctx.run_id = self.run_id = self.store.create_run(config.bench, config.model, asdict(config),
                                                              environment, owner)
-            with self._holding(ctx.run_id, owner, meter):
+            with self._holding(ctx, owner, meter):
                 return self._execute(ctx.run_id, owner, config, bench, ctx, items, meter)
 
     def resume(self, ref: str, model: Any = None) -> Run:
@@ -309,7 +309,7 @@ class Runner:
         with _sigterm_interrupts():
             self.store.acquire(run.id, owner)
             self.run_id = run.id
-            with self._holding(run.id, owner, meter):
+            with self._holding(ctx, owner, meter):
                 self.say(f"resuming run {run.id} ({run.status})")
                 self._warn(config)
                 meter.watch(ctx.model)
@@ -333,9 +333,11 @@ class Runner:
         return bench.bind(ctx).reduce(self.store.records(run.id), ctx)
 
     @contextlib.contextmanager
-    def _holding(self, run_id: str, owner: str, meter: Meter) -> Iterator[None]:
+    def _holding(self, ctx: RunContext, owner: str, meter: Meter) -> Iterator[None]:
         """Hold the run's lease (renewed in the background) while the block runs; if it raises, end the run
-        `interrupted` (Ctrl-C, SIGTERM) or `failed` (any error, with its one-line cause)."""
+        `interrupted` (Ctrl-C, SIGTERM) or `failed` (any error, with its one-line cause). Its helper models are let
+        go of when it ends, either way."""
+        run_id = ctx.run_id
         try:
             with Lease(self.store, run_id, owner):
                 yield
@@ -349,6 +351,8 @@ class Runner:
         except BaseException as exc:
             self.store.end(run_id, owner, "failed", meter.take(), one_line(exc))
             raise
+        finally:
+            ctx.release_models()
 
     def _execute(self, run_id: str, owner: str, config: RunConfig, bench: Benchmark, ctx: RunContext,
                  items: list[WorkItem], meter: Meter) -> Run:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from robust import Resource, cache_dir, hookimpl
+from robust import __version__ as robust_version
 from robust.toolkit import pickled, pronunciations, wordnet_index
 from robust.toolkit.paths import nltk_data_dir
 
@@ -177,15 +178,9 @@ class CompiledDraws(Resource):
                    "run never spends a core on the first compile it cannot finish")
 
     def path(self) -> Path:
-        """A marker written once they compiled: per numba and robust version (numba's own cache is keyed by the
-        source files; a new robust compiles again)."""
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            numba = version("numba")
-        except PackageNotFoundError:
-            numba = "none"
-        return cache_dir() / "compiled" / f"draws-numba-{numba}-robust-{version('robust')}.done"
+        """A marker written once they compiled, per robust version (numba's own cache is keyed by the source files
+        and numba's version, so a new robust or numba compiles again)."""
+        return cache_dir() / "compiled" / f"draws-robust-{robust_version}.done"
 
     def setup(self) -> str:
         import time

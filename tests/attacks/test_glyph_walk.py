@@ -4,6 +4,7 @@ the texts, degrees and generator state of `GlyphG.apply` called in a row, in eve
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import itertools
 import subprocess
 import sys
@@ -213,3 +214,6 @@ def test_setup_compiles_every_loader_in_the_foreground(monkeypatch, tmp_path):
     for loader in compiled.LOADERS:
         monkeypatch.setattr(loader, "_load", no_numba)
     assert "numba is not installed" in resource.setup() and not resource.ready()
+    find_spec = importlib.util.find_spec  # where numba is not installed there is nothing to set up
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "numba" else find_spec(name, *a))
+    assert resource.ready()

@@ -174,13 +174,19 @@ class PronunciationIndex(Resource):
 
 class CompiledDraws(Resource):
     name = "compiled-draws"
-    description = ("Typo's and Glyph's draws compiled by numba (the `fast` extra) and cached on disk, so that a short "
-                   "run never spends a core on the first compile it cannot finish")
+    description = ("Typo's and Glyph's draws compiled by numba and cached on disk, so that a short run never spends a "
+                   "core on a first compile it cannot finish (only with numba, the `fast` extra)")
 
     def path(self) -> Path:
         """A marker written once they compiled, per robust version (numba's own cache is keyed by the source files
         and numba's version, so a new robust or numba compiles again)."""
         return cache_dir() / "compiled" / f"draws-robust-{robust_version}.done"
+
+    def ready(self) -> bool:
+        """Compiled and cached, or nothing to compile (numba is not installed: the draws run in Python)."""
+        import importlib.util
+
+        return importlib.util.find_spec("numba") is None or self.path().exists()
 
     def setup(self) -> str:
         import time

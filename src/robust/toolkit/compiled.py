@@ -35,10 +35,6 @@ class Compiled:
         future = self.loading()
         return future.result() if future.done() else None
 
-    @property
-    def started(self) -> bool:
-        return self._future is not None
-
     def loading(self) -> Future:
         """The load, started at the first call (wait with `.result()`)."""
         with self._lock:

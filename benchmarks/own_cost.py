@@ -28,8 +28,8 @@ reports
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
 
 `--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
-prints the N functions with the largest share of the measured run's samples, callees included (the warm-up and
-the half-size run left out). cProfile's cost per call inflates call-heavy Python (the draws: 48 % of a Glyph run
+prints the N functions with the largest own share of the measured run's samples, beside their share with callees
+included (the warm-up and the half-size run left out). cProfile's cost per call inflates call-heavy Python (the draws: 48 % of a Glyph run
 under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's figures then include
 py-spy's small cost.
 
@@ -314,10 +314,11 @@ def measured_run(run: Any, n: int | None) -> None:
 
 
 def sampled_shares(path: str, n: int) -> list[str]:
-    """The `n` functions with the largest share of the samples below `measured_run` in py-spy's raw output
-    (one line per stack: frames joined by ';', then its count), each function counted once per stack; the
-    frames every sample passes through (the run's entry points) are left out."""
+    """The `n` functions with the largest own share of the samples below `measured_run` in py-spy's raw output
+    (one line per stack: frames joined by ';', then its count): the samples where the function itself ran, beside
+    those where it or a callee ran (each function counted once per stack)."""
     inclusive: Counter[str] = Counter()
+    own: Counter[str] = Counter()
     total = 0
     for line in Path(path).read_text().splitlines():
         stack, _, count = line.rpartition(" ")
@@ -327,8 +328,10 @@ def sampled_shares(path: str, n: int) -> list[str]:
         total += int(count)
         for name in {_where(f) for f in frames}:
             inclusive[name] += int(count)
-    rows = [(name, c / max(total, 1)) for name, c in inclusive.most_common() if c < total]
-    return [f"| `{name}` | {100 * share:.1f} % |" for name, share in rows[:n]]
+        own[_where(frames[-1])] += int(count)
+    total = max(total, 1)
+    return [f"| `{name}` | {100 * c / total:.1f} % | {100 * inclusive[name] / total:.1f} % |"
+            for name, c in own.most_common(n)]
 
 
 def _where(frame: str) -> str:
@@ -342,16 +345,19 @@ def _where(frame: str) -> str:
 def walk_loaded() -> None:
     """Wait for the compiled draws (Typo-M's and Typo-G's, Glyph-G's) where the warm-up began loading them (in a
     thread of their own, ~1-2 s, while the draws run the Python loop): the measured runs then draw as a long run
-    does."""
-    from robust.plugins.attacks import glyph, typo
+    does, and the loading's CPU is not counted as theirs."""
+    try:
+        from robust.toolkit.compiled import LOADERS
+    except ImportError:  # older code: one loading thread for Typo's walk, or none
+        from robust.plugins.attacks import typo
 
-    for module in (typo, glyph):
-        compiled = getattr(module, "_compiled_draw", None)
-        if getattr(compiled, "started", False):
-            compiled.loading().result()
-    loading = getattr(typo, "_loading", None)  # older code: one loading thread for Typo's walk, or none
-    if loading is not None and loading.cache_info().currsize:
-        loading().result()
+        loading = getattr(typo, "_loading", None)
+        if loading is not None and loading.cache_info().currsize:
+            loading().result()
+        return
+    for loader in LOADERS:
+        if loader.started:
+            loader.loading().result()
 
 
 def top_functions(profiler: Any, n: int) -> list[str]:
@@ -468,8 +474,8 @@ def main() -> None:
             profiles.append((name, m.profile))
     for name, rows in profiles:
         if args.sample:
-            print(f"\n{name}: share of py-spy's samples of the measured run, callees included\n\n"
-                  "| function (file) | share |\n|---|---|")
+            print(f"\n{name}: share of py-spy's samples of the measured run\n\n"
+                  "| function (file) | its own | callees included |\n|---|---|---|")
         else:
             print(f"\n{name}: cProfile, largest own time\n\n"
                   "| function | calls | own s | cumulative s |\n|---|---|---|---|")

@@ -126,8 +126,10 @@ def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
     monkeypatch.setattr(typo, "_load_walk", slow_load)
     typo._compiled_draw.reset()
     try:
+        assert not typo._compiled_draw.started  # benchmarks/own_cost.py waits only for loads that began
         loop, through = np.random.default_rng(4), np.random.default_rng(4)
         assert typo._compiled_draw() is None  # still loading: not waited for
+        assert typo._compiled_draw.started
         assert TypoM._clean_draw(SENTENCES[1], 20, through) == TypoM._clean_loop(SENTENCES[1], 20, loop)
         ready.set()
         assert typo._compiled_draw.loading().result(timeout=30) is walk and typo._compiled_draw() is walk

@@ -133,6 +133,28 @@ def test_a_model_that_fails_to_load_reports_its_own_one_line_error(tmp_path):
 
 
 # --- threads -------------------------------------------------------------------------------------------------------
+def test_robusts_own_small_products_run_on_one_blas_thread_with_the_same_bits():
+    """Glyph's ICES rows (a 3,951 x 576 matrix times a vector, once per character) are computed with numpy's BLAS
+    on the calling thread: its workers, woken, would spin-wait through the run on a core the model needs."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    from robust.toolkit.threads import one_blas_thread
+
+    def pools():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    matrix = np.random.default_rng(0).standard_normal((3951, 576)).astype(np.float32)
+    every_thread = [matrix @ matrix[k] for k in range(0, 3951, 97)]
+    before = pools()
+    assert before, "numpy's BLAS is not visible to threadpoolctl"
+    with one_blas_thread():
+        assert set(pools()) == {1}
+        one_thread = [matrix @ matrix[k] for k in range(0, 3951, 97)]
+    assert pools() == before
+    assert all(np.array_equal(a, b) for a, b in zip(every_thread, one_thread, strict=True))
+
+
 def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypatch):
     from robust.toolkit import threads
 

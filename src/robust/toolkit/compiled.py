@@ -35,6 +35,11 @@ class Compiled:
         future = self.loading()
         return future.result() if future.done() else None
 
+    @property
+    def started(self) -> bool:
+        """Whether the load has begun (`benchmarks/own_cost.py` waits for those that have, before it measures)."""
+        return self._future is not None
+
     def loading(self) -> Future:
         """The load, started at the first call (wait with `.result()`)."""
         with self._lock:

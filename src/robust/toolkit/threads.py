@@ -1,4 +1,5 @@
-"""How many threads torch computes with (intra-op), chosen once per process when the first model loads.
+"""How many threads torch computes with (intra-op), chosen once per process when the first model loads; and
+numpy's BLAS held at one thread for robust's own small products (`one_blas_thread`).
 
 torch's default is the machine's physical cores, which oversubscribes a process limited to fewer CPUs (a
 container's CPU quota, `taskset`, a shared CI runner). robust uses the CPUs this process may really run on:
@@ -9,9 +10,13 @@ Inter-op threads are left alone: model calls are sequential, nothing runs on the
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 _configured = False
 
@@ -69,3 +74,25 @@ def configure_threads() -> int:
         if n is not None and n != torch.get_num_threads():
             torch.set_num_threads(n)
     return torch.get_num_threads()
+
+
+@functools.cache
+def _blas_pools() -> Any:
+    """The BLAS libraries loaded when first asked (numpy's OpenBLAS, MKL, ...), through threadpoolctl."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS computes the block on the calling thread only (~7 µs to set and restore).
+
+    For robust's own products inside a run (a look-up table's row, computed once per character): OpenBLAS hands a
+    product of a few million multiply-adds to its worker threads, which then spin-wait for more work and, with a
+    product every few milliseconds, keep a core busy for the whole run (2.4 s of CPU in a 2.9 s RobTest glyph run,
+    a core taken from the model under test or the chunk being prepared). On one thread the product is the same to
+    the bit (OpenBLAS splits a matrix-vector product by output rows). Large one-off products (SynBench's
+    eigendecompositions) keep every thread."""
+    with _blas_pools().limit(limits=1):
+        yield

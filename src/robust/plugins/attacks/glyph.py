@@ -29,6 +29,7 @@ from robust import Example, Setting, Transform, hookimpl
 from robust.toolkit.compiled import Compiled
 from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
+from robust.toolkit.threads import one_blas_thread
 from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree, words
 
 SPACES = ("similar", "dces", "eces", "ices")
@@ -191,7 +192,8 @@ def ices_neighbours(char: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
     chars, vectors, index = _ices()
     if char not in index:
         return (), ()
-    sims = vectors @ vectors[index[char]]
+    with one_blas_thread():  # one product per character: not worth waking BLAS's spinning workers
+        sims = vectors @ vectors[index[char]]
     order = _most_similar(sims, lambda i: _usable(char, chars[i]))
     weights = np.clip(sims[order].astype(np.float64), 1e-6, None)
     return tuple(chars[i] for i in order), tuple((weights / weights.sum()).tolist())

@@ -29,9 +29,10 @@ reports
 
 `--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
 prints the N functions with the largest own share of the measured run's samples, beside their share with callees
-included (the warm-up and the half-size run left out). cProfile's cost per call inflates call-heavy Python (the draws: 48 % of a Glyph run
-under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's figures then include
-py-spy's small cost.
+included (the warm-up and the half-size run left out). cProfile's cost per call inflates call-heavy Python (the
+draws: 48 % of a Glyph run under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's
+figures then include py-spy's small cost. py-spy sees Python threads only: CPU that native threads spend (BLAS
+workers spinning, a compile) is in the process's time but not in the shares.
 
 Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
 """

@@ -402,3 +402,22 @@ def test_tokens_render_and_replacing_rebuild_the_text_around_the_tokens(spaced):
             if words and not spaced:  # a token list of another length is refused, never rendered shifted
                 with pytest.raises(ValueError):
                     tokens.render(words[:-1])
+
+
+def test_textfoolers_window_texts_are_the_windows_of_the_replaced_token_lists():
+    """`window_texts` joins the window around the token once; each text equals the slice of the replaced list
+    (OpenAttack's negative `lo` for short texts read from the end, as Python slices it; empty tokens kept)."""
+    from robust.plugins.recipes.textfooler import window, window_texts
+
+    subs = ["X", "", "ab cd"]
+    for tokens in (["a"], ["a", "b"], ["w0", "", "w2", "w3", "w4"], [f"w{i}" for i in range(20)]):
+        n = len(tokens)
+        for size in (1, 3, 15):
+            for clamp in (True, False):
+                for i in range(n):
+                    lo, hi = window(i, n, size, clamp)
+                    expected = [" ".join([*tokens[:i], w, *tokens[i + 1:]][lo:hi]) for w in subs]
+                    assert window_texts(tokens, i, subs, lo, hi) == expected, (tokens, size, clamp, i)
+        assert window_texts(tokens, 0, [], *window(0, n, 15, False)) == []
+    # a window that does not hold the token: every text is the current window's
+    assert window_texts(["a", "b", "c", "d"], 3, ["X", "Y"], 0, 2) == ["a b", "a b"]

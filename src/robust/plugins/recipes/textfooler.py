@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 from robust import Example, Setting
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
-from robust.plugins.recipes.tokens import replaced
 from robust.toolkit.lazy import np
 from robust.toolkit.search import Search, leave_one_out
 
@@ -40,6 +39,17 @@ def window(index: int, n: int, size: int, clamp: bool) -> tuple[int, int]:
     else:
         lo, hi = 0, n
     return (max(lo, 0), hi) if clamp else (lo, hi)
+
+
+def window_texts(tokens: list[str], index: int, subs: Sequence[str], lo: int, hi: int) -> list[str]:
+    """`" ".join(v[lo:hi])` for each `v`: `tokens` with token `index` replaced by one of `subs` (Python's slice
+    reading of `lo`, `hi`); the window's text around the token is joined once, not once per substitute."""
+    a, b, _ = slice(lo, hi).indices(len(tokens))
+    if not a <= index < b:
+        return [" ".join(tokens[a:b])] * len(subs)
+    before = " ".join(tokens[a:index]) + " " if a < index else ""
+    after = " " + " ".join(tokens[index + 1:b]) if index + 1 < b else ""
+    return [before + w + after for w in subs]
 
 
 class TextFooler(SynonymRecipe):
@@ -115,14 +125,13 @@ class TextFooler(SynonymRecipe):
             subs = self.substitutes(original[i])
             if not subs:
                 continue
-            variants = [replaced(current, i, w) for w in subs]
             lo, hi = window(i, n, size, clamp=not self.faithful)
-            vectors = yield ("similarity", [" ".join(current[lo:hi])] + [" ".join(v[lo:hi]) for v in variants])
+            vectors = yield ("similarity", [" ".join(current[lo:hi]), *window_texts(current, i, subs, lo, hi)])
             probs = yield tokens.replacing(current, i, subs)
             if probs is None:
                 return Found(tokens.render(current), False, "budget", self._edits(original, current, similarity))
             sims = vectors[1 : 1 + len(probs)] @ vectors[0]  # a budget-cut step: the classified prefix
-            subs = subs[: len(probs)]
+            cut, subs = len(probs) < len(subs), subs[: len(probs)]
             passed = (probs.argmax(1) != label) & (sims >= threshold)
             if passed.any():
                 j = int(np.argmax(np.where(passed, sims, -np.inf)))  # the most similar flipping substitute
@@ -135,7 +144,7 @@ class TextFooler(SynonymRecipe):
                 j = int(np.argmin(penalised))
                 if penalised[j] < p0:
                     current[i], similarity[i] = subs[j], float(sims[j])
-            if len(probs) < len(variants):
+            if cut:
                 return Found(tokens.render(current), False, "budget", self._edits(original, current, similarity))
         return Found(tokens.render(current), False, "failed", self._edits(original, current, similarity))
 

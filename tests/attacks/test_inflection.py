@@ -122,3 +122,12 @@ def test_clean_forms_follow_the_sentence_asked_not_the_list_object():
     assert t.clean_forms(tokens)[1] == ("watch",)
     tokens[1] = "watch"  # the same list, now another sentence: its forms, not the last sentence's
     assert t.clean_forms(tokens)[1] == ("watched",)
+
+
+def test_clean_draws_through_the_sentence_forms_equal_the_word_by_word_draws():
+    """Clean draws and edits look each position's forms up in the sentence's list (`options`): the same texts and
+    generator state as asking `substitute` at every position; faithful mode has no such list."""
+    from .word_draws import assert_options_keep_the_draws
+
+    assert_options_keep_the_draws(Inflection(), [TEXT, TITLED, "They watched a film about the films they love ."])
+    assert Inflection(mode="faithful").options(words(TEXT)) is None

@@ -123,3 +123,13 @@ def test_a_synonym_is_not_much_rarer_than_the_word():
     assert "laughable" not in Synonym(own_senses=20).in_context(tokens)[4]
     assert "laughable" in Synonym(own_senses=20, max_zipf_drop=8.0, min_similarity=-1.0,
                                   min_local_similarity=-1.0).in_context(tokens)[4]
+
+
+def test_clean_draws_through_the_sentence_candidates_equal_the_word_by_word_draws():
+    """Clean draws and edits look each position's checked candidates up in the sentence's list (`options`): the same
+    texts and generator state as asking `substitute` at every position; faithful mode has no such list."""
+    from .word_draws import assert_options_keep_the_draws
+
+    texts = [TEXT, "the film was so much fun , i watched it twice ."]
+    assert_options_keep_the_draws(Synonym(senses=3, own_senses=20), texts)
+    assert Synonym(mode="faithful").options(words(TEXT)) is None

@@ -263,3 +263,31 @@ def test_last_sentence_answers_again_only_for_another_sentence():
     tokens[1] = "c"
     assert last.get(tokens, answer) == ["A", "C"] and last.get([], answer) == []
     assert asked == [["a", "b"], ["a", "c"], []]
+
+
+def test_word_options_draw_what_substitute_draws():
+    """A WordTransform whose `substitute` picks among per-sentence `options` draws and edits the same texts through
+    them, with the same generator state: a replacement equal to the word is a failure (spent only when failures
+    count), and a two-word replacement changes the word count (an edit then reads the text's own words)."""
+    from robust.toolkit.transforms import WordTransform, pick
+
+    from .word_draws import assert_options_keep_the_draws
+
+    table = {"good": ("fine", "good", "nice"), "film": ("movie",), "very": ("really truly",), "a": ("a",)}
+
+    class Table(WordTransform):
+        name = "table"
+        integer_draws = True
+
+        def substitute(self, word, tokens, index, rng):
+            return pick(table.get(word, ()), rng)
+
+        def options(self, tokens):
+            return [table.get(w, ()) for w in tokens]
+
+    class Failing(Table):
+        counts_failures = True
+
+    texts = ["a very good film , a good cast .", "nothing here to change", "good"]
+    for cls in (Table, Failing):
+        assert_options_keep_the_draws(cls(), texts, degrees=(0.1, 0.4, 1.0))

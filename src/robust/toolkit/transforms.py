@@ -237,6 +237,11 @@ def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     return similarities(embedder, [(original, t) for t in texts])
 
 
+def pick(choices: Sequence[str], rng: np.random.Generator) -> str | None:
+    """A uniform pick among `choices` (one `rng.integers(len)`), None (and no draw) when there are none."""
+    return choices[int(rng.integers(len(choices)))] if choices else None
+
+
 class LastSentence:
     """A per-sentence answer (each word's forms, candidates or fills) for the sentence asked last, kept at hand:
     `WordTransform.apply` asks about every position of one sentence in turn, so the sentence need not be joined and
@@ -264,20 +269,40 @@ class WordTransform(Transform):
     failed position consumes budget (Typo-G: yes; Glyph/Synonym: no). A subclass whose `substitute` draws
     only `rng.integers(n)` and `rng.random()` sets `integer_draws`: `apply` then hands it a `Draws` (the same
     values at C speed).
+
+    A subclass whose `substitute` is a uniform pick among replacements that the sentence alone decides (Inflection's
+    forms, Synonym's checked candidates) also returns them from `options`: a draw then looks each position's up
+    in one list made once per sentence (for all draws of `apply_many`, and for every `edit` of one original)
+    instead of asking `substitute` at every position, with the same texts and generator state.
     """
 
     unit: ClassVar[str] = "word"
     counts_failures: ClassVar[bool] = False
+    _prepared: tuple[str, list[str], Sequence[Sequence[str]] | None] | None = None  # `edit`'s last original
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         raise NotImplementedError
 
+    def options(self, tokens: list[str]) -> Sequence[Sequence[str]] | None:
+        """Every position's replacements in the sentence `tokens` as written, when `substitute(tokens[i], tokens, i,
+        rng)` is `pick(options(tokens)[i], rng)`; None (the default) when it is not (`substitute` is then asked)."""
+        return None
+
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
-        tokens, source = words(text), words(original)
+        tokens = words(text)
         if not 0 <= index < len(tokens):
             return None
-        word = source[index] if len(source) == len(tokens) else tokens[index]
-        new = self.substitute(word, source if len(source) == len(tokens) else tokens, index, rng)
+        prepared = self._prepared  # read and replaced as one tuple: chunks computed in threads never mix two
+        if prepared is None or prepared[0] != original:
+            source = words(original)
+            prepared = self._prepared = (original, source, self.options(source))
+        _, source, options = prepared
+        if len(source) != len(tokens):
+            source, options = tokens, (self.options(tokens) if options is not None else None)
+        if options is not None:
+            new = pick(options[index], rng)
+        else:
+            new = self.substitute(source[index], list(source), index, rng)
         if new is None or new == tokens[index]:
             return None
         tokens[index] = new
@@ -288,6 +313,21 @@ class WordTransform(Transform):
         k = budget(len(source), degree)
         if k == 0:
             return [example]
+        options = self.options(source)
+        tokens = self._picked(source, options, k, rng) if options is not None else self._substituted(source, k, rng)
+        return [self.drawn(example, source, tokens, degree)]
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        """`draws` calls of `apply`; with `options`, the sentence's are looked up once for all of them."""
+        source = words(example.text)
+        k = budget(len(source), degree)
+        options = self.options(source) if k else None
+        if options is None:
+            return super().apply_many(example, degree, rng, draws)
+        return [[self.drawn(example, source, self._picked(source, options, k, rng), degree)] for _ in range(draws)]
+
+    def _substituted(self, source: list[str], k: int, rng: np.random.Generator) -> list[str]:
+        """One draw's words: `substitute` asked at each position of a random permutation until k units are spent."""
         tokens = list(source)
         spent = 0
         substitute, counts_failures = self.substitute, self.counts_failures  # looked up once a draw
@@ -303,7 +343,27 @@ class WordTransform(Transform):
                     spent += 1
                 elif counts_failures:
                     spent += 1
-        return [self.drawn(example, source, tokens, degree)]
+        return tokens
+
+    def _picked(self, source: list[str], options: Sequence[Sequence[str]], k: int,
+                rng: np.random.Generator) -> list[str]:
+        """`_substituted` when `substitute` picks from `options`: the same permutation and the same picks."""
+        tokens = list(source)
+        spent = 0
+        counts_failures = self.counts_failures
+        for index in rng.permutation(len(source)).tolist():
+            if spent >= k:
+                break
+            choices = options[index]
+            if choices:
+                new = choices[int(rng.integers(len(choices)))]
+                if new != source[index]:
+                    tokens[index] = new
+                    spent += 1
+                    continue
+            if counts_failures:
+                spent += 1
+        return tokens
 
     def drawn(self, example: Example, source: list[str], tokens: list[str], degree: float) -> Example:
         """The variant of `example` whose words are `tokens` (the original's: `source`), with its measured degree:

@@ -245,8 +245,12 @@ class Inflection(WordTransform):
 
     def clean_forms(self, tokens: list[str]) -> list[tuple[str, ...]]:
         """Every word's grammatical re-inflections as written (affixes and case kept), computed once per sentence
-        and shared by all draws and degrees (a draw asks once per word position: the last sentence is at hand)."""
+        and shared by all draws and degrees (asked once per word position: the last sentence is at hand)."""
         return self._last.get(tokens, self._forms_of)
+
+    def options(self, tokens: list[str]) -> list[tuple[str, ...]] | None:
+        """clean: `substitute` picks among the sentence's `clean_forms` (draws look them up once a sentence)."""
+        return None if self._faithful() else self._forms_of(tokens)
 
     def _forms_of(self, tokens: list[str]) -> list[tuple[str, ...]]:
         text = join(tokens)

@@ -134,6 +134,11 @@ class Synonym(HelperModels, WordTransform):
         """
         return self._last.get(tokens, self._checked_of)
 
+    def options(self, tokens: list[str]) -> list[tuple[str, ...]] | None:
+        """clean: `substitute` picks among the sentence's `in_context` candidates (draws look them up once a
+        sentence)."""
+        return None if self._faithful() else self._checked_of(tokens)
+
     def _checked_of(self, tokens: list[str]) -> list[tuple[str, ...]]:
         text = join(tokens)
         if text not in self._checked:

@@ -291,3 +291,18 @@ def test_word_options_draw_what_substitute_draws():
     texts = ["a very good film , a good cast .", "nothing here to change", "good"]
     for cls in (Table, Failing):
         assert_options_keep_the_draws(cls(), texts, degrees=(0.1, 0.4, 1.0))
+
+
+def test_permutation_is_numpys():
+    """`permutation` (a shuffled list where this numpy shuffles as it permutes) gives `rng.permutation`'s order and
+    leaves the generator where it does, with or without a half of the 32-bit stream pending."""
+    from robust.toolkit.transforms import _shuffle_is_permutation, permutation
+
+    assert _shuffle_is_permutation()  # the list path is the one taken here
+    for n in (0, 1, 2, 5, 16, 33, 1000):
+        for pending in (False, True):
+            ours, theirs = np.random.default_rng(n), np.random.default_rng(n)
+            if pending:
+                ours.integers(7), theirs.integers(7)
+            assert permutation(n, ours) == theirs.permutation(n).tolist()
+            assert ours.bit_generator.state == theirs.bit_generator.state

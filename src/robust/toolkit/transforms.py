@@ -237,9 +237,37 @@ def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     return similarities(embedder, [(original, t) for t in texts])
 
 
+@functools.cache
+def _shuffle_is_permutation() -> bool:
+    """Whether this numpy's `rng.shuffle` of a list draws `rng.permutation`'s order (both are its Fisher-Yates shuffle
+    on `random_interval`, an implementation detail, so checked once a process), generator state included."""
+    import numpy as np
+
+    for n in (1, 2, 3, 17, 200):
+        ours, theirs = np.random.default_rng(n), np.random.default_rng(n)
+        ours.integers(3), theirs.integers(3)  # a half of the 32-bit stream pending
+        order = list(range(n))
+        ours.shuffle(order)
+        if order != theirs.permutation(n).tolist() or ours.bit_generator.state != theirs.bit_generator.state:
+            return False
+    return True
+
+
+def permutation(n: int, rng: np.random.Generator) -> list[int]:
+    """`rng.permutation(n).tolist()`, drawn by shuffling a list where that is the same (no array made and converted)."""
+    if _shuffle_is_permutation():
+        order = list(range(n))
+        rng.shuffle(order)
+        return order
+    return rng.permutation(n).tolist()
+
+
 def pick(choices: Sequence[str], rng: np.random.Generator) -> str | None:
-    """A uniform pick among `choices` (one `rng.integers(len)`), None (and no draw) when there are none."""
-    return choices[int(rng.integers(len(choices)))] if choices else None
+    """A uniform pick among `choices`: `choices[rng.integers(len)]`, None when there are none. With one choice numpy
+    draws nothing (`integers(1)` is 0 and leaves the generator as it was), so neither is it called."""
+    if len(choices) > 1:
+        return choices[int(rng.integers(len(choices)))]
+    return choices[0] if choices else None
 
 
 class LastSentence:
@@ -318,20 +346,30 @@ class WordTransform(Transform):
         return [self.drawn(example, source, tokens, degree)]
 
     def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
-        """`draws` calls of `apply`; with `options`, the sentence's are looked up once for all of them."""
+        """`draws` calls of `apply`; with `options`, the sentence's are looked up once for all of them, and draws
+        that write the same words share one variant (measured once; an Example is frozen)."""
         source = words(example.text)
         k = budget(len(source), degree)
         options = self.options(source) if k else None
         if options is None:
             return super().apply_many(example, degree, rng, draws)
-        return [[self.drawn(example, source, self._picked(source, options, k, rng), degree)] for _ in range(draws)]
+        made: dict[tuple[str, ...], Example] = {}
+        out = []
+        for _ in range(draws):
+            tokens = self._picked(source, options, k, rng)
+            key = tuple(tokens)
+            variant = made.get(key)
+            if variant is None:
+                variant = made[key] = self.drawn(example, source, tokens, degree)
+            out.append([variant])
+        return out
 
     def _substituted(self, source: list[str], k: int, rng: np.random.Generator) -> list[str]:
         """One draw's words: `substitute` asked at each position of a random permutation until k units are spent."""
         tokens = list(source)
         spent = 0
         substitute, counts_failures = self.substitute, self.counts_failures  # looked up once a draw
-        order = rng.permutation(len(source)).tolist()
+        order = permutation(len(source), rng)
         with draws_for(rng, self.integer_draws) as draws:
             for index in order:
                 if spent >= k:
@@ -351,17 +389,15 @@ class WordTransform(Transform):
         tokens = list(source)
         spent = 0
         counts_failures = self.counts_failures
-        for index in rng.permutation(len(source)).tolist():
+        for index in permutation(len(source), rng):
             if spent >= k:
                 break
-            choices = options[index]
-            if choices:
-                new = choices[int(rng.integers(len(choices)))]
-                if new != source[index]:
-                    tokens[index] = new
-                    spent += 1
-                    continue
-            if counts_failures:
+            choices = options[index]  # `pick` is called only where there is something to pick (most words: none)
+            new = pick(choices, rng) if choices else None
+            if new is not None and new != source[index]:
+                tokens[index] = new
+                spent += 1
+            elif counts_failures:
                 spent += 1
         return tokens
 

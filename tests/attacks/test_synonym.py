@@ -61,6 +61,8 @@ def test_a_synonym_must_commonly_mean_the_shared_sense():
 def test_words_of_a_wordnet_collocation_stay():
     assert in_collocation(words("after all , it works ."), 0) and in_collocation(words("bad special effects ."), 1)
     assert not in_collocation(words("the movie is good ."), 1)
+    tokens = words("we saw , after all , the special effects")  # mid-sentence and last: only neighbours are read
+    assert [i for i in range(len(tokens)) if in_collocation(tokens, i)] == [3, 4, 7, 8]
     tokens = words("after all , the special effects are good .")
     assert not Synonym(own_senses=20).in_context(tokens)[0]  # "afterwards all"
 

@@ -43,7 +43,9 @@ def common_in(name: str, synset: Any, top: int) -> bool:
 def in_collocation(tokens: Sequence[str], i: int) -> bool:
     """Whether word `i` is part of a two- or three-word WordNet entry spelled by its neighbours ("after all",
     "title role", "special effects"): replacing one word of it breaks the phrase ("afterwards all")."""
-    cores = [split_affixes(t)[1].lower() for t in tokens]
+    lo = max(0, i - 2)
+    cores = [split_affixes(t)[1].lower() for t in tokens[lo:i + 3]]  # the words within two of i: what it can join
+    i -= lo
     return any(is_collocation("_".join(cores[start:start + size]))
                for size in (2, 3) for start in range(i - size + 1, i + 1)
                if start >= 0 and start + size <= len(cores) and all(cores[start:start + size]))

@@ -135,3 +135,17 @@ def test_clean_draws_through_the_sentence_candidates_equal_the_word_by_word_draw
     texts = [TEXT, "the film was so much fun , i watched it twice ."]
     assert_options_keep_the_draws(Synonym(senses=3, own_senses=20), texts)
     assert Synonym(mode="faithful").options(words(TEXT)) is None
+
+
+def test_frequent_senses_are_the_first_of_all_senses_of_that_pos():
+    """`frequent_senses` reads only the POS's senses, up to `top` (no other synset decoded): the same as filtering all
+    of a word's senses, satellites counting as adjectives (asked as "a" or as "s")."""
+    from robust.toolkit.lexicon import frequent_senses, wordnet
+
+    for word in ("run", "smart", "large", "film", "saw", "funny", "well", "xyzzy"):
+        for pos in "nvasr":
+            accept = {"a", "s"} if pos in "as" else {pos}
+            every = [s for s in wordnet().synsets(word) if s.pos() in accept]
+            for top in (1, 2, 50):
+                assert frequent_senses(word, pos, top) == every[:top]
+    assert frequent_senses("smart", "s", 2) and frequent_senses("saw", "v", 1)[0].name() == "saw.v.01"

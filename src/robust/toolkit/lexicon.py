@@ -31,7 +31,13 @@ def wordnet() -> Any:
 def frequent_senses(lemma: str, pos: str, top: int) -> list[Any]:
     """The `top` most frequent WordNet senses of `lemma` for WordNet POS `pos` (satellites count as adjectives)."""
     accept = {"a", "s"} if pos in ("a", "s") else {pos}
-    return [s for s in wordnet().synsets(lemma) if s.pos() in accept][:top]
+    out = []
+    for synset in wordnet().synsets(lemma, "a" if pos == "s" else pos):  # that POS's senses, in frequency order
+        if synset.pos() in accept:
+            out.append(synset)
+            if len(out) == top:
+                break
+    return out
 
 
 def common_in(name: str, synset: Any, top: int) -> bool:

@@ -138,11 +138,18 @@ def build_index(wordnet_dir: Path) -> dict[str, Any]:
 class Synset:
     """One synset; equal to another iff same id. Relation methods return synsets in the data file's order."""
 
-    __slots__ = ("_wn", "id", "_rec")
+    __slots__ = ("_wn", "id", "_data")
 
     def __init__(self, wn: CompactWordNet, sid: int) -> None:
-        self._wn, self.id = wn, sid
-        self._rec = wn._record(sid)
+        self._wn, self.id, self._data = wn, sid, None
+
+    @property
+    def _rec(self) -> dict[str, Any]:
+        """Its record, decoded when first read (a look-up that stops at a word's first senses decodes no others)."""
+        rec = self._data
+        if rec is None:
+            rec = self._data = self._wn._record(self.id)
+        return rec
 
     def name(self) -> str:
         return self._rec["name"]

@@ -135,3 +135,33 @@ def test_phonetic_kind_cdf_equals_rng_choice():
         for _ in range(50):
             expected = int(ref.choice(n, p=weights[:n] / weights[:n].sum()))
             assert bisect.bisect_right(_kind_cdf(kinds[:n]), rng.random()) == expected
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), sizes=st.lists(st.integers(0, 300), max_size=6), bounds=st.lists(BOUNDS, max_size=6),
+       half=st.booleans(), bits=st.sampled_from(GENERATORS))
+def test_draws_permutations_equal_numpys(seed, sizes, bounds, half, bits):
+    """`Draws.permutation` between integers and uniforms: numpy's permutations, draw for draw, and its state."""
+    ref, rng = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+    if half:
+        ref.integers(7), rng.integers(7)
+    expected = [(ref.permutation(n).tolist(), int(ref.integers(b)), ref.random()) for n, b in zip(sizes, bounds)]
+    with Draws(rng) as draws:
+        got = [(draws.permutation(n), draws.integers(b), draws.random()) for n, b in zip(sizes, bounds)]
+    assert got == expected
+    assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
+
+
+def test_draws_permute_with_the_generator_where_numpy_shuffles_otherwise(monkeypatch):
+    """Where this numpy's shuffle is not the one `Draws` replays, the generator permutes, synced before and after."""
+    from robust.toolkit import draws as module
+
+    monkeypatch.setattr(module, "_shuffles_as_numpy", lambda: False)
+    for bits in GENERATORS:
+        ref, rng = np.random.Generator(bits(3)), np.random.Generator(bits(3))
+        expected = [int(ref.integers(9)), ref.permutation(30).tolist(), int(ref.integers(9)),
+                    ref.permutation(7).tolist()]
+        with Draws(rng) as draws:
+            got = [draws.integers(9), draws.permutation(30), draws.integers(9), draws.permutation(7)]
+        assert got == expected
+        assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)

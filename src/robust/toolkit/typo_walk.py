@@ -1,9 +1,10 @@
 """A typo transform's clean draw compiled with numba (`TypoWalk`; RobTest's Typo-M uses it): the same texts,
 distances and generator state as its Python loop (`TypoM._clean_loop`), without the interpreter's cost per
 candidate edit. `TypoWalk.many` makes an example's draws at a degree in one call, and `TypoWalk.word_edits` does
-the same for Typo-G's word-level draws (`word_draws`); `glyph_draws` does it for Glyph-G's (its tables are built
-in robust.plugins.attacks.glyph). The word-level kernels live here, beside the stream helpers they call, because
-numba's disk cache of a function is not invalidated by a change to a jitted function of another module.
+the same for Typo-G's word-level draws (`word_draws`); `glyph_draws` does it for Glyph-G's and
+`sound_alike_draws` and `respelt_draws` for Phonetic-G's and -M's (their tables are built in
+robust.plugins.attacks.glyph and .phonetic). The word-level kernels live here, beside the stream helpers they call,
+because numba's disk cache of a function is not invalidated by a change to a jitted function of another module.
 
 A clean draw of an MR sentence measures ~46 candidate edits with a Levenshtein distance to the original and keeps
 ~35; in Python each candidate costs a few µs of interpreter work around a sub-µs distance (docs/performance.md).
@@ -333,6 +334,113 @@ def glyph_draws(codes: Any, rows: Any, starts: Any, lengths: Any, kinds: Any, co
         if rs[3]:
             break
     return edits, count
+
+
+@jit
+def sound_alike_draws(kinds: Any, cdf: Any, counts: Any, k: int, draws: int, stream: Any, rs: Any) -> Any:
+    """`draws` clean Phonetic-G draws in a row (`_Phonetic._walk_clean`, one edit a word): each a permutation of
+    the words, then at each word in that order until k words have changed, a kind of spelling by a uniform (the
+    first of cdf[w, :kinds[w]] above it: bisect_right) and one of its counts[w, kind] spellings by `integers`; a
+    word with no kinds (kinds[w] == 0) is passed over without a draw. Returns the edits, a row each [draw, word,
+    kind, spelling], and their number."""
+    words = len(kinds)
+    edits = np.zeros((draws * min(k, words), 4), dtype=np.int64)
+    order = np.empty(words, dtype=np.int64)
+    count = 0
+    for d in range(draws):
+        permutation(words, order, stream, rs)
+        spent = 0
+        for i in range(words):
+            if spent >= k or rs[3]:
+                break
+            w = order[i]
+            n = kinds[w]
+            if n == 0:
+                continue
+            u, j = uniform(stream, rs), 0
+            while j < n - 1 and cdf[w, j] <= u:  # the last entry is 1.0, above every uniform
+                j += 1
+            pick = integers(counts[w, j], stream, rs)
+            if not rs[3]:
+                edits[count, 0], edits[count, 1], edits[count, 2], edits[count, 3] = d, w, j, pick
+                count += 1
+                spent += 1
+        if rs[3]:
+            break
+    return edits, count
+
+
+@jit
+def word_distance(codes: Any, a: int, a_end: int, b: int, b_end: int, row: Any) -> int:
+    """The Levenshtein distance of codes[a:a_end] and codes[b:b_end] (unit costs, one row of the table; `row`: at
+    least b_end - b + 1 entries)."""
+    m = b_end - b
+    for j in range(m + 1):
+        row[j] = j
+    for i in range(a, a_end):
+        diag, row[0] = row[0], i - a + 1
+        for j in range(1, m + 1):
+            up = row[j]
+            row[j] = min(up + 1, row[j - 1] + 1, diag + (codes[i] != codes[b + j - 1]))
+            diag = up
+    return row[m]
+
+
+@jit
+def respelt_draws(roots: Any, lengths: Any, state: Any, cdf: Any, first: Any, counts: Any, children: Any, starts: Any,
+                  ends: Any, codes: Any, k: int, draws: int, stream: Any, rs: Any) -> Any:
+    """Clean Phonetic-M draws in a row (`_Phonetic._walk_clean` with `PhoneticM._draw`) over a graph of spellings:
+    each a permutation of the words, then at each word in that order while the spent budget is below k,
+    randint(1, len) capped at 3 edits, each from the current spelling's node: a kind by a uniform (the first of
+    cdf[node, :state[node]] above it) and one of its counts[node, kind] spellings, children[first[node, kind] + i],
+    by `integers`; a node of state 0 takes no edit. The drawn spelling is kept where its Levenshtein distance to the
+    word (node codes[starts:ends]) fits the budget. It stops before a draw that reaches a node not yet in the graph
+    (state -1) or runs out of the stream, the stream rewound to that draw's start. Returns the edits of the draws
+    made, a row each [draw, word, node], their number, the draws made and the missing node (-1: none; fewer draws
+    made than asked for and none missing: the stream ran out)."""
+    words = len(roots)
+    edits = np.zeros((draws * words, 3), dtype=np.int64)
+    order = np.empty(words, dtype=np.int64)
+    row = np.empty(64, dtype=np.int64)
+    start = rs.copy()
+    count = 0
+    for d in range(draws):
+        start[:] = rs
+        kept = count
+        permutation(words, order, stream, rs)
+        spent = 0
+        for i in range(words):
+            if spent >= k or rs[3]:
+                break
+            w = order[i]
+            root = roots[w]
+            edits_left = min(3, 1 + integers(lengths[w], stream, rs))
+            node = root
+            for _ in range(edits_left):
+                n = state[node]
+                if n < 0:  # not in the graph yet: the caller adds it and draws again from this draw's start
+                    missing = -1 if rs[3] else node
+                    rs[:] = start
+                    return edits, kept, d, missing
+                if n == 0:
+                    break
+                u, j = uniform(stream, rs), 0
+                while j < n - 1 and cdf[node, j] <= u:  # the last entry is 1.0, above every uniform
+                    j += 1
+                node = children[first[node, j] + integers(counts[node, j], stream, rs)]
+            if node == root or rs[3]:
+                continue
+            if ends[node] - starts[node] + 1 > len(row):
+                row = np.empty(2 * (ends[node] - starts[node] + 1), dtype=np.int64)
+            cost = word_distance(codes, starts[root], ends[root], starts[node], ends[node], row)
+            if spent + cost <= k:
+                edits[count, 0], edits[count, 1], edits[count, 2] = d, w, node
+                count += 1
+                spent += cost
+        if rs[3]:  # the stream ran out: the caller reads more and draws again from this draw's start
+            rs[:] = start
+            return edits, kept, d, -1
+    return edits, count, draws, -1
 
 
 @dataclass(frozen=True)

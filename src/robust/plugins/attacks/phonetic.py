@@ -21,14 +21,18 @@ before each edit; overshoot allowed, case-only edits cost 0), N = len(s.strip())
 
 from __future__ import annotations
 
-import bisect
 import functools
 import json
 import os
 import re
+import threading
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from robust import Example, Transform, hookimpl
+from robust.toolkit.compiled import Compiled
 from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
@@ -371,20 +375,197 @@ def draw_sound_alike(word: str, edits: int, rng: Any) -> str | None:
     """`word` (its core; punctuation kept) respelt with `edits` draws in ANTHRO's proportions, or None.
     `rng`: a numpy Generator or a `Draws` over one (the same draws)."""
     new = word
+    menu_of, random, integers = _menu, rng.random, rng.integers
     for _ in range(edits):
-        menu = _menu(new)  # a spelling's core is alphabetic: its affixes stay those of `word`
+        menu = menu_of(new)  # a spelling's core is alphabetic: its affixes stay those of `word`
         if menu is None:
             break  # after a case change (or on a capitalised word) no further spelling edits
         cdf, spellings = menu
-        options = spellings[bisect.bisect_right(cdf, rng.random())]  # its kind: rng.choice(len(kinds), p=...)
-        new = options[rng.integers(len(options))]
+        options = spellings[bisect_right(cdf, random())]  # its kind: rng.choice(len(kinds), p=...)
+        new = options[integers(len(options))]
     return new if new != word else None
+
+
+# --- the clean draws compiled (numba, `typo_walk.sound_alike_draws` and `respelt_draws`) -------------------
+@dataclass(frozen=True)
+class _Menus:
+    """A text's words as Phonetic-G's compiled draws take them: per word, the `_menu` it draws an edit from (None:
+    no spelling), its number of kinds (0 for none), their cdf (padded with 1.0) and their numbers of spellings."""
+
+    menus: tuple[tuple[list[float], tuple[tuple[str, ...], ...]] | None, ...]
+    kinds: Any  # int64 [words]
+    cdf: Any  # float64 [words, kinds]
+    counts: Any  # int64 [words, kinds]
+
+
+@functools.lru_cache(maxsize=512)
+def _menus(text: str) -> _Menus:
+    menus = tuple(_menu(word) for word in _words(text))
+    kinds = np.zeros(len(menus), dtype=np.int64)
+    cdf = np.ones((len(menus), len(ANTHRO_MIX)))
+    counts = np.zeros((len(menus), len(ANTHRO_MIX)), dtype=np.int64)
+    for w, menu in enumerate(menus):
+        if menu is not None:
+            kinds[w] = len(menu[0])
+            cdf[w, :kinds[w]] = menu[0]
+            counts[w, :kinds[w]] = [len(options) for options in menu[1]]
+    return _Menus(menus, kinds, cdf, counts)
+
+
+def _sound_alike_edits(walk: Any, text: str, k: int, rng: np.random.Generator, draws: int
+                       ) -> list[list[tuple[int, str]]] | None:
+    """`draws` clean Phonetic-G draws in a row on `rng` (k changed words each) in one compiled call (`walk`: the
+    module robust.toolkit.typo_walk): per draw, its edits as (word index, spelling); None where the compiled draws
+    cannot replay the generator's stream (MT19937)."""
+    table = _menus(text)
+    drawn = walk.replayed(rng, draws * (4 * len(table.kinds) + 32), lambda stream, rs: walk.sound_alike_draws(
+        table.kinds, table.cdf, table.counts, k, draws, stream, rs))
+    if drawn is None:
+        return None
+    edits, count = drawn
+    out: list[list[tuple[int, str]]] = [[] for _ in range(draws)]
+    for d, w, kind, pick in edits[:count].tolist():
+        out[d].append((w, table.menus[w][1][kind][pick]))  # type: ignore[index]
+    return out
+
+
+def _respelt(source: Sequence[str], edits: list[tuple[int, str]]) -> list[str]:
+    """`source`'s words with the drawn `edits` (word index, spelling)."""
+    tokens = list(source)
+    for index, spelling in edits:
+        tokens[index] = spelling
+    return tokens
+
+
+class _Spellings:
+    """What Phonetic-M's compiled draws (`typo_walk.respelt_draws`) walk: a graph whose nodes are the whitespace words
+    met (their code points at codes[starts:ends]) and, once a node is added (`add`), its `_menu`: state (-1 not
+    added, 0 no edit, else its number of kinds), the kinds' cdf and each kind's spellings as nodes,
+    children[first:first + counts]. Kept for the process, as `_menu`'s cache is, and started again past LIMIT
+    nodes; `lock` serializes the draws of threads over it."""
+
+    LIMIT = 1 << 18
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clear()
+
+    def clear(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.strings: list[str] = []
+        self.state = np.full(1024, -1, dtype=np.int64)
+        self.cdf = np.ones((1024, len(ANTHRO_MIX)))
+        self.first = np.zeros((1024, len(ANTHRO_MIX)), dtype=np.int64)
+        self.counts = np.zeros((1024, len(ANTHRO_MIX)), dtype=np.int64)
+        self.starts, self.ends = np.zeros(1024, dtype=np.int64), np.zeros(1024, dtype=np.int64)
+        self.codes, self.children = np.zeros(4096, dtype=np.int64), np.zeros(4096, dtype=np.int64)
+        self._codes = self._children = 0  # entries used
+
+    def node(self, word: str) -> int:
+        """`word`'s node, made (not added) if new."""
+        node = self.ids.get(word)
+        if node is not None:
+            return node
+        node = self.ids[word] = len(self.strings)
+        self.strings.append(word)
+        if node == len(self.state):
+            self.state, self.starts, self.ends, self.cdf, self.first, self.counts = (
+                _grown(a, fill) for a, fill in ((self.state, -1), (self.starts, 0), (self.ends, 0), (self.cdf, 1.0),
+                                                (self.first, 0), (self.counts, 0)))
+        end = self._codes + len(word)
+        self.codes = _grown(self.codes, 0, end)
+        self.codes[self._codes:end] = [ord(c) for c in word]
+        self.starts[node], self.ends[node], self._codes = self._codes, end, end
+        return node
+
+    def add(self, node: int) -> None:
+        """Add `node`'s menu: its kinds, their cdf and spellings (its state written last)."""
+        menu = _menu(self.strings[node])
+        if menu is None:
+            self.state[node] = 0
+            return
+        cdf, spellings = menu
+        for kind, options in enumerate(spellings):
+            children = [self.node(spelling) for spelling in options]
+            end = self._children + len(children)
+            self.children = _grown(self.children, 0, end)
+            self.children[self._children:end] = children
+            self.first[node, kind], self.counts[node, kind], self._children = self._children, len(children), end
+        self.cdf[node, :len(cdf)] = cdf
+        self.state[node] = len(cdf)
+
+
+def _grown(a: Any, fill: float, size: int = 0) -> Any:
+    """`a` itself where it holds `size` entries (rows), else a copy twice as long (or `size`) padded with `fill`."""
+    if size and size <= len(a):
+        return a
+    out = np.full((max(2 * len(a), size), *a.shape[1:]), fill, dtype=a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+_SPELLINGS = _Spellings()
+
+
+def _respelt_edits(walk: Any, text: str, k: int, rng: np.random.Generator, draws: int
+                   ) -> list[list[tuple[int, str]]] | None:
+    """`draws` clean Phonetic-M draws in a row on `rng` (k characters each) in compiled calls (`walk`: the module
+    robust.toolkit.typo_walk), the spellings' graph added to where they reach a node not in it: per draw, its edits
+    as (word index, spelling); None where the compiled draws cannot replay the generator's stream (MT19937)."""
+    source = _words(text)
+    lengths = np.array([len(word) for word in source], dtype=np.int64)
+    graph = _SPELLINGS
+
+    def run(stream: Any, rs: Any) -> list[list[tuple[int, str]]]:
+        out: list[list[tuple[int, str]]] = [[] for _ in range(draws)]
+        done = 0
+        while done < draws:
+            edits, count, made, missing = walk.respelt_draws(
+                roots, lengths, graph.state, graph.cdf, graph.first, graph.counts, graph.children, graph.starts,
+                graph.ends, graph.codes, k, draws - done, stream, rs)
+            for d, w, node in edits[:count].tolist():
+                out[done + d].append((w, graph.strings[node]))
+            done += made
+            if missing >= 0:
+                graph.add(missing)
+            elif done < draws:
+                rs[3] = 1  # the stream ran out: `replayed` draws them all again from a longer one
+                break
+        return out
+
+    with graph.lock:
+        if len(graph.strings) > graph.LIMIT:
+            graph.clear()
+        roots = np.array([graph.node(word) for word in source], dtype=np.int64)
+        for root in roots.tolist():
+            if graph.state[root] < 0:
+                graph.add(root)
+        return walk.replayed(rng, draws * (4 * len(source) + 32), run)
+
+
+def _load_walk() -> Any:
+    """Phonetic-M's and -G's draws compiled, called once so that they compile here, in the loading thread (on tables
+    of the types `_menus` and `_Spellings` build, which need no pronunciations)."""
+    from robust.toolkit import typo_walk
+
+    one, kinds = np.ones(1, dtype=np.int64), np.ones((1, len(ANTHRO_MIX)), dtype=np.int64)
+    typo_walk.replayed(np.random.default_rng(0), 64, lambda stream, rs: typo_walk.sound_alike_draws(
+        one, np.ones((1, len(ANTHRO_MIX))), kinds, 1, 1, stream, rs))
+    typo_walk.replayed(np.random.default_rng(0), 64, lambda stream, rs: typo_walk.respelt_draws(
+        one - 1, one, -one, np.ones((1, len(ANTHRO_MIX))), kinds, kinds, one, one - 1, one, one, 1, 1, stream, rs))
+    return typo_walk
+
+
+# the compiled draws once loaded (`Compiled`: until then the draws run the Python loop, with the same results);
+# `_load_walk` looked up when loading (tests replace it)
+_compiled_draw = Compiled("Phonetic-M's and -G's draws", lambda: _load_walk())
 
 
 # --- transforms -------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1024)
 def _words(text: str) -> tuple[str, ...]:
-    """The words of a search's original text, split once (`edit` asks for them at every position)."""
+    """The words of a text drawn from, split once (`edit` asks for them at every position, `apply_many` at every
+    degree)."""
     return tuple(words(text))
 
 
@@ -401,11 +582,7 @@ class _Phonetic(Transform):
         """δ, the edit distance allowed for `word` (RobTest's code, Char/phonetic_transform.py): 1 for -G."""
         return 1
 
-    def _cost(self, old: str, new: str) -> int:
-        """Clean-mode budget units of one word replacement: one word for -G."""
-        return 1
-
-    def _size(self, text: str, source: list[str], faithful: bool) -> int:
+    def _size(self, text: str, source: Sequence[str], faithful: bool) -> int:
         """N: characters (-M) or the words `source` of `text` (-G)."""
         if self.malicious:
             return len(text.strip()) if faithful else len(text)
@@ -420,23 +597,36 @@ class _Phonetic(Transform):
         return draw_sound_alike(word, 1, rng)
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
+        return self.apply_many(example, degree, rng, 1)[0]
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        # clean draws in a row compiled as one call where numba is loaded (the kernel gives each draw's edits, the
+        # words are rebuilt here); else the walk, on one `Draws` for all (permutations included): the values of
+        # rng's scalar calls at C speed, the generator's state read and written once
         faithful = _faithful(self.config)
-        source = words(example.text)
+        source = _words(example.text)
         size = self._size(example.text, source, faithful)
         if degree <= 0 or size == 0:
-            return [example]
-        order = rng.permutation(len(source)).tolist()
-        with Draws(rng) as draws:  # the same values as rng's scalar calls, at C speed
-            walk = self._walk_faithful if faithful else self._walk_clean
-            tokens = walk(source, order, degree, size, draws)
+            return [[example] for _ in range(draws)]
+        walk = None if faithful or not source else _compiled_draw()
+        compiled = _respelt_edits if self.malicious else _sound_alike_edits
+        drawn = compiled(walk, example.text, budget(size, degree), rng, draws) if walk is not None else None
+        if drawn is not None:
+            return [self._variant(example, degree, source, _respelt(source, edits)) for edits in drawn]
+        python_walk = self._walk_faithful if faithful else self._walk_clean
+        with Draws(rng) as scalars:
+            return [self._variant(example, degree, source, python_walk(source, scalars.permutation(len(source)),
+                                                                       degree, size, scalars)) for _ in range(draws)]
+
+    def _variant(self, example: Example, degree: float, source: Sequence[str], tokens: list[str]) -> list[Example]:
         new = join(tokens)
         return [with_degree(example, new, degree, self._achieved(example.text, new, source, tokens))]
 
-    def _achieved(self, text: str, new: str, source: list[str], tokens: list[str]) -> float:
+    def _achieved(self, text: str, new: str, source: Sequence[str], tokens: list[str]) -> float:
         """The degree `apply` measured: `measure(text, new)`, given the words too (`new` = join(tokens))."""
         return self.measure(text, new)
 
-    def _walk_faithful(self, source: list[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
+    def _walk_faithful(self, source: Sequence[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
         """RobTest's loop: replace words in `order` until the lower-cased Levenshtein ratio reaches d."""
         tokens = list(source)
         ref = join(source).lower()
@@ -448,16 +638,18 @@ class _Phonetic(Transform):
                 tokens[index] = options[rng.integers(len(options))]
         return tokens
 
-    def _walk_clean(self, source: list[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
-        """Replace words in `order` while their costs fit the budget k = ceil(N·d)."""
+    def _walk_clean(self, source: Sequence[str], order: list[int], degree: float, size: int, rng: Any) -> list[str]:
+        """Replace words in `order` while their costs fit the budget k = ceil(N·d): a word for -G, its
+        case-sensitive Levenshtein distance for -M."""
         tokens = list(source)
         k, spent = budget(size, degree), 0
+        draw, chars = self._draw, self.malicious
         for index in order:
             if spent >= k:
                 break
             word = source[index]
-            new = self._draw(word, rng)
-            if new and spent + (cost := self._cost(word, new)) <= k:
+            new = draw(word, rng)
+            if new and spent + (cost := levenshtein(word, new) if chars else 1) <= k:
                 tokens[index] = new
                 spent += cost
         return tokens
@@ -493,11 +685,9 @@ class PhoneticM(_Phonetic):
     def _distance(self, word: str, rng: Any) -> int:
         return 1 + rng.integers(len(word))  # randint(1, len(word)): numpy's integers(1, n + 1), draw for draw
 
-    def _cost(self, old: str, new: str) -> int:
-        return levenshtein(old, new)  # case-sensitive characters
-
     def _draw(self, word: str, rng: Any) -> str | None:
-        return draw_sound_alike(word, min(3, self._distance(word, rng)), rng)
+        distance = 1 + rng.integers(len(word))  # `_distance`, written out (the walk calls this for every word)
+        return draw_sound_alike(word, distance if distance < 3 else 3, rng)
 
     def measure(self, original: str, perturbed: str) -> float:
         if _faithful(self.config):
@@ -519,7 +709,7 @@ class PhoneticG(_Phonetic):
             return levenshtein(original.lower(), perturbed.lower()) / n if n else 0.0
         return word_modification_rate(original, perturbed)
 
-    def _achieved(self, text: str, new: str, source: list[str], tokens: list[str]) -> float:
+    def _achieved(self, text: str, new: str, source: Sequence[str], tokens: list[str]) -> float:
         if _faithful(self.config):
             return self.measure(text, new)
         return word_modification_rate_of(source, tokens)  # the words `apply` already has

@@ -357,7 +357,7 @@ def walk_loaded() -> None:
             loading().result()
         return
     for loader in LOADERS:
-        if loader.started:
+        if getattr(loader, "started", True):  # code without `started` (1fee42b-267a0a6): every loader
             loader.loading().result()
 
 

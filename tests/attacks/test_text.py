@@ -296,7 +296,7 @@ def test_word_options_draw_what_substitute_draws():
 def test_permutation_is_numpys():
     """`permutation` (a shuffled list where this numpy shuffles as it permutes) gives `rng.permutation`'s order and
     leaves the generator where it does, with or without a half of the 32-bit stream pending."""
-    from robust.toolkit.transforms import _shuffle_is_permutation, permutation
+    from robust.toolkit.draws import _shuffle_is_permutation, permutation
 
     assert _shuffle_is_permutation()  # the list path is the one taken here
     for n in (0, 1, 2, 5, 16, 33, 1000):

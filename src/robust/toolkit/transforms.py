@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from robust.core.errors import MissingResource, RobustError
 from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
-from robust.toolkit.draws import draws_for
+from robust.toolkit.draws import draws_for, permutation
 from robust.toolkit.lazy import np
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
@@ -235,31 +235,6 @@ def log_likelihood_drops(lm: Any, pairs: Sequence[tuple[str, str]]) -> list[floa
 def cosines(embedder: Any, original: str, texts: Sequence[str]) -> list[float]:
     """cos(E(original), E(t)) for every t, in one batched `embed` call."""
     return similarities(embedder, [(original, t) for t in texts])
-
-
-@functools.cache
-def _shuffle_is_permutation() -> bool:
-    """Whether this numpy's `rng.shuffle` of a list draws `rng.permutation`'s order (both are its Fisher-Yates shuffle
-    on `random_interval`, an implementation detail, so checked once a process), generator state included."""
-    import numpy as np
-
-    for n in (1, 2, 3, 17, 200):
-        ours, theirs = np.random.default_rng(n), np.random.default_rng(n)
-        ours.integers(3), theirs.integers(3)  # a half of the 32-bit stream pending
-        order = list(range(n))
-        ours.shuffle(order)
-        if order != theirs.permutation(n).tolist() or ours.bit_generator.state != theirs.bit_generator.state:
-            return False
-    return True
-
-
-def permutation(n: int, rng: np.random.Generator) -> list[int]:
-    """`rng.permutation(n).tolist()`, drawn by shuffling a list where that is the same (no array made and converted)."""
-    if _shuffle_is_permutation():
-        order = list(range(n))
-        rng.shuffle(order)
-        return order
-    return rng.permutation(n).tolist()
 
 
 def pick(choices: Sequence[str], rng: np.random.Generator) -> str | None:

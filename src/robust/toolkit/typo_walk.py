@@ -109,6 +109,16 @@ def uniform(stream: Any, rs: Any) -> Any:
 
 
 @jit
+def from_cdf(cdf: Any, n: int, stream: Any, rs: Any) -> int:
+    """numpy's `rng.choice(n, p=...)` without its checks, as the Python draws make it: one uniform, the index of
+    the first of cdf[:n] above it (bisect_right; the last entry is 1.0, above every uniform)."""
+    u, j = uniform(stream, rs), 0
+    while j < n - 1 and cdf[j] <= u:
+        j += 1
+    return j
+
+
+@jit
 def integers(n: int, stream: Any, rs: Any) -> int:
     """numpy's `Generator.integers(n)`: Lemire's nearly divisionless mapping, as `Draws.integers`."""
     if n == 1:
@@ -323,10 +333,7 @@ def glyph_draws(codes: Any, rows: Any, starts: Any, lengths: Any, kinds: Any, co
                 elif kinds[s] == 1:
                     new = options[r, s, 0]
                 else:
-                    u, j = uniform(stream, rs), 0
-                    while j < n - 1 and cdf[r, s, j] <= u:  # the last entry is 1.0, above every uniform
-                        j += 1
-                    new = options[r, s, j]
+                    new = options[r, s, from_cdf(cdf[r, s], n, stream, rs)]
             if new != codes[at] and not rs[3]:
                 edits[count, 0], edits[count, 1], edits[count, 2], edits[count, 3] = d, w, pos, new
                 count += 1
@@ -357,9 +364,7 @@ def sound_alike_draws(kinds: Any, cdf: Any, counts: Any, k: int, draws: int, str
             n = kinds[w]
             if n == 0:
                 continue
-            u, j = uniform(stream, rs), 0
-            while j < n - 1 and cdf[w, j] <= u:  # the last entry is 1.0, above every uniform
-                j += 1
+            j = from_cdf(cdf[w], n, stream, rs)
             pick = integers(counts[w, j], stream, rs)
             if not rs[3]:
                 edits[count, 0], edits[count, 1], edits[count, 2], edits[count, 3] = d, w, j, pick
@@ -424,9 +429,7 @@ def respelt_draws(roots: Any, lengths: Any, state: Any, cdf: Any, first: Any, co
                     return edits, kept, d, missing
                 if n == 0:
                     break
-                u, j = uniform(stream, rs), 0
-                while j < n - 1 and cdf[node, j] <= u:  # the last entry is 1.0, above every uniform
-                    j += 1
+                j = from_cdf(cdf[node], n, stream, rs)
                 node = children[first[node, j] + integers(counts[node, j], stream, rs)]
             if node == root or rs[3]:
                 continue

@@ -1,5 +1,5 @@
-"""TextFooler (Jin et al. 2020) as OpenAttack's TextFoolerAttacker with the offline substitutes of spec
-Dang et al. 2024, §3.3, with docs/asr_predict.md's offline substitutes: WordNet substitutes (union over POS; no POS
+"""TextFooler (Jin et al. 2020) as OpenAttack's TextFoolerAttacker, as Dang et al. 2024 (§3.3) run it, with the
+offline substitutes of docs/asr_predict.md: WordNet substitutes (union over POS; no POS
 filter, no tagger offline), leave-one-out importance with "<UNK>", a sentence-similarity filter by a helper encoder
 (default `minilm` for the Universal Sentence Encoder: cosine of the two windows) on a window of 15 tokens, threshold 0.5
 (0.1 for texts of fewer than 15 tokens), stop words never replaced.

@@ -176,16 +176,16 @@ def test_thread_count_follows_robust_threads_then_omp_then_usable_cpus(monkeypat
 HEAVY = ("numpy", "scipy", "sklearn", "nltk", "spacy", "torch", "transformers", "matplotlib", "pandas")
 
 
-def _modules_after(code: str) -> set[str]:
-    """The modules a fresh interpreter holds after running `code`."""
+def _modules_after(code: str, **env: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `code` (with `env` added to the environment)."""
     probe = f"import sys\n{code}\nprint(sorted(sys.modules))"
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=os.environ)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env={**os.environ, **env})
     assert proc.returncode == 0, proc.stderr
     return set(eval(proc.stdout.strip().splitlines()[-1]))
 
 
-def _heavy_after(code: str) -> list[str]:
-    return sorted({m.split(".")[0] for m in _modules_after(code)} & set(HEAVY))
+def _heavy_after(code: str, **env: str) -> list[str]:
+    return sorted({m.split(".")[0] for m in _modules_after(code, **env)} & set(HEAVY))
 
 
 def _command(*args: str) -> str:
@@ -193,6 +193,8 @@ def _command(*args: str) -> str:
 
 
 def test_robust_list_imports_no_heavy_library():
+    # collected afresh (every plugin module imported and registered), then from the listing cache
+    assert _heavy_after(_command("list"), ROBUST_PLUGIN_CACHE="0") == []
     assert _heavy_after(_command("list")) == []
     # negative control: the check sees numpy once a plugin module uses its lazy binding
     used = "from robust.plugins.benchmarks.syntextbench import scoring\nscoring.np.zeros(1)"

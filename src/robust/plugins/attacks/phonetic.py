@@ -504,7 +504,10 @@ def _grown(a: Any, fill: float, size: int = 0) -> Any:
     return out
 
 
-_SPELLINGS = _Spellings()
+@functools.cache
+def _spellings() -> _Spellings:
+    """The process's graph, made at the first compiled draw (not at import: `robust list` imports no numpy)."""
+    return _Spellings()
 
 
 def _respelt_edits(walk: Any, text: str, k: int, rng: np.random.Generator, draws: int
@@ -514,7 +517,7 @@ def _respelt_edits(walk: Any, text: str, k: int, rng: np.random.Generator, draws
     as (word index, spelling); None where the compiled draws cannot replay the generator's stream (MT19937)."""
     source = _words(text)
     lengths = np.array([len(word) for word in source], dtype=np.int64)
-    graph = _SPELLINGS
+    graph = _spellings()
 
     def run(stream: Any, rs: Any) -> list[list[tuple[int, str]]]:
         out: list[list[tuple[int, str]]] = [[] for _ in range(draws)]

@@ -18,6 +18,11 @@ reports
   models' loading, package versions, report), which dominates a small run's own µs / text,
 - own ÷ victim: robust's own CPU over the victim's, both per text: a loaded machine inflates both alike (the
   victim's work per text is fixed), so this ratio compares two versions run at different loads better than µs,
+- helper queries and own µs / query of any model: the inputs the helper models computed (their caches'
+  misses, spaCy's parses), and robust's own CPU per query of the victim and the helpers together: where a
+  transform's helpers serve far more queries than the victim sees (Distraction's and Contextual's degrees,
+  TextFooler's window similarities), this is what a device serving every model waits for per query; the goals
+  are read on own µs / text,
 - peak RSS of the process (MB, warm-up included).
 
     python benchmarks/own_cost.py                              # every workload, 50 examples
@@ -28,8 +33,9 @@ reports
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
 
 `--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
-prints the N functions with the largest own share of the measured run's samples, beside their share with callees
-included (the warm-up and the half-size run left out). cProfile's cost per call inflates call-heavy Python (the
+prints the N functions with the largest own share of robust's own samples of the measured run, beside their share
+with callees included (the warm-up and the half-size run left out, and so are the samples inside the victim's and
+the helper models' timed calls, which are model time). cProfile's cost per call inflates call-heavy Python (the
 draws: 48 % of a Glyph run under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's
 figures then include py-spy's small cost. py-spy sees Python threads only: CPU that native threads spend (BLAS
 workers spinning, a compile) is in the process's time but not in the shares.
@@ -174,6 +180,14 @@ class HelperClock:
 
     cpu: float = 0.0
     depth: int = 0
+    queries: int = 0  # inputs the helper models computed: their batches' texts and the texts spaCy parsed
+
+    def counted(self, fn: Any) -> Any:
+        """`fn(batch)` timed, the batch's inputs counted as queries."""
+        def call(batch: Any) -> Any:
+            self.queries += len(batch)
+            return fn(batch)
+        return self.timed(call)
 
     def timed(self, fn: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -188,11 +202,12 @@ class HelperClock:
         return call
 
     def timed_iter(self, fn: Any) -> Any:
-        """`fn` returns an iterator that computes as it is consumed: each step timed."""
+        """`fn` returns an iterator that computes as it is consumed: each step timed, each item a query."""
         def call(*args: Any, **kwargs: Any) -> Any:
             it = iter(fn(*args, **kwargs))
             step = self.timed(lambda: next(it, _END))
             while (item := step()) is not _END:
+                self.queries += 1
                 yield item
         return call
 
@@ -208,7 +223,7 @@ def install_helper_clock(victim: Any) -> HelperClock:
 
     def map_(self: Any, key: Any, inputs: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if self is not victim.cache:  # a helper's batches, and its tokenizer measuring their lengths
-            fn = clock.timed(fn)
+            fn = clock.counted(fn)
             if kwargs.get("lengths") is not None:
                 kwargs["lengths"] = clock.timed(kwargs["lengths"])
         return original(self, key, inputs, fn, *args, **kwargs)
@@ -218,7 +233,13 @@ def install_helper_clock(victim: Any) -> HelperClock:
         from spacy.language import Language
     except ImportError:
         return clock
-    Language.__call__ = clock.timed(Language.__call__)
+    call = Language.__call__
+
+    def parse(self: Any, text: Any, *args: Any, **kwargs: Any) -> Any:
+        clock.queries += 1
+        return call(self, text, *args, **kwargs)
+
+    Language.__call__ = clock.timed(parse)
     Language.pipe = clock.timed_iter(Language.pipe)  # parses as it is consumed
     return clock
 
@@ -231,6 +252,7 @@ class Measured:
     cpu: float = 0.0
     victim_cpu: float = 0.0
     helper_cpu: float = 0.0
+    helper_queries: int = 0  # inputs the helper models computed (their cache's misses; spaCy's parses)
     wall: float = 0.0
     peak_mb: float = 0.0
     fixed: float = 0.0  # own CPU seconds every run costs once (fitted, see the module doc)
@@ -245,6 +267,11 @@ class Measured:
     @property
     def own_us(self) -> float:
         return 1e6 * self.own / max(self.texts, 1)
+
+    @property
+    def own_us_per_query(self) -> float:
+        """Per query of any model, the victim's and the helpers': what a device serving them all waits for."""
+        return 1e6 * self.own / max(self.texts + self.helper_queries, 1)
 
 
 def measure(name: str, limit: int, profile: int) -> Measured:
@@ -279,7 +306,7 @@ def measure(name: str, limit: int, profile: int) -> Measured:
     def timed(n: int | None, profiler: Any = None, measured: bool = False) -> Measured:
         model.cache.clear()
         clock.cpu = clock.texts = clock.calls = 0
-        helper0 = helpers.cpu
+        helper0, queries0 = helpers.cpu, helpers.queries
         if profiler is not None:
             profiler.enable()
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -287,7 +314,7 @@ def measure(name: str, limit: int, profile: int) -> Measured:
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         if profiler is not None:
             profiler.disable()
-        return Measured(name, clock.texts, cpu, clock.cpu, helpers.cpu - helper0, wall)
+        return Measured(name, clock.texts, cpu, clock.cpu, helpers.cpu - helper0, helpers.queries - queries0, wall)
 
     run(max(2, limit // 10))  # warm-up: imports, lexicons, spaCy load once per process
     walk_loaded()
@@ -315,24 +342,30 @@ def measured_run(run: Any, n: int | None) -> None:
 
 
 def sampled_shares(path: str, n: int) -> list[str]:
-    """The `n` functions with the largest own share of the samples below `measured_run` in py-spy's raw output
-    (one line per stack: frames joined by ';', then its count): the samples where the function itself ran, beside
-    those where it or a callee ran (each function counted once per stack)."""
+    """The `n` functions with the largest own share of robust's own samples below `measured_run` in py-spy's raw
+    output (one line per stack: frames joined by ';', then its count): the samples where the function itself ran,
+    beside those where it or a callee ran (each function counted once per stack). A stack inside the victim's or a
+    helper model's timed call is model time and left out, as `own µs / text` leaves it out; the first row says
+    which share of the run's samples is robust's own."""
     inclusive: Counter[str] = Counter()
     own: Counter[str] = Counter()
-    total = 0
+    total = models = 0
     for line in Path(path).read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         if not any(f.startswith("measured_run ") for f in frames):
             continue
+        if any(f.startswith(("Clock.timed.", "HelperClock.timed.")) for f in frames):
+            models += int(count)
+            continue
         total += int(count)
         for name in {_where(f) for f in frames}:
             inclusive[name] += int(count)
         own[_where(frames[-1])] += int(count)
+    share = f"| (robust's own samples: {100 * total / max(total + models, 1):.1f} % of the run's) | | |"
     total = max(total, 1)
-    return [f"| `{name}` | {100 * c / total:.1f} % | {100 * inclusive[name] / total:.1f} % |"
-            for name, c in own.most_common(n)]
+    return [share] + [f"| `{name}` | {100 * c / total:.1f} % | {100 * inclusive[name] / total:.1f} % |"
+                      for name, c in own.most_common(n)]
 
 
 def _where(frame: str) -> str:
@@ -460,8 +493,9 @@ def main() -> None:
         raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     print(f"{args.limit} examples per workload; load average {os.getloadavg()[0]:.1f}\n")
     print("| workload | texts the model saw | own µs / text | marginal µs / text | goal | run's fixed s | "
-          "victim µs / text | own ÷ victim | helper models s | wall s | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "victim µs / text | own ÷ victim | helper models s | helper queries | own µs / query of any model | wall s | "
+          "peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
         m = child(name, args.limit, args.profile, args.sample)
@@ -469,13 +503,14 @@ def main() -> None:
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | "
               f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | "
               f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
-              f"{m.helper_cpu:.1f} | {m.wall:.1f} | {m.peak_mb:.0f} |",
+              f"{m.helper_cpu:.1f} | {m.helper_queries:,} | {m.own_us_per_query:.0f} | {m.wall:.1f} | "
+              f"{m.peak_mb:.0f} |",
               flush=True)
         if m.profile:
             profiles.append((name, m.profile))
     for name, rows in profiles:
         if args.sample:
-            print(f"\n{name}: share of py-spy's samples of the measured run\n\n"
+            print(f"\n{name}: share of robust's own py-spy samples of the measured run (models' left out)\n\n"
                   "| function (file) | its own | callees included |\n|---|---|---|")
         else:
             print(f"\n{name}: cProfile, largest own time\n\n"

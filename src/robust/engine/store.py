@@ -347,10 +347,9 @@ class Store:
                                   "its records so far are kept")
             (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?",
                                      (run_id,)).fetchone()
-            for item_id, payload in records:
-                seq += 1
-                self.db.execute("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
-                                (run_id, item_id, seq, json.dumps(payload, sort_keys=True)))
+            self.db.executemany("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
+                                [(run_id, item_id, seq + k, json.dumps(payload, sort_keys=True))
+                                 for k, (item_id, payload) in enumerate(records, 1)])
             self.db.execute("UPDATE runs SET queries = queries + ?, seconds = seconds + ? WHERE id = ?",
                             (*counted, run_id))
 

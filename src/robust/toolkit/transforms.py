@@ -173,8 +173,12 @@ class HelperModels:
         return given if given is not None else super().helper(role)  # type: ignore[misc]
 
     def provide(self, role: str, model: Any) -> None:
-        """Use `model` (an instance) for `role` instead of loading the one its setting names."""
+        """Use `model` (an instance) for `role` instead of loading the one its setting names; a string is that
+        setting itself (`--set synonym.embedder=NAME` arrives as the constructor's `embedder`)."""
         if model is None:
+            return
+        if isinstance(model, str):
+            self.config[role] = model
             return
         offered = model.provides() if hasattr(model, "provides") else frozenset(getattr(model, "capabilities", ()))
         missing = set(self.models[role]) - set(offered)

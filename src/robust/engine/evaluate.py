@@ -170,7 +170,8 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     except (KeyboardInterrupt, Interruption) as exc:
         exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
         raise
-    return Evaluation(the_store.get(run.id), the_store.records(run.id), the_store.path)
+    ended, records = runner.ended
+    return Evaluation(the_store.get(run.id), records if ended == run.id else the_store.records(run.id), the_store.path)
 
 
 class PluginWarning(UserWarning):

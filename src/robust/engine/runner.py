@@ -171,6 +171,8 @@ class Runner:
         #: told each warning about the installed plugins that concerns the run (default: said as `warning: ...`)
         self.warn = warn or (lambda line: say(f"warning: {line}"))
         self.run_id = ""  # the run this runner created or resumed last (for the CLI's interruption message)
+        #: the run that `_execute` ended last and its records as read then (`robust.run` returns them unread again)
+        self.ended: tuple[str, dict[str, dict[str, Any]]] = ("", {})
 
     # building -------------------------------------------------------------------------------------
     def build(self, config: RunConfig, run_id: str = "", model: Any = None) -> tuple[Benchmark, RunContext]:
@@ -389,6 +391,7 @@ class Runner:
             result.summary.update({f"model.{key}": value for key, value in notes.items()})
             self.say("model: " + ", ".join(f"{key.replace('_', ' ')} {value:g}" for key, value in notes.items()))
         self.store.end(run_id, owner, "finished", counted, result=result.to_json())
+        self.ended = (run_id, stored)
         return self.store.get(run_id)
 
     def _warn(self, config: RunConfig) -> None:

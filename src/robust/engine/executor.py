@@ -29,6 +29,7 @@ from typing import Any, Protocol, TypeVar
 from robust.core.entry_points import plugin_points
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
+from robust.engine.collector import setup_frozen
 from robust.engine.environ import env_count, env_seconds
 
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
@@ -125,7 +126,16 @@ def run_overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, ove
         tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
     """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool; each (chunk, records) is
     yielded in this thread as soon as it is done (in any order). An error in one chunk cancels the chunks not
-    yet started and is raised here once the running ones end."""
+    yet started and is raised here once the running ones end. The garbage collector leaves the run's setup
+    alone meanwhile (`robust.engine.collector`)."""
+    with setup_frozen() as first_chunk_done:
+        for chunk, records in _overlapped(items, work, sizer, overlap):
+            first_chunk_done()
+            yield chunk, records
+
+
+def _overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overlap: int) -> Iterator[
+        tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
     if overlap <= 1:
         yield from run_chunks(items, work, sizer)
         return

@@ -63,10 +63,12 @@ def test_the_setting_names_the_helper_the_run_uses(tmp_path, encoder):
     assert any(text not in {row["text"] for row in ROWS} for text in SEEN)
 
 
-def test_an_unknown_helper_name_is_one_line_and_no_run(tmp_path, encoder):
-    with pytest.raises(robust.RobustError, match=r"^setting distraction\.embedder='no-such-encoder': unknown model "
-                                                 r"'no-such-encoder' .*; known: .*counting-encoder"):
-        _run(tmp_path, "no-such-encoder")
+@pytest.mark.parametrize(("name", "why"), [("no-such-encoder", "unknown model 'no-such-encoder' .*; known: "
+                                                                ".*counting-encoder"),
+                                           ("", "empty model spec")])
+def test_an_unknown_helper_name_is_one_line_and_no_run(tmp_path, encoder, name, why):
+    with pytest.raises(robust.RobustError, match=rf"^setting distraction\.embedder='{name}': {why}"):
+        _run(tmp_path, name)
     assert not SEEN
     store = tmp_path / "r.db"
     if store.exists():

@@ -415,8 +415,9 @@ def check_helper_specs(plugin: Plugin) -> None:
     before a run exists (the helper itself loads at its first use); a model given as an instance is not checked."""
     given = getattr(plugin, "given", lambda role: None)
     for role in getattr(plugin, "models", {}):
-        spec = plugin.config.get(role)
-        if given(role) is not None or not isinstance(spec, str) or not spec.strip():  # '': that helper unused
+        spec, default = plugin.config.get(role), getattr(plugin.settings.get(role), "default", None)
+        unused = not (spec or "").strip() and default == ""  # a helper off by default (contextual.mlm='')
+        if given(role) is not None or not isinstance(spec, str) or unused:
             continue
         try:
             plugin.ctx.registry.model_entry(spec)

@@ -21,6 +21,8 @@ from robust.plugins.attacks import glyph  # noqa: E402
 from robust.plugins.attacks.glyph import SPACES, GlyphG  # noqa: E402
 from robust.toolkit import typo_walk  # noqa: E402
 
+from .short_blocks import short_blocks  # noqa: E402
+
 SENTENCES = [
     "the film is a great deal of fun , and a fine showcase for the actors .",
     "a muddled , melodramatic paean to a dead star ; it's 2 hours too long !!",
@@ -114,14 +116,8 @@ def test_a_wrong_kernel_is_caught(monkeypatch):
 def test_draws_outrunning_their_block_are_read_again():
     """The compiled draws read a block of the generator's outputs ahead; where they need more, they draw again from
     the same state with a longer block (here from 5 outputs), to the same draws."""
-    calls = []
-
-    class Short:
-        glyph_draws = staticmethod(typo_walk.glyph_draws)
-
-        @staticmethod
-        def replayed(rng, size, run):
-            return typo_walk.replayed(rng, 5, lambda stream, rs: calls.append(len(stream)) or run(stream, rs))
+    calls: list[int] = []
+    Short = short_blocks(calls, glyph_draws=typo_walk.glyph_draws)
 
     text = SENTENCES[1]
     k = len(text.split())  # every word

@@ -17,6 +17,8 @@ from robust.plugins.attacks import phonetic
 from robust.plugins.attacks.phonetic import PhoneticG, PhoneticM
 from robust.toolkit.transforms import budget, join, with_degree, words
 
+from .short_blocks import short_blocks
+
 SENTENCES = [
     "I watch a smart, sweet and playful romantic comedy.",
     "the film is definitely a great deal of fun , and a fine showcase for the actors .",
@@ -100,14 +102,8 @@ def test_compiled_m_draws_from_a_graph_started_again_and_a_short_stream(compiled
     again longer (`replayed`), give the same draws."""
     from robust.toolkit import typo_walk
 
-    calls = []
-
-    class Short:
-        respelt_draws = staticmethod(typo_walk.respelt_draws)
-
-        @staticmethod
-        def replayed(rng, size, run):
-            return typo_walk.replayed(rng, 5, lambda stream, rs: calls.append(len(stream)) or run(stream, rs))
+    calls: list[int] = []
+    Short = short_blocks(calls, respelt_draws=typo_walk.respelt_draws)
 
     monkeypatch.setattr(phonetic._Spellings, "LIMIT", 0)
     for text, degree in itertools.product(SENTENCES[:3], DEGREES):

@@ -689,8 +689,7 @@ class PhoneticM(_Phonetic):
         return 1 + rng.integers(len(word))  # randint(1, len(word)): numpy's integers(1, n + 1), draw for draw
 
     def _draw(self, word: str, rng: Any) -> str | None:
-        distance = 1 + rng.integers(len(word))  # `_distance`, written out (the walk calls this for every word)
-        return draw_sound_alike(word, distance if distance < 3 else 3, rng)
+        return draw_sound_alike(word, min(3, self._distance(word, rng)), rng)
 
     def measure(self, original: str, perturbed: str) -> float:
         if _faithful(self.config):

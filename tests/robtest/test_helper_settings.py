@@ -1,4 +1,4 @@
-"""A transform's helper model named by a setting (`--set distraction.embedder=NAME`): the run uses that model, and
+"""A plugin's helper model named by a setting (`--set distraction.embedder=NAME`): the run uses that model, and
 a name no plugin registers is refused in one line before a run exists."""
 
 from __future__ import annotations
@@ -70,6 +70,15 @@ def test_an_unknown_helper_name_is_one_line_and_no_run(tmp_path, encoder, name, 
     with pytest.raises(robust.RobustError, match=rf"^setting distraction\.embedder='{name}': {why}"):
         _run(tmp_path, name)
     assert not SEEN
+    store = tmp_path / "r.db"
+    if store.exists():
+        assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
+
+
+def test_an_attackers_unknown_helper_is_refused_before_it_loads_and_no_run(tmp_path, encoder):
+    with pytest.raises(robust.RobustError, match=r"^setting textfooler\.encoder='no-such-encoder': unknown model"):
+        robust.run("attack", model=_victim(), data=ROWS, attack="textfooler", store=tmp_path / "r.db",
+                   settings={"textfooler.encoder": "no-such-encoder"})
     store = tmp_path / "r.db"
     if store.exists():
         assert sqlite3.connect(store).execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)

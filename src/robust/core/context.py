@@ -59,9 +59,25 @@ class RunContext:
 
     def create(self, kind: str, name: str | Entry, **config: Any) -> Any:
         """A registered plugin (by name, or the entry a name was resolved to once) configured with this run's
-        `NAME.key=value` / `DIST:NAME.key=value` settings, then `config`, and bound here."""
+        `NAME.key=value` / `DIST:NAME.key=value` settings, then `config`, and bound here; a helper model setting
+        that names no model is refused now, in one line (benchmarks create their plugins before a run exists)."""
         entry = name if isinstance(name, Entry) else self.registry.get(kind, name)
-        return entry.create(**{**self.settings_for(entry), **config}).bind(self)
+        plugin = entry.create(**{**self.settings_for(entry), **config}).bind(self)
+        self._check_helpers(plugin)
+        return plugin
+
+    def _check_helpers(self, plugin: Plugin) -> None:
+        """Each helper setting (`synonym.embedder=NAME`) names a registered model, unless an instance was given for
+        it or it is empty where the helper is off by default (`contextual.mlm=''`); the helper loads at first use."""
+        given = getattr(plugin, "given", lambda role: None)
+        for role in getattr(plugin, "models", {}):
+            spec, default = plugin.config.get(role), getattr(plugin.settings.get(role), "default", None)
+            if given(role) is not None or not isinstance(spec, str) or (not spec.strip() and default == ""):
+                continue
+            try:
+                self.registry.model_entry(spec)
+            except RobustError as exc:
+                raise RobustError(f"setting {plugin.name}.{role}={spec!r}: {exc}") from None
 
     def settings_for(self, entry: Entry) -> dict[str, Any]:
         """The user's `--set` values for a plugin: under its bare name (when that name means it), then its

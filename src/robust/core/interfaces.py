@@ -394,11 +394,8 @@ class Benchmark(Plugin):
 
 
 def check_pairing(transform: Transform | None, scorer: Scorer | None, data_keys: Iterable[str], user: str) -> None:
-    """Refuse in one line a transform that reads `Example.data` keys the benchmark's examples lack, a scorer that
-    reads `meta` keys its transform's variants do not carry, or a helper model setting that names no model (called
-    before a run exists)."""
-    if transform is not None:
-        check_helper_specs(transform)
+    """Refuse in one line a transform that reads `Example.data` keys the benchmark's examples lack, or a scorer that
+    reads `meta` keys its transform's variants do not carry (called before a run exists)."""
     missing = set(transform.needs_data) - set(data_keys) if transform is not None else set()
     if missing:
         raise RobustError(f"transform {transform.name!r} reads Example.data {', '.join(sorted(missing))}, which "
@@ -408,21 +405,6 @@ def check_pairing(transform: Transform | None, scorer: Scorer | None, data_keys:
         raise RobustError(f"scorer {scorer.name!r} reads {', '.join(sorted(lacking))} from each variant's meta, "
                           f"which {'transform ' + repr(transform.name) if transform else 'no transform'} of {user} "
                           "provides")
-
-
-def check_helper_specs(plugin: Plugin) -> None:
-    """Refuse in one line a helper model setting (`synonym.embedder=NAME`) whose NAME no model plugin registers,
-    before a run exists (the helper itself loads at its first use); a model given as an instance is not checked."""
-    given = getattr(plugin, "given", lambda role: None)
-    for role in getattr(plugin, "models", {}):
-        spec, default = plugin.config.get(role), getattr(plugin.settings.get(role), "default", None)
-        unused = not (spec or "").strip() and default == ""  # a helper off by default (contextual.mlm='')
-        if given(role) is not None or not isinstance(spec, str) or unused:
-            continue
-        try:
-            plugin.ctx.registry.model_entry(spec)
-        except RobustError as exc:
-            raise RobustError(f"setting {plugin.name}.{role}={spec!r}: {exc}") from None
 
 
 def add_scores(records: list[dict[str, Any]], rows: Sequence[Mapping[str, Any]], scorers: Sequence[Scorer],

@@ -67,12 +67,14 @@ class RunContext:
         return plugin
 
     def _check_helpers(self, plugin: Plugin) -> None:
-        """Each helper setting (`synonym.embedder=NAME`) names a registered model, unless an instance was given for
-        it or it is empty where the helper is off by default (`contextual.mlm=''`); the helper loads at first use."""
+        """Each helper setting (`synonym.embedder=NAME`) names a model `load_model` can give (a registered one, the
+        model under test, one this run holds already), unless an instance was given for it or it is empty where the
+        helper is off by default (`contextual.mlm=''`); the helper loads at first use."""
         given = getattr(plugin, "given", lambda role: None)
         for role in getattr(plugin, "models", {}):
             spec, default = plugin.config.get(role), getattr(plugin.settings.get(role), "default", None)
-            if given(role) is not None or not isinstance(spec, str) or (not spec.strip() and default == ""):
+            if (given(role) is not None or not isinstance(spec, str) or (not spec.strip() and default == "")
+                    or (self.model is not None and spec == self.model_spec) or spec in self._models):
                 continue
             try:
                 self.registry.model_entry(spec)

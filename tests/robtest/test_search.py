@@ -14,6 +14,7 @@ from robust.plugins.benchmarks.robtest.search import (
     saliency_queries,
     search_for,
 )
+from robust.toolkit.transforms import WordTransform
 
 from .robtest_toys import FILLER, CountingFn, ToyWord, keyword_probs
 
@@ -160,3 +161,51 @@ def test_one_path_for_all_degrees_equals_a_search_per_degree():
             assert [e.texts for e in shared] == [o.texts for o in separate]
             assert [e.queries for e in shared] == [len(o.seen | set(o.texts)) for o in separate]
             assert counting.texts < sum(len(o.seen) for o in separate)
+
+
+class Inflect(WordTransform):
+    """A word transform with `options`: 'good' -> 'better' or 'fine', 'film' -> 'films' or 'movie', 'plot' ->
+    'plots'; the other words have none."""
+
+    name = "toy-inflect"
+    integer_draws = True
+    FORMS = {"good": ("better", "fine"), "film": ("films", "movie"), "plot": ("plots",)}
+
+    def options(self, tokens):
+        return [self.FORMS.get(t, ()) for t in tokens]
+
+
+def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_results():
+    """`editable`: a word transform with `options` marks the words that have a replacement; the greedy search never
+    asks `edit` at the others (where it would return None without drawing), and writes what it writes when it asks
+    at every word: the same variants, queries and generator state, clean and faithful."""
+    from robust.plugins.benchmarks.robtest.search import greedy_degrees
+
+    text = FILLER.format("good")
+    assert Inflect().editable(text) == [w in Inflect.FORMS for w in text.split()]
+    assert Transform.editable(ToyWord(), text) is None  # the default: every word is tried
+
+    class AskEverywhere(Inflect):
+        def editable(self, original):
+            return None
+
+    def searched(cls, config, seed):
+        transform, asked = cls(), []
+        edit = transform.edit
+        transform.edit = lambda t, j, rng, original: asked.append(j) or edit(t, j, rng, original)  # type: ignore
+        rng = np.random.default_rng(seed)
+        if config.faithful:
+            found = drive([search_for(transform, text, 0.95, rng, config, gold=1)], keyword_probs)[0]
+            value = found.texts
+        else:
+            found = drive([greedy_degrees(transform, text, [0.1, 0.2, 0.3], rng, config, 1)], keyword_probs)[0]
+            value = [(e.texts, e.queries) for e in found.value]
+        return (value, rng.bit_generator.state), {text.split()[j] for j in asked}
+
+    for config in (GreedyConfig(), GreedyConfig(faithful=True, draws=3)):
+        for seed in range(4):
+            (hinted, hinted_at), (every, every_at) = (searched(cls, config, seed) for cls in (Inflect, AskEverywhere))
+            assert hinted == every
+            assert hinted_at <= set(Inflect.FORMS) and hinted_at < every_at  # never at a word without forms
+            written = hinted[0] if config.faithful else [t for texts, _ in hinted[0] for t in texts]
+            assert set(written) - {text}  # it edited

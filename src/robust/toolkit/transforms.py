@@ -295,6 +295,11 @@ class WordTransform(Transform):
         rng)` is `pick(options(tokens)[i], rng)`; None (the default) when it is not (`substitute` is then asked)."""
         return None
 
+    def editable(self, original: str) -> list[bool] | None:
+        """With `options`: the words that have a replacement (elsewhere `pick` has nothing to draw from)."""
+        options = self.options(words(original))
+        return None if options is None else [bool(choices) for choices in options]
+
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:
         tokens = words(text)
         if not 0 <= index < len(tokens):

@@ -9,7 +9,7 @@ batch costs one `classify` call.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -120,6 +120,8 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
     source = words(s)
     n_words = len(source)
     skip_edited = not config.faithful and transform.unit == "word"  # clean: a word is edited once
+    editable: Sequence[bool] | None = None  # the words `edit` can change (None: all), asked at the first edits
+    asked = False  # (a search that ends before any edit asks nothing)
     n = len(s) if transform.unit == "char" else n_words
     per_round = math.ceil(n_words * config.ratio)
     # max rounds = int(k*3/B), per degree
@@ -159,18 +161,22 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
             # take a new edit (docs/attacks.md; budget = successful edits; words edited once for unit 'word')
             candidates = order[:per_round] if config.faithful else order
             done = 0
-            current = words(t) if skip_edited else []
+            if not asked:
+                editable, asked = transform.editable(s), True
+            track = skip_edited or editable is not None  # the current words are needed
+            current = words(t) if track else []
             with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
                         break
-                    if skip_edited and len(current) == len(source) and current[j] != source[j]:
-                        continue  # word j already differs from the original
+                    if len(current) == len(source) and (skip_edited and current[j] != source[j]
+                                                        or editable is not None and not editable[j]):
+                        continue  # word j already differs from the original, or has no edit
                     c = transform.edit(t, j, draws, s)
                     if c is None or c == t:
                         continue
                     t, done = c, done + 1
-                    current = words(t) if skip_edited else current
+                    current = words(t) if track else current
                     if end(t):
                         break
         if len(degrees) > 1:  # clean: the loop above ended every degree, or the flip ended the rest

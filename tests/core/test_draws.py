@@ -165,3 +165,31 @@ def test_draws_permute_with_the_generator_where_numpy_shuffles_otherwise(monkeyp
             got = [draws.integers(9), draws.permutation(30), draws.integers(9), draws.permutation(7)]
         assert got == expected
         assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), calls=st.lists(st.tuples(BOUNDS, st.one_of(st.none(), st.integers(0, 12))),
+                                                   max_size=20), half=st.booleans(), bits=st.sampled_from(GENERATORS))
+def test_draws_arrays_equal_numpys(seed, calls, half, bits):
+    """`draws.integers(n, size=k)` between scalar draws: numpy's `rng.integers(n, size=k)`, values and state."""
+    ref, rng = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+    if half:
+        ref.integers(7), rng.integers(7)
+    expected = [ref.integers(n, size=k).tolist() if k is not None else int(ref.integers(n)) for n, k in calls]
+    with Draws(rng) as draws:
+        got = [draws.integers(n, size=k) for n, k in calls]
+    assert [g.tolist() if k is not None else g for g, (_, k) in zip(got, calls)] == expected
+    assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
+
+
+def test_draws_arrays_come_from_the_generator_where_numpy_draws_them_otherwise(monkeypatch):
+    """Where this numpy's array draw is not k scalar draws, the generator draws the array, synced before and after."""
+    from robust.toolkit import draws as module
+
+    monkeypatch.setattr(module, "_arrays_as_scalars", lambda: False)
+    ref, rng = np.random.default_rng(4), np.random.default_rng(4)
+    expected = [int(ref.integers(9)), ref.integers(36, size=5).tolist(), int(ref.integers(9))]
+    with Draws(rng) as draws:
+        got = [draws.integers(9), draws.integers(36, size=5).tolist(), draws.integers(9)]
+    assert got == expected
+    assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)

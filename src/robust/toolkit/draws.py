@@ -28,17 +28,18 @@ _UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
 class Draws:
-    """`draws.integers(n)` == `rng.integers(n)` for 1 <= n <= 2**32, `draws.random()` == `rng.random()`,
-    `draws.permutation(n)` == `rng.permutation(n).tolist()`. Use as a context manager (or call `close`): the
-    generator is synced on exit. Generators whose state has no 32-bit buffer (MT19937) are served by `rng`
-    directly."""
+    """`draws.integers(n)` == `rng.integers(n)` for 1 <= n <= 2**32 (and with `size=k`), `draws.random()` ==
+    `rng.random()`, `draws.permutation(n)` == `rng.permutation(n).tolist()`. Use as a context manager (or call
+    `close`): the generator is synced on exit. Generators whose state has no 32-bit buffer (MT19937) are served by
+    `rng` directly."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self._rng = rng
         state: dict[str, Any] = rng.bit_generator.state
         self.exact = "has_uint32" in state
         if not self.exact:
-            self.integers = lambda n: int(rng.integers(n))  # type: ignore[method-assign]
+            self.integers = lambda n, size=None: (  # type: ignore[method-assign]
+                int(rng.integers(n)) if size is None else rng.integers(n, size=size))
             self.random = lambda: float(rng.random())  # type: ignore[method-assign]
             return
         self._raw = rng.bit_generator.random_raw
@@ -57,8 +58,11 @@ class Draws:
         self._last, self._pending = raw >> 32, True
         return raw & _MASK
 
-    def integers(self, n: int) -> int:
-        """A uniform integer in [0, n) (numpy's `Generator.integers(n)` for an int n)."""
+    def integers(self, n: int, size: int | None = None) -> Any:
+        """A uniform integer in [0, n) (numpy's `Generator.integers(n)` for an int n); with `size`, an array of them
+        (`Generator.integers(n, size=size)`, which draws what as many scalar calls draw: checked once a process)."""
+        if size is not None:
+            return self._many(n, size)
         if n == 1:
             return 0  # numpy returns the offset without drawing
         if self._pending:  # `_next`, written out: the most frequent call of the draws that use this
@@ -73,6 +77,16 @@ class Draws:
             while m & _MASK < threshold:
                 m = self._next() * n
         return m >> 32
+
+    def _many(self, n: int, size: int) -> Any:
+        import numpy as np
+
+        if _arrays_as_scalars():
+            return np.array([self.integers(n) for _ in range(size)], dtype=np.int64)
+        self._sync()  # elsewhere the generator draws them, synced before and read back after
+        out = self._rng.integers(n, size=size)
+        self._load(self._rng.bit_generator.state)
+        return out
 
     def random(self) -> float:
         """A uniform float in [0, 1) (numpy's `Generator.random()`)."""
@@ -160,6 +174,23 @@ def _shuffles_as_numpy() -> bool:
             with Draws(ours) as draws:
                 drawn = [draws._shuffled(n), draws.integers(1000)]
             if (drawn != [theirs.permutation(n).tolist(), theirs.integers(1000)]
+                    or ours.bit_generator.state != theirs.bit_generator.state):
+                return False
+    return True
+
+
+@functools.cache
+def _arrays_as_scalars() -> bool:
+    """Whether this numpy's `rng.integers(n, size=k)` draws the values and leaves the generator state of k calls of
+    `rng.integers(n)` (both map the buffered 32-bit stream by Lemire's method: an implementation detail)."""
+    import numpy as np
+
+    for seed, n, size in ((1, 5, 4), (2, 36, 5), (3, 5000, 3), (4, 1, 3), (5, 2**31 + 5, 3)):
+        for pending in (False, True):
+            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            if pending:
+                ours.integers(3), theirs.integers(3)
+            if (ours.integers(n, size=size).tolist() != [int(theirs.integers(n)) for _ in range(size)]
                     or ours.bit_generator.state != theirs.bit_generator.state):
                 return False
     return True

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from robust import Example, Setting, hookimpl
+from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
@@ -79,10 +80,16 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
     return tuple(out)
 
 
-def url_segment(size: int, rng: np.random.Generator) -> str:
+def url_segment(size: int, rng: np.random.Generator | Draws) -> str:
     """`size` random URL characters: RobTest's `rng.choice(list(URL_CHARS), size)`, which draws exactly
     `rng.integers(len(URL_CHARS), size)` and indexes, without converting the alphabet to an array per call."""
     return "".join(map(URL_CHARS.__getitem__, rng.integers(len(URL_CHARS), size=size).tolist()))
+
+
+def between(low: int, high: int, rng: np.random.Generator | Draws) -> int:
+    """`rng.integers(low, high)`, drawn as `low + rng.integers(high - low)` (numpy draws the same value and leaves
+    the same state), which a `Draws` serves too."""
+    return low + int(rng.integers(high - low))
 
 
 class Distraction(SentenceTransform):
@@ -101,6 +108,8 @@ class Distraction(SentenceTransform):
                          help="distractor types drawn uniformly"),
     }
 
+    integer_draws = True  # a distractor draws a type, then integers (lengths, characters, words, a pick)
+
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
         self._chains: dict[str, list[tuple[list[str], list[float]]]] = {}
@@ -112,10 +121,10 @@ class Distraction(SentenceTransform):
                 "random_source": "wordfreq top-5000 English words"}
 
     # distractors ------------------------------------------------------------------------------
-    def distractor(self, kind: str, rng: np.random.Generator) -> str:
+    def distractor(self, kind: str, rng: np.random.Generator | Draws) -> str:
         """One distractor of a type (RobTest's code, Sentence/distraction_transform.py)."""
         if kind == "url":
-            segments = [url_segment(int(rng.integers(1, 6)), rng) for _ in range(int(rng.integers(1, 6)))]
+            segments = [url_segment(between(1, 6, rng), rng) for _ in range(between(1, 6, rng))]
             return "/".join(["https:/", *segments])
         if kind == "statement":
             return STATEMENTS[int(rng.integers(len(STATEMENTS)))]
@@ -123,7 +132,7 @@ class Distraction(SentenceTransform):
             pool = wiki_sentences(int(self.config["wiki_pool"]))
             return pool[int(rng.integers(len(pool)))]
         vocab = frequent_words()
-        return " ".join(vocab[int(i)] for i in rng.integers(len(vocab), size=int(rng.integers(1, 6))))
+        return " ".join(vocab[i] for i in rng.integers(len(vocab), size=between(1, 6, rng)).tolist())
 
     def insert(self, text: str, addition: str) -> str:
         if self.config["mode"] == "clean":  # docs/attacks.md: append at the end with one space
@@ -134,7 +143,7 @@ class Distraction(SentenceTransform):
             return text + addition
         return parts[0] + addition + " " + parts[1]
 
-    def add_random_distraction(self, text: str, rng: np.random.Generator) -> str:
+    def add_random_distraction(self, text: str, rng: np.random.Generator | Draws) -> str:
         types = self.config["types"]
         return self.insert(text, self.distractor(types[int(rng.integers(len(types)))], rng))
 
@@ -213,14 +222,14 @@ class Distraction(SentenceTransform):
         if source not in self._chains:
             import zlib
 
-            rng = np.random.default_rng(zlib.crc32(source.encode()))
             chains = []
-            for _ in range(int(self.config["pool"])):
-                texts, text = [], source
-                for _ in range(self.steps):
-                    text = self.add_random_distraction(text, rng)
-                    texts.append(text)
-                chains.append((texts, {0: 0.0}))
+            with Draws(np.random.default_rng(zlib.crc32(source.encode()))) as rng:
+                for _ in range(int(self.config["pool"])):
+                    texts, text = [], source
+                    for _ in range(self.steps):
+                        text = self.add_random_distraction(text, rng)
+                        texts.append(text)
+                    chains.append((texts, {0: 0.0}))
             self._chains[source] = chains
         return self._chains[source]
 

@@ -205,7 +205,8 @@ def sentence_search(transform: Transform, text: str, degree: float, rng: np.rand
         gold = int(np.argmax(probs[0]))
     target = gold
     for _ in range(config.max_steps):
-        cands = [c for c in (transform.edit(t, len(words(t)), rng, s) for _ in range(config.candidates)) if c]
+        with draws_for(rng, transform.integer_draws) as draws:
+            cands = [c for c in (transform.edit(t, len(words(t)), draws, s) for _ in range(config.candidates)) if c]
         if not cands:
             break
         probs = yield cands

@@ -183,3 +183,34 @@ def test_prefixes_are_probed_sparsely_not_step_by_step():
     assert len(landed) == 4  # `chains` chains land in the band [0.48, 0.6]
     assert all(len(values) - 1 < cut for values, cut in landed if cut >= 8)
     assert any(cut >= 8 for _, cut in landed)
+
+
+def test_many_draws_equal_draws_one_at_a_time_and_share_variants():
+    """`apply_many` plans a sentence's chains once and draws each pick from a `Draws`: the variants and the generator
+    state of `aug_num` draws made with the generator's own scalar calls, one variant object per chain drawn."""
+    t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    example = Example("a", TEXT)
+    for degree in (0.1, 0.3, 0.6):
+        many, single = np.random.default_rng(7), np.random.default_rng(7)
+        drawn = [v for [v] in t.apply_many(example, degree, many, 20)]
+        cuts, band, closest = t._plan(TEXT, "draw", degree)
+        expected = []
+        for _ in range(20):
+            k = band[int(single.integers(len(band)))] if band else closest
+            expected.append(t._pool(TEXT)[k][0][cuts[k] - 1] if cuts[k] else TEXT)
+        assert [v.text for v in drawn] == expected
+        assert many.bit_generator.state == single.bit_generator.state
+        assert len({id(v) for v in drawn}) == len({v.text for v in drawn})  # one variant object per chain drawn
+
+
+def test_distractors_drawn_from_draws_equal_the_generators():
+    """A distractor of every type drawn from a `Draws` (the pool's chains, a search step's candidates) is the one the
+    generator's own calls draw (`rng.integers(1, 6)` as 1 + integers(5), arrays as scalars), state included."""
+    from robust.toolkit.draws import Draws
+
+    t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    ref, rng = np.random.default_rng(11), np.random.default_rng(11)
+    expected = [t.add_random_distraction(TEXT, ref) for _ in range(200)]
+    with Draws(rng) as draws:
+        assert [t.add_random_distraction(TEXT, draws) for _ in range(200)] == expected
+    assert rng.bit_generator.state == ref.bit_generator.state

@@ -159,14 +159,32 @@ class Distraction(SentenceTransform):
             return [example]
         # clean: each seeded chain cut before its first measured prefix with 1 − cos > d; a chain whose cut reaches
         # the band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
+        return self.apply_many(example, degree, rng, 1)[0]
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        """`draws` calls of `apply`: clean, the sentence's chains are probed and planned once for all of them, each
+        draw picks a chain (from a `Draws`: the same values and generator state), and draws that pick the same chain
+        share its variant."""
+        if self.config["mode"] == "faithful" or degree <= 0:
+            return super().apply_many(example, degree, rng, draws)
         self.precompute([example.text], [degree])
         cuts, band, closest = self._plan(example.text, "draw", degree)
-        k = band[int(rng.integers(len(band)))] if band else closest
-        j = cuts[k]
+        made: dict[int, Example] = {}
+        out = []
+        with Draws(rng) as picks:
+            for _ in range(draws):
+                k = band[picks.integers(len(band))] if band else closest
+                if k not in made:
+                    made[k] = self._variant(example, degree, cuts[k], k)
+                out.append([made[k]])
+        return out
+
+    def _variant(self, example: Example, degree: float, j: int, k: int) -> Example:
+        """`example` with the first `j` distractors of its chain `k`."""
         if j == 0:
-            return [with_degree(example, example.text, degree, 0.0)]
+            return with_degree(example, example.text, degree, 0.0)
         texts, values = self._pool(example.text)[k]
-        return [with_degree(example, texts[j - 1], degree, values[j], distraction_steps=j, distraction_mode="clean")]
+        return with_degree(example, texts[j - 1], degree, values[j], distraction_steps=j, distraction_mode="clean")
 
     def _draw(self, source: str, degree: float) -> tuple[list[int], list[int], int]:
         """Each chain's cut for d, the chains whose cut lands in the band, and the chain whose cut comes closest."""

@@ -205,8 +205,9 @@ def sentence_search(transform: Transform, text: str, degree: float, rng: np.rand
         gold = int(np.argmax(probs[0]))
     target = gold
     for _ in range(config.max_steps):
+        at = len(words(t))
         with draws_for(rng, transform.integer_draws) as draws:
-            cands = [c for c in (transform.edit(t, len(words(t)), draws, s) for _ in range(config.candidates)) if c]
+            cands = [c for c in (transform.edit(t, at, draws, s) for _ in range(config.candidates)) if c]
         if not cands:
             break
         probs = yield cands

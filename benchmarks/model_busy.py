@@ -20,15 +20,17 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 10
 
 Columns: executor, Ray workers, overlap (chunks computed at once per process), the run's wall seconds (a Ray run
-starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch
-began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
-brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every
-process computed (from the last one's first batch to the first one's last) and the busy share then, the share
-of the wall the lock was held, model queries and queries per wall second, texts per batch, CPU seconds of every
-process of the run (this one and its descendants: Ray's own processes and its workers, sampled from /proc every
-0.5 s and at each batch) per wall second and apart (this process, the workers and what they had used by their
-first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS of this
-process and of the largest worker, and a digest of the stored records (equal digests: equal records).
+starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch began
+(seconds into the run: data, model and plan before it), the device's busy share of the wall (in brackets: of the
+span from the first batch to the last, which leaves out start-up), the seconds while every process computed (from
+the last one's first batch to the first one's last) and the busy share then, the share of the wall the lock was
+held, the device's idle seconds between batches (in gaps under 2 ms: every thread and process was between two model
+calls, as in a search round's own work; and longer), the ms a batch held the lock beyond its busy time (its host
+compute waiting for the GIL, a sleeper woken late), model queries and queries per wall second, texts per batch, CPU
+seconds of every process of the run (this one and its descendants: Ray's own processes and its workers, sampled
+from /proc every 0.5 s and at each batch) per wall second and apart (this process, the workers and what they had
+used by their first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS
+of this process and of the largest worker, and a digest of the stored records (equal digests: equal records).
 """
 
 from __future__ import annotations
@@ -176,6 +178,13 @@ class DeviceLog:
         """While every process computes: from the last process's first batch to the first process's last."""
         return max(v[0][0] for v in self.batches.values()), min(v[-1][1] for v in self.batches.values())
 
+    def idle(self, short: float = 2e-3) -> tuple[float, float]:
+        """Seconds the device stood idle between batches (from the first to the last): in gaps shorter than `short`
+        (the threads or processes were all between two model calls: a search round's own work) and longer."""
+        batches = sorted((b[0], b[1]) for lines in self.batches.values() for b in lines)
+        gaps = [b[0] - a[1] for a, b in zip(batches, batches[1:]) if b[0] > a[1]]
+        return sum(g for g in gaps if g < short), sum(g for g in gaps if g >= short)
+
     def share(self, window: tuple[float, float]) -> float:
         """Device-busy seconds of the batches within `window` / its length."""
         lo, hi = window
@@ -227,6 +236,9 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
             "steady_share": round(log.share(log.steady), 3), "steady_s": round(max(0.0, hi - lo), 2),
             "held_share": round(sum(b[1] - b[0] for v in log.batches.values() for b in v) / wall, 3),
+            "idle_short_s": round(log.idle()[0], 2), "idle_long_s": round(log.idle()[1], 2),
+            "overshoot_ms": round(1e3 * (sum(b[1] - b[0] - b[2] for v in log.batches.values() for b in v)
+                                         / sum(map(len, log.batches.values()))), 2),
             "queries": queries, "queries_per_s": round(queries / wall), "device_texts": round(texts),
             "texts_per_batch": round(texts / sum(map(len, log.batches.values())), 1),
             "processes": len(log.batches), "cpu_share": round(cpu / wall, 2), "driver_cpu_s": round(driver, 2),
@@ -279,17 +291,19 @@ def main() -> None:
 
 
 HEADER = ("| executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
-          "| device busy: of wall (of its span) | all processes at work: s, busy | lock held | queries | queries/s "
+          "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
+          "| device idle s: gaps < 2 ms / longer | held, not busy: ms a batch | queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 18 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 20 + "|")
 
 
 def row(r: dict) -> str:
     cells = [r["executor"], r["workers"], r["overlap"], r["per_text_us"], r["ray_start_s"] or "", r["wall_s"],
              r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
-             f"{r['held_share']:.0%}", f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
+             f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']}", r["overshoot_ms"],
+             f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
              r["cpu_share"],
              (f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}" if r["workers"]
               else f"{r['driver_cpu_s']} / – / –"),

@@ -31,6 +31,7 @@ reports
                                                                # (the run's figures then include cProfile's cost)
     python benchmarks/own_cost.py --only robtest-glyph --sample 40    # + py-spy's shares of the measured run
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
+    python benchmarks/own_cost.py --only robtest-inflection --phases robtest    # + CPU per named function (below)
 
 `--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
 prints the N functions with the largest own share of robust's own samples of the measured run, beside their share
@@ -39,6 +40,12 @@ the helper models' timed calls, which are model time). cProfile's cost per call 
 draws: 48 % of a Glyph run under cProfile, 35 % of its samples), so the shares are the breakdown to trust; the run's
 figures then include py-spy's small cost. py-spy sees Python threads only: CPU that native threads spend (BLAS
 workers spinning, a compile) is in the process's time but not in the shares.
+
+`--phases` wraps the functions it names (`module:Qualified.name`; `robtest` names a RobTest run's parts: the
+runner, the store, the generators, the output cache, the two accesses, the records, spaCy) with thread-CPU counters,
+each net of the other named functions it calls, and prints them for the measured run: a breakdown whose cost is the
+wrapper's few µs per call, for code whose many small calls cProfile inflates; a model called inside a named function
+counts there (the output cache's row holds the victim's time).
 
 Works against older code too (PYTHONPATH=<old checkout>/src), for before/after.
 """
@@ -55,6 +62,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -311,10 +319,12 @@ class Measured:
         return 1e6 * self.own / max(self.texts + self.helper_queries, 1)
 
 
-def measure(name: str, limit: int, profile: int) -> Measured:
+def measure(name: str, limit: int, profile: int, phases: str = "") -> Measured:
     import robust
 
     work = WORKLOADS[name]
+    for spec in (p for part in phases.split(",") if part for p in (ROBTEST_PHASES if part == "robtest" else [part])):
+        PHASES.wrap(spec)
     register_hash_encoder()
     try:  # helper models' forward passes are timed on their calling thread: keep torch on that one thread
         import torch
@@ -371,12 +381,80 @@ def measure(name: str, limit: int, profile: int) -> Measured:
         out.marginal_us = out.own_us
     if profiler is not None:
         out.profile = top_functions(profiler, profile)
+    if phases:
+        out.profile = PHASES.rows(out.texts)
     return out
 
 
 def measured_run(run: Any, n: int | None) -> None:
     """The measured run, under a frame of its own: `--sample` counts the samples below it."""
+    PHASES.clear()
     run(n)
+
+
+class Phases:
+    """Thread CPU time inside each of some named functions (`module:Qualified.name`), each net of the other named
+    functions it calls: a breakdown of a run whose cost is a few µs per call (the wrapper's own), where cProfile's
+    per-call cost inflates call-heavy code. A function re-entered from itself counts once."""
+
+    def __init__(self) -> None:
+        self.seconds: Counter[str] = Counter()
+        self.calls: Counter[str] = Counter()
+        self._local = threading.local()
+
+    def clear(self) -> None:
+        self.seconds.clear()
+        self.calls.clear()
+
+    def wrap(self, spec: str) -> None:
+        import importlib
+
+        module, _, qualname = spec.partition(":")
+        owner: Any = importlib.import_module(module)
+        *path, attr = qualname.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        fn = getattr(owner, attr)
+
+        @functools.wraps(fn)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            stack = self._local.__dict__.setdefault("stack", [])
+            if any(frame[0] == qualname for frame in stack):
+                return fn(*args, **kwargs)
+            began = time.thread_time()
+            stack.append([qualname, 0.0])
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _, inner = stack.pop()
+                spent = time.thread_time() - began
+                self.seconds[qualname] += spent - inner
+                self.calls[qualname] += 1
+                if stack:
+                    stack[-1][1] += spent
+
+        setattr(owner, attr, timed)
+
+    def rows(self, texts: int) -> list[str]:
+        return [f"| `{name}` | {self.calls[name]:,} | {seconds:.3f} | {1e6 * seconds / max(texts, 1):.1f} |"
+                for name, seconds in self.seconds.most_common()]
+
+
+PHASES = Phases()
+#: `--phases robtest`: a RobTest run's parts (a transform's own functions can be added after it)
+ROBTEST_PHASES = (
+    "robust.engine.runner:Runner._execute", "robust.engine.store:Store.add_records",
+    "robust.core.context:RunContext.rng", "robust.core.batching:OutputCache.map",
+    "robust.core.interfaces:ModelAdapter.classify", "robust.core.interfaces:ModelAdapter.embed",
+    "robust.plugins.benchmarks.robtest.benchmark:RobTest.run_batch",
+    "robust.plugins.benchmarks.robtest.benchmark:RobTest._record",
+    "robust.plugins.benchmarks.robtest.attacker:RuleSampling.attack",
+    "robust.plugins.benchmarks.robtest.attacker:SaliencyGreedy.attack",
+    "robust.plugins.benchmarks.robtest.attacker:_results",
+    "robust.plugins.benchmarks.robtest.search:saliency_queries",
+    "robust.plugins.benchmarks.robtest.search:saliency_order",
+    "robust.toolkit.transforms:pos_tags_many", "robust.toolkit.transforms:parsed_words",
+)
 
 
 def sampled_shares(path: str, n: int) -> list[str]:
@@ -483,14 +561,15 @@ def draw_costs(n: int, repeats: int = 3) -> None:
 
 
 # --- the table -------------------------------------------------------------------------------------------------
-def child(name: str, limit: int, profile: int, sample: int = 0) -> Measured:
+def child(name: str, limit: int, profile: int, sample: int = 0, phases: str = "") -> Measured:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     env.setdefault("ROBUST_HOME", tempfile.mkdtemp())
     # a helper model's fast tokenizer encodes a batch on worker threads of its own (Rust), outside the calling
     # thread that HelperClock times: their CPU would count as robust's (half of TextFooler's figure). One thread,
     # as CI runs (.ci/run), keeps the tokenization inside the timed call.
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
-    command = [sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile)]
+    command = [sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile),
+               "--phases", phases]
     samples = tempfile.mktemp(suffix=".txt")
     if sample:
         spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
@@ -514,6 +593,9 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, help="print cProfile's N largest functions per workload")
     parser.add_argument("--sample", type=int, default=0, help="print the N functions with the largest share of "
                         "py-spy's samples of the measured run (pip install py-spy)")
+    parser.add_argument("--phases", default="", help="comma-separated functions (module:Qualified.name, or "
+                        "'robtest' for a RobTest run's parts): each one's own CPU in the measured run, net of the "
+                        "others it calls")
     parser.add_argument("--draws", action="store_true", help="only time the rule-based draws of the char/word "
                         "transforms (µs per draw, --limit examples)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -522,7 +604,7 @@ def main() -> None:
         draw_costs(args.limit)
         return
     if args.one:
-        out = measure(args.one, args.limit, args.profile)
+        out = measure(args.one, args.limit, args.profile, args.phases)
         print(json.dumps(out.__dict__))
         return
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
@@ -536,7 +618,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
-        m = child(name, args.limit, args.profile, args.sample)
+        m = child(name, args.limit, args.profile, args.sample, args.phases)
         goal = WORKLOADS[name].goal
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | "
               f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | "
@@ -547,7 +629,10 @@ def main() -> None:
         if m.profile:
             profiles.append((name, m.profile))
     for name, rows in profiles:
-        if args.sample:
+        if args.phases:
+            print(f"\n{name}: CPU inside each function named, net of the others named (the models' included where "
+                  "they are called)\n\n| function | calls | s | µs per text the model saw |\n|---|---|---|---|")
+        elif args.sample:
             print(f"\n{name}: share of robust's own py-spy samples of the measured run (models' left out)\n\n"
                   "| function (file) | its own | callees included |\n|---|---|---|")
         else:

@@ -130,3 +130,36 @@ def test_edit_draws_from_a_draws_what_it_draws_from_the_generator():
                 got = [t.edit(TEXT, j % n, draws, TEXT) for j in range(3 * n)]
             assert got == expected and any(got)
             assert rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_g_marks_the_words_without_a_spelling_and_edits_nothing_there():
+    """`editable` (clean Phonetic-G): the words without a sound-alike spelling, where `edit` returns None without
+    drawing, so RobTest's search may skip them; a greedy search then writes what it writes when it asks everywhere."""
+    from robust.plugins.benchmarks.robtest.search import GreedyConfig, drive, greedy_degrees
+
+    text = "I watch a smart, sweet and playful romantic comedy with Tom in it ."
+    marks = PhoneticG().editable(text)
+    assert marks[0] is False and marks[-1] is False and marks[words(text).index("sweet")] is True
+    assert PhoneticG(mode="faithful").editable(text) is None and PhoneticM().editable(text) is None
+    for j, mark in enumerate(marks):
+        if not mark:
+            rng = np.random.default_rng(j)
+            assert PhoneticG().edit(text, j, rng, text) is None
+            assert rng.bit_generator.state == np.random.default_rng(j).bit_generator.state
+
+    def probs(texts):
+        p = np.array([0.9 if "sweet" in t.split() else 0.5 for t in texts])
+        return np.stack([1 - p, p], axis=1)
+
+    class Everywhere(PhoneticG):
+        def editable(self, original):
+            return None
+
+    for seed in range(5):
+        runs = []
+        for transform in (PhoneticG(), Everywhere()):
+            rng = np.random.default_rng(seed)
+            ends = drive([greedy_degrees(transform, text, [0.1, 0.3, 0.6], rng, GreedyConfig(), 1)], probs)[0].value
+            runs.append(([(e.texts, e.queries) for e in ends], rng.bit_generator.state))
+        assert runs[0] == runs[1]
+        assert any(t != text for texts, _ in runs[0][0] for t in texts)

@@ -705,6 +705,10 @@ class PhoneticG(_Phonetic):
     dimension = "phonetic"
     description = "Phonetic-G: sound-alike spellings (ANTHRO rules) one edit away, word-level degree"
 
+    def editable(self, original: str) -> list[bool] | None:
+        """Clean: the words that have a sound-alike spelling (at the others `edit` draws nothing and returns None)."""
+        return None if _faithful(self.config) else [menu is not None for menu in _menus(original).menus]
+
     def measure(self, original: str, perturbed: str) -> float:
         if _faithful(self.config):
             n = len(words(original))

@@ -185,6 +185,12 @@ def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_res
     assert Inflect().editable(text) == [w in Inflect.FORMS for w in text.split()]
     assert Transform.editable(ToyWord(), text) is None  # the default: every word is tried
 
+    class OwnEdit(Inflect):  # an `edit` of its own need not follow the options: no words are marked
+        def edit(self, text, index, rng, original):
+            return super().edit(text, index, rng, original)
+
+    assert OwnEdit().editable(text) is None
+
     class AskEverywhere(Inflect):
         def editable(self, original):
             return None

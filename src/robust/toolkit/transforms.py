@@ -296,8 +296,9 @@ class WordTransform(Transform):
         return None
 
     def editable(self, original: str) -> list[bool] | None:
-        """With `options`: the words that have a replacement (elsewhere `pick` has nothing to draw from)."""
-        options = self.options(words(original))
+        """With `options` and this class's `edit`: the words that have a replacement (elsewhere `pick` has nothing to
+        draw from); None where a subclass edits otherwise."""
+        options = self.options(words(original)) if type(self).edit is WordTransform.edit else None
         return None if options is None else [bool(choices) for choices in options]
 
     def edit(self, text: str, index: int, rng: np.random.Generator, original: str) -> str | None:

@@ -227,6 +227,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     # a worker's CPU by its first batch: its process start, imports, the run rebuilt and planned, its first chunk
     startup = sum(lines[0][5] - meter.base.get(pid, 0.0) for pid, lines in log.batches.items() if pid != os.getpid())
     lo, hi = log.steady
+    idle_short, idle_long = log.idle()
     queries, texts = run.run.queries, log.total(4)
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(run.records, sort_keys=True).encode()).hexdigest()[:10]
@@ -236,9 +237,9 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
             "steady_share": round(log.share(log.steady), 3), "steady_s": round(max(0.0, hi - lo), 2),
             "held_share": round(sum(b[1] - b[0] for v in log.batches.values() for b in v) / wall, 3),
-            "idle_short_s": round(log.idle()[0], 2), "idle_long_s": round(log.idle()[1], 2),
-            "overshoot_ms": round(1e3 * (sum(b[1] - b[0] - b[2] for v in log.batches.values() for b in v)
-                                         / sum(map(len, log.batches.values()))), 2),
+            "idle_short_s": round(idle_short, 2), "idle_long_s": round(idle_long, 2),
+            "overshoot_ms": round(1e3 * (log.total(1) - log.total(0) - log.total(2))
+                                  / sum(map(len, log.batches.values())), 2),
             "queries": queries, "queries_per_s": round(queries / wall), "device_texts": round(texts),
             "texts_per_batch": round(texts / sum(map(len, log.batches.values())), 1),
             "processes": len(log.batches), "cpu_share": round(cpu / wall, 2), "driver_cpu_s": round(driver, 2),

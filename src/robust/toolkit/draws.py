@@ -83,10 +83,7 @@ class Draws:
 
         if _arrays_as_scalars():
             return np.array([self.integers(n) for _ in range(size)], dtype=np.int64)
-        self._sync()  # elsewhere the generator draws them, synced before and read back after
-        out = self._rng.integers(n, size=size)
-        self._load(self._rng.bit_generator.state)
-        return out
+        return self._by_generator(lambda rng: rng.integers(n, size=size))
 
     def random(self) -> float:
         """A uniform float in [0, 1) (numpy's `Generator.random()`)."""
@@ -99,11 +96,15 @@ class Draws:
         draws it, synced before and read back after."""
         if self.exact and _shuffles_as_numpy():
             return self._shuffled(n)
-        if self.exact:
-            self._sync()
-        out = permutation(n, self._rng)
-        if self.exact:
-            self._load(self._rng.bit_generator.state)
+        return self._by_generator(lambda rng: permutation(n, rng))
+
+    def _by_generator(self, draw: Any) -> Any:
+        """`draw(rng)` made by the generator itself, its 32-bit buffer synced before and read back after."""
+        if not self.exact:
+            return draw(self._rng)
+        self._sync()
+        out = draw(self._rng)
+        self._load(self._rng.bit_generator.state)
         return out
 
     def _shuffled(self, n: int) -> list[int]:

@@ -324,7 +324,10 @@ def measure(name: str, limit: int, profile: int, phases: str = "") -> Measured:
 
     work = WORKLOADS[name]
     for spec in (p for part in phases.split(",") if part for p in (ROBTEST_PHASES if part == "robtest" else [part])):
-        PHASES.wrap(spec)
+        try:
+            PHASES.wrap(spec)
+        except (ImportError, AttributeError, ValueError):
+            raise SystemExit(f"--phases: no function {spec!r} (give module:Qualified.name, or robtest)") from None
     register_hash_encoder()
     try:  # helper models' forward passes are timed on their calling thread: keep torch on that one thread
         import torch

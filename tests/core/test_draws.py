@@ -193,3 +193,8 @@ def test_draws_arrays_come_from_the_generator_where_numpy_draws_them_otherwise(m
         got = [draws.integers(9), draws.integers(36, size=5).tolist(), draws.integers(9)]
     assert got == expected
     assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
+
+
+def test_a_negative_array_size_is_refused_as_numpy_refuses_it():
+    with Draws(np.random.default_rng(0)) as draws, pytest.raises(ValueError, match="negative dimensions"):
+        draws.integers(5, size=-1)

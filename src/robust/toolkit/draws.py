@@ -81,7 +81,7 @@ class Draws:
     def _many(self, n: int, size: int) -> Any:
         import numpy as np
 
-        if _arrays_as_scalars():
+        if size >= 0 and _arrays_as_scalars():  # a negative size: numpy's own error
             return np.array([self.integers(n) for _ in range(size)], dtype=np.int64)
         return self._by_generator(lambda rng: rng.integers(n, size=size))
 

@@ -1,13 +1,16 @@
 """Does the model wait for robust? A simulated GPU victim's busy share on a RobTest typo run (issue 32).
 
 The victim is a naive-Bayes bag-of-words classifier (word log-odds counted once, by this script, on the MR
-training split) on a simulated device: each batch holds the device's lock (a GPU runs one batch at a time)
-while it computes and sleeps `--per-text` seconds per text with the GIL released, as a GPU kernel or a server
-request does. The device is one for the whole machine: the lock is an `fcntl.flock` on a file in the device's
-folder, so chunks computed at once in one process (`--overlap`, ROBUST_OVERLAP) and Ray workers on one machine
-(`--executor ray --workers N`) all queue for it, as processes sharing one GPU do. Each process appends a line
-per batch to its own stats file there (busy and held seconds, texts, its CPU and peak RSS); the busy share is
-their summed device seconds / wall seconds of the whole run.
+training split) on a simulated device, one for the whole machine, that spends `--per-text` seconds per text on
+a batch while its caller sleeps with the GIL released, as a GPU kernel or a server request does. `--device`
+says how the next batch gets it (`Device`): `queue` (the default) as a GPU stream or a server's request queue
+does, a batch queued while the device is busy starting the moment it is free; `lock`, the model of earlier
+figures, held until its caller has woken and let go. The device is shared through a file in its folder (an
+`fcntl.flock`, and in `queue` mode its next-free time), so chunks computed at once in one process
+(`--overlap`, ROBUST_OVERLAP) and Ray workers on one machine (`--executor ray --workers N`) all queue for it,
+as processes sharing one GPU do. Each process appends a line per batch to its own stats file there (device
+and held seconds, texts, its CPU and peak RSS); the busy share is their summed device seconds / wall seconds of
+the whole run.
 
 The victim reaches Ray workers by name, as any model does: this module is also the plugin. The script writes a
 dist-info (`METADATA`, `entry_points.txt` under the group `robust`) into a temporary site directory, puts it
@@ -15,22 +18,24 @@ and this folder on PYTHONPATH (forwarded to Ray workers, as ROBUST_* variables a
 sim-gpu`, so every process builds `SimulatedGPU` through the plugin registry and loads the word log-odds from
 the device's folder. Each configuration runs in a fresh process (its peak resident memory is its own):
 
-    python benchmarks/model_busy.py                      # in-process, overlap 1, 2, 4; 30 µs per text, 30 examples
-    python benchmarks/model_busy.py --executor in-process ray --overlap 1 2 --workers 1 2 3
-    python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 10
+    python benchmarks/model_busy.py                      # queue, in-process, overlap 1, 2, 4; 30 µs, 30 examples
+    python benchmarks/model_busy.py --device queue lock --executor in-process ray --overlap 1 2 --workers 1 2 3
+    python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 100 --timeline
 
-Columns: executor, Ray workers, overlap (chunks computed at once per process), the run's wall seconds (a Ray run
-starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch began
-(seconds into the run: data, model and plan before it), the device's busy share of the wall (in brackets: of the
-span from the first batch to the last, which leaves out start-up), the seconds while every process computed (from
-the last one's first batch to the first one's last) and the busy share then, the share of the wall the lock was
-held, the device's idle seconds between batches (in gaps under 2 ms: every thread and process was between two model
-calls, as in a search round's own work; and longer), the ms a batch held the lock beyond its busy time (its host
-compute waiting for the GIL, a sleeper woken late), model queries and queries per wall second, texts per batch, CPU
-seconds of every process of the run (this one and its descendants: Ray's own processes and its workers, sampled
-from /proc every 0.5 s and at each batch) per wall second and apart (this process, the workers and what they had
-used by their first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute), peak RSS
-of this process and of the largest worker, and a digest of the stored records (equal digests: equal records).
+Columns: the device model, executor, Ray workers, overlap (chunks computed at once per process), the run's wall
+seconds (a Ray run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's
+first batch began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
+brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every process
+computed (from the last one's first batch to the first one's last) and the busy share then, the share of the wall
+the device was held (`lock`; `queue`: the busy share), the device's idle seconds between batches (in gaps under 2
+ms: every thread and process was between two model calls, as in a search round's own work; and longer; in brackets,
+those while a batch was ready for it: the hand-off), the ms a batch held the lock beyond its busy time (`lock`: its
+host compute waiting for the GIL, a sleeper woken late), model queries and queries per wall second, texts per
+batch, CPU seconds of every process of the run (this one and its descendants: Ray's own processes and its workers,
+sampled from /proc every 0.5 s and at each batch) per wall second and apart (this process, the workers and what
+they had used by their first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute),
+peak RSS of this process and of the largest worker, and a digest of the stored records (equal digests: equal
+records). `--timeline` prints the busy share of each second after the table.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import json
 import math
 import os
 import resource
+import struct
 import subprocess
 import sys
 import tempfile
@@ -61,30 +67,56 @@ HERE = Path(__file__).resolve().parent
 
 # the victim: a plugin every process (this one, Ray's workers) builds by name ---------------------------------
 class Device:
-    """One simulated accelerator shared by every process on the machine: a batch at a time (a thread lock among
-    this process's threads, an flock among processes), `per_text` seconds per text with the GIL released."""
+    """One simulated accelerator shared by every process on the machine, `per_text` seconds per text with the GIL
+    released, a batch at a time. Two models of how the next batch gets the device:
 
-    def __init__(self, folder: Path, per_text: float) -> None:
-        self.per_text, self.lock = per_text, threading.Lock()
+    - `queue` (a GPU's stream, a server's request queue): a batch is queued once its host side is done (here the
+      naive-Bayes compute, standing for tokenisation and kernel launches) and runs from the moment the device is
+      free, while its caller sleeps (GIL released) until its results are there; the device's next-free time is
+      shared through the lock file, under an flock, so every thread and process queues on one device.
+    - `lock`: the device is held (a thread lock, an flock among processes) from the host compute until its caller
+      has woken up after the sleep and let go, so the next batch also waits for that thread to wake and take the
+      GIL: a device no real GPU or server is, kept to compare with the figures measured with it."""
+
+    def __init__(self, folder: Path, per_text: float, mode: str = "queue") -> None:
+        self.per_text, self.mode, self.lock = per_text, mode, threading.Lock()
         self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT)
         self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115 - the process's
 
     def run(self, fn, texts: list[str]):
-        with self.lock:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-            try:
-                began, cpu = time.monotonic(), time.thread_time()
-                out = fn(texts)
-                compute = time.thread_time() - cpu
-                time.sleep(self.per_text * len(texts))
-                ended = time.monotonic()
-            finally:
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
-        # busy: the compute plus the sleep asked for (a loaded machine wakes a sleeper late; a GPU would have
-        # finished on time); held: what the lock really was held
+        arrived = time.monotonic()  # the batch reaches the device (lock: its lock; queue: its host compute)
+        if self.mode == "queue":
+            cpu = time.thread_time()
+            out = fn(texts)
+            compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
+            with self.lock:
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+                try:
+                    arrived = time.monotonic()
+                    free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
+                    began = max(arrived, free)
+                    ended = began + busy
+                    os.pwrite(self.fd, struct.pack("d", ended), 0)
+                finally:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+            time.sleep(max(0.0, ended - time.monotonic()))  # the caller waits for its results
+        else:
+            with self.lock:
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
+                try:
+                    began, cpu = time.monotonic(), time.thread_time()
+                    out = fn(texts)
+                    compute = time.thread_time() - cpu
+                    time.sleep(self.per_text * len(texts))
+                    ended = time.monotonic()
+                finally:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+            # busy: the compute plus the sleep asked for (a loaded machine wakes a sleeper late; a GPU would
+            # have finished on time); held: what the lock really was held
+            busy = compute + self.per_text * len(texts)
         use = resource.getrusage(resource.RUSAGE_SELF)
-        self.log.write(f"{began} {ended} {compute + self.per_text * len(texts)} {compute} {len(texts)} "
-                       f"{use.ru_utime + use.ru_stime} {use.ru_maxrss}\n")
+        self.log.write(f"{began} {ended} {busy} {compute} {len(texts)} "
+                       f"{use.ru_utime + use.ru_stime} {use.ru_maxrss} {arrived}\n")
         return out
 
 
@@ -93,7 +125,8 @@ class SimulatedGPU(robust.ModelAdapter):
     description = "Naive-Bayes word classifier on a simulated GPU (benchmarks/model_busy.py; needs ROBUST_SIM_DEVICE)"
     capabilities = frozenset({"classify"})
     settings = {"batch_size": robust.Setting(64, min=1),
-                "per_text": robust.Setting(30e-6, min=0.0, help="device seconds per text")}
+                "per_text": robust.Setting(30e-6, min=0.0, help="device seconds per text"),
+                "device": robust.Setting("queue", choices=("queue", "lock"), help="how a batch gets the device")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -102,7 +135,7 @@ class SimulatedGPU(robust.ModelAdapter):
         self.labels = weights["labels"]
         self.index = {w: i for i, w in enumerate(weights["logp"])}
         self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
-        self.device = Device(folder, float(self.config["per_text"]))
+        self.device = Device(folder, float(self.config["per_text"]), self.config["device"])
 
     def naive_bayes(self, texts: list[str]) -> np.ndarray:
         """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
@@ -185,6 +218,24 @@ class DeviceLog:
         gaps = [b[0] - a[1] for a, b in zip(batches, batches[1:]) if b[0] > a[1]]
         return sum(g for g in gaps if g < short), sum(g for g in gaps if g >= short)
 
+    def handoff(self) -> float:
+        """Seconds the device stood idle while a batch was ready for it (a batch had arrived at the device's lock
+        and not yet begun: the hand-off from one batch's thread or process to the next one's)."""
+        batches = sorted((b[0], b[1], b[7]) for lines in self.batches.values() for b in lines)
+        first = math.inf  # the earliest arrival of the batches that begin from here on
+        ready = [0.0] * len(batches)
+        for i in range(len(batches) - 1, -1, -1):
+            first = ready[i] = min(first, batches[i][2])
+        return sum(max(0.0, b[0] - max(a[1], r)) for a, b, r in zip(batches, batches[1:], ready[1:]))
+
+    def by_second(self) -> list[float]:
+        """The device's busy share in each second from the first batch on (the last second: of its part)."""
+        lo, hi = self.span
+        spans = [(b[0], b[1], b[2] / (b[1] - b[0]) if b[1] > b[0] else 0.0)
+                 for lines in self.batches.values() for b in lines]
+        return [sum(max(0.0, min(s + 1, e) - max(s, b)) * f for b, e, f in spans) / (min(s + 1, hi) - s)
+                for s in np.arange(lo, hi, 1.0)]
+
     def share(self, window: tuple[float, float]) -> float:
         """Device-busy seconds of the batches within `window` / its length."""
         lo, hi = window
@@ -192,7 +243,8 @@ class DeviceLog:
         return busy / (hi - lo) if hi > lo else math.nan
 
 
-def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str) -> dict:
+def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
+        device: str = "queue") -> dict:
     """One run in this process (Ray workers as its descendants); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
@@ -213,7 +265,8 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     meter.start()
     began, start = time.perf_counter(), time.monotonic()
     with tempfile.TemporaryDirectory() as home:
-        run = evaluate("robtest", model="sim-gpu", attack=attack, limit=limit, settings={"model.per_text": per_text},
+        run = evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
+                       settings={"model.per_text": per_text, "model.device": device},
                        store=Path(home) / "robust.db", executor=executor,
                        workers=workers if executor == "ray" else None)
     wall, cpu = time.perf_counter() - began, meter.stop()
@@ -231,13 +284,14 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     queries, texts = run.run.queries, log.total(4)
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(run.records, sort_keys=True).encode()).hexdigest()[:10]
-    return {"executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
+    return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
             "steady_share": round(log.share(log.steady), 3), "steady_s": round(max(0.0, hi - lo), 2),
             "held_share": round(sum(b[1] - b[0] for v in log.batches.values() for b in v) / wall, 3),
             "idle_short_s": round(idle_short, 2), "idle_long_s": round(idle_long, 2),
+            "handoff_s": round(log.handoff(), 2),
             "overshoot_ms": round(1e3 * (log.total(1) - log.total(0) - log.total(2))
                                   / sum(map(len, log.batches.values())), 2),
             "queries": queries, "queries_per_s": round(queries / wall), "device_texts": round(texts),
@@ -246,7 +300,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
             "workers_cpu_s": round(workers_cpu, 2),
             "startup_cpu_s": round(startup, 2), "ray_cpu_s": round(cpu - driver - workers_cpu, 2),
             "own_cpu_us_per_query": round((cpu - log.total(3)) / queries * 1e6, 1),
-            "peak_rss_mb": round(peak_rss_mb()),
+            "by_second": [round(x, 2) for x in log.by_second()], "peak_rss_mb": round(peak_rss_mb()),
             "worker_rss_mb": round(max(rss, default=0) / 1024), "records": records}
 
 
@@ -264,11 +318,14 @@ def main() -> None:
     parser.add_argument("--per-text", type=float, nargs="+", default=[30e-6], help="device seconds per text")
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--attack", default="typo")
+    parser.add_argument("--device", nargs="+", default=["queue"], choices=("queue", "lock"),
+                        help="how a batch gets the simulated device (see Device)")
+    parser.add_argument("--timeline", action="store_true", help="print each run's busy share second by second")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
-                             args.attack)))
+                             args.attack, args.device[0])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -276,7 +333,8 @@ def main() -> None:
         weights.write_text(json.dumps(dictionary_weights()))
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
-        for per_text in args.per_text:
+        seconds: list[list[float]] = []
+        for mode, per_text in ((m, t) for m in args.device for t in args.per_text):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -284,26 +342,34 @@ def main() -> None:
                     env = {**os.environ, "PYTHONPATH": path, DEVICE: str(device), "ROBUST_OVERLAP": str(overlap)}
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
-                           "--attack", args.attack]
+                           "--attack", args.attack, "--device", mode]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
-                    print(row(json.loads(out.stdout.strip().splitlines()[-1])), flush=True)
+                    result = json.loads(out.stdout.strip().splitlines()[-1])
+                    print(row(result), flush=True)
+                    seconds.append(result["by_second"])
+        if args.timeline:  # after the table, which a line between its rows would end
+            print("\nThe device's busy share in each second from the first batch on, a line per row:")
+            for shares in seconds:
+                print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
+HEADER = ("| device | executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
-          "| device idle s: gaps < 2 ms / longer | held, not busy: ms a batch | queries | queries/s "
+          "| device idle s: gaps < 2 ms / longer (with a batch ready) | held, not busy: ms a batch "
+          "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 20 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 21 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["executor"], r["workers"], r["overlap"], r["per_text_us"], r["ray_start_s"] or "", r["wall_s"],
-             r["first_batch_s"],
+    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["per_text_us"], r["ray_start_s"] or "",
+             r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
-             f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']}", r["overshoot_ms"],
+             f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']} ({r['handoff_s']})",
+             r["overshoot_ms"],
              f"{r['queries']:,}", f"{r['queries_per_s']:,}", r["texts_per_batch"],
              r["cpu_share"],
              (f"{r['driver_cpu_s']} / {r['workers_cpu_s']} ({r['startup_cpu_s']}) / {r['ray_cpu_s']}" if r["workers"]

@@ -40,6 +40,19 @@ def test_overlapped_chunks_run_at_once_and_every_item_is_yielded_once():
         list(run_overlapped(ITEMS, work, ChunkSizer(8, 0.5), overlap=1))
 
 
+def test_the_last_chunks_shrink_so_that_the_threads_finish_together():
+    """Guided self-scheduling: a chunk takes at most 1/overlap of the items left, so the run does not end with one
+    thread computing a full-size chunk alone while the others have nothing (one chunk at a time: sizes as before)."""
+    items = [WorkItem(f"i{k}") for k in range(100)]
+
+    def sizes(overlap):
+        chunks = run_overlapped(items, lambda chunk: [{} for _ in chunk], ChunkSizer(16, 0), overlap=overlap)
+        return [len(chunk) for chunk in sorted((c for c, _ in chunks), key=lambda c: int(c[0].id[1:]))]
+
+    assert sizes(1) == [16] * 6 + [4]
+    assert sizes(2) == [16, 16, 16, 16, 16, 10, 5, 3, 1, 1]  # each at most half of what is left
+
+
 def test_an_error_in_one_chunk_is_raised_and_later_chunks_are_not_started():
     started = []
 

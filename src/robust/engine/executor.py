@@ -124,8 +124,9 @@ def _timed(work: Work, chunk: Sequence[WorkItem]) -> tuple[list[dict[str, Any]],
 
 def run_overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overlap: int) -> Iterator[
         tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
-    """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool; each (chunk, records) is
-    yielded in this thread as soon as it is done (in any order). An error in one chunk cancels the chunks not
+    """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool, none holding more than
+    1/overlap of the items left; each (chunk, records) is yielded in this thread as soon as it is done (in any
+    order). An error in one chunk cancels the chunks not
     yet started and is raised here once the running ones end. The garbage collector leaves the run's setup
     alone meanwhile (`robust.engine.collector`)."""
     with setup_frozen() as first_chunk_done:
@@ -145,7 +146,9 @@ def _overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overla
     try:
         while start < len(items) or running:
             while start < len(items) and len(running) < overlap:
-                chunk = items[start : start + sizer.size]
+                # guided self-scheduling (Polychronopoulos & Kuck 1987): at most 1/overlap of what is left, so
+                # that the last chunks shrink and the threads finish together instead of one computing alone
+                chunk = items[start : start + min(sizer.size, -(-(len(items) - start) // overlap))]
                 running[pool.submit(_timed, work, chunk)] = chunk
                 start += len(chunk)
             done, _ = wait(running, return_when=FIRST_COMPLETED)

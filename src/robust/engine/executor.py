@@ -9,8 +9,9 @@ not depend on how its items are chunked.
 
 In-process, up to `overlap` chunks are computed at once by a thread pool (ROBUST_OVERLAP, else the model's
 `overlap`: 1 for a CPU model): while one chunk's batch is inside the model (a GPU kernel or a server request,
-which release the GIL) the next chunk prepares its candidates, so neither waits for the other. Records stay
-the same: each item's randomness derives from its id, never from which chunk or thread computed it.
+which release the GIL) the next chunk prepares its candidates, so neither waits for the other; the last chunks
+are cut smaller, so that the threads finish together. Records stay the same: each item's randomness derives
+from its id, never from which chunk or thread computed it.
 
 Executors other than `in-process` are found by name in the entry-point group `robust.executors` (robust's
 own `ray` is one), so the core never imports what they need until one is asked for with `--executor NAME`.
@@ -126,9 +127,8 @@ def run_overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, ove
         tuple[Sequence[WorkItem], list[dict[str, Any]]]]:
     """As `run_chunks`, with up to `overlap` chunks computed at once by a thread pool, none holding more than
     1/overlap of the items left; each (chunk, records) is yielded in this thread as soon as it is done (in any
-    order). An error in one chunk cancels the chunks not
-    yet started and is raised here once the running ones end. The garbage collector leaves the run's setup
-    alone meanwhile (`robust.engine.collector`)."""
+    order). An error in one chunk cancels the chunks not yet started and is raised here once the running ones
+    end. The garbage collector leaves the run's setup alone meanwhile (`robust.engine.collector`)."""
     with setup_frozen() as first_chunk_done:
         for chunk, records in _overlapped(items, work, sizer, overlap):
             first_chunk_done()

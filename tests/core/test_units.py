@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from robust import load_examples
-from robust.core.batching import OutputCache
+from robust.core.batching import OutputCache, entry_bytes
 from robust.core.context import RunContext
 from robust.core.errors import RobustError
 from robust.core.labels import label_index
@@ -65,16 +65,40 @@ def test_output_cache_dedupes_and_sorts_by_length():
 def test_output_cache_is_bounded_by_bytes_least_recently_used_first():
     import numpy as np
 
-    cache = OutputCache(max_bytes=3 * 800)
-    fn = lambda batch: [np.zeros(100) for _ in batch]  # 800 bytes each
+    entry = entry_bytes("a", np.zeros(100))  # 800 bytes of output, its one-letter input and the entry's own
+    cache = OutputCache(max_bytes=3 * entry)
+    fn = lambda batch: [np.zeros(100) for _ in batch]
     cache.map(("k",), ["a", "b", "c"], fn, 8)
     cache.map(("k",), ["a"], fn, 8)  # touch a: b is now the oldest
     cache.map(("k",), ["d"], fn, 8)
-    assert cache.bytes <= 2400 and cache.misses == 4
+    assert cache.bytes <= 3 * entry and cache.misses == 4
     cache.map(("k",), ["a", "c", "d"], fn, 8)
     assert cache.misses == 4  # all still cached
     cache.map(("k",), ["b"], fn, 8)
     assert cache.misses == 5  # b was evicted
+
+
+def test_output_cache_counts_the_memory_its_entries_hold():
+    """The bound is on what the entries really hold (traced by tracemalloc), not on the outputs' data alone: a
+    classify row's 16 bytes were counted for ~450 (its text, the key, the dict's slot, the row's array header), so
+    a full cache held ~30 times its bound."""
+    import gc
+    import tracemalloc
+
+    import numpy as np
+
+    cache = OutputCache()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        texts = [f"a typical movie review sentence, number {i} of them" for i in range(20_000)]
+        cache.map(("classify",), texts, lambda batch: list(np.random.default_rng(0).random((len(batch), 2))), 64)
+        del texts  # the cache is now their only holder, as in a run
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0.8 <= cache.bytes / held <= 1.5, (cache.bytes, held)
 
 
 def test_store_commits_records_once_and_ends_runs_with_counters(tmp_path):

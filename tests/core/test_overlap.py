@@ -93,11 +93,16 @@ def test_overlap_comes_from_the_model_or_robust_overlap(monkeypatch):
     assert overlap_for(FunctionModel(lambda t: [[1.0]] * len(t), overlap=3)) == 2
 
 
-def test_a_bad_overlap_is_refused_before_a_run_exists(example_site, tmp_path, monkeypatch):
-    monkeypatch.setenv("ROBUST_OVERLAP", "0")
+@pytest.mark.parametrize(("name", "value", "error"), [
+    ("ROBUST_OVERLAP", "0", "ROBUST_OVERLAP must be a whole number (1 or more), not '0'"),
+    ("ROBUST_CACHE_BYTES", "1GB", "ROBUST_CACHE_BYTES must be a number of bytes (1 or more, e.g. 536870912 or 512MiB), "
+                                  "not '1GB'")])
+def test_a_bad_overlap_or_cache_bound_is_refused_before_a_run_exists(name, value, error, example_site, tmp_path,
+                                                                      monkeypatch):
+    monkeypatch.setenv(name, value)
     code, _, err = in_process("--store", tmp_path / "r.db", "run", "--bench", "accuracy", "--model", "keywords",
                               "--data", "tiny-reviews", "--quiet")
-    assert code == 1 and err.splitlines() == ["error: ROBUST_OVERLAP must be a whole number (1 or more), not '0'"]
+    assert code == 1 and err.splitlines() == [f"error: {error}"]
     assert sqlite3.connect(tmp_path / "r.db").execute("SELECT COUNT(*) FROM runs").fetchone() == (0,)
 
 

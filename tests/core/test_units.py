@@ -101,6 +101,19 @@ def test_output_cache_counts_the_memory_its_entries_hold():
     assert 0.8 <= cache.bytes / held <= 1.5, (cache.bytes, held)
 
 
+@pytest.mark.parametrize(("value", "expected"), [("", 2**30), ("4096", 4096), ("512MiB", 512 * 2**20), ("2GiB", 2**31)])
+def test_the_cache_bound_is_read_from_robust_cache_bytes(value, expected, monkeypatch):
+    monkeypatch.setenv("ROBUST_CACHE_BYTES", value)
+    assert OutputCache().max_bytes == expected
+
+
+@pytest.mark.parametrize("value", ["0", "1.5GiB", "10MB", "lots"])
+def test_a_bad_cache_bound_is_one_line(value, monkeypatch):
+    monkeypatch.setenv("ROBUST_CACHE_BYTES", value)
+    with pytest.raises(RobustError, match=rf"^ROBUST_CACHE_BYTES must be a number of bytes .*, not '{value}'$"):
+        OutputCache()
+
+
 def test_store_commits_records_once_and_ends_runs_with_counters(tmp_path):
     store = Store(tmp_path / "r.db")
     run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}}, "me")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
+
+from robust.core.environ import env_bytes
 
 
 def _key(value: Any) -> Hashable:
@@ -81,7 +82,7 @@ class OutputCache:
 
     def __init__(self, max_bytes: int | None = None) -> None:
         self._store: OrderedDict[tuple[Hashable, Hashable], Any] = OrderedDict()
-        self.max_bytes = max_bytes if max_bytes is not None else int(os.environ.get("ROBUST_CACHE_BYTES", 2**30))
+        self.max_bytes = max_bytes if max_bytes is not None else env_bytes("ROBUST_CACHE_BYTES", 2**30)
         self.bytes = 0
         self.hits = 0
         self.misses = 0

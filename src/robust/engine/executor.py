@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from robust.core.entry_points import plugin_points
+from robust.core.environ import env_count, env_seconds
 from robust.core.errors import RobustError, unknown
 from robust.core.interfaces import WorkItem
 from robust.engine.collector import setup_frozen
-from robust.engine.environ import env_count, env_seconds
 
 Work = Callable[[Sequence[WorkItem]], list[dict[str, Any]]]
 GROUP = "robust.executors"

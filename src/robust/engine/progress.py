@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
-from robust.engine.environ import env_seconds
+from robust.core.environ import env_seconds
 
 #: the ETA shows once this share of the work to do (by cost) and this many items are done, and this many seconds
 #: passed

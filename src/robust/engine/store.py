@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from robust.core.environ import env_seconds
 from robust.core.errors import RobustError
-from robust.engine.environ import env_seconds
 
 RUNS = """CREATE TABLE IF NOT EXISTS runs (
     id TEXT PRIMARY KEY, created REAL NOT NULL, finished REAL, status TEXT NOT NULL, bench TEXT NOT NULL,

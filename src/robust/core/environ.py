@@ -27,3 +27,15 @@ def env_count(name: str, default: int) -> int:
     if not value.isdigit() or int(value) < 1:
         raise RobustError(f"{name} must be a whole number (1 or more), not {value!r}")
     return int(value)
+
+
+def env_bytes(name: str, default: int) -> int:
+    """`$name` as a number of bytes (a whole number, 1 or more, with an optional KiB, MiB or GiB), else `default`."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    number, unit = value.rstrip("KMGiB"), value[len(value.rstrip("KMGiB")):]
+    scale = {"": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}.get(unit)
+    if not number.isdigit() or int(number) < 1 or scale is None:
+        raise RobustError(f"{name} must be a number of bytes (1 or more, e.g. 536870912 or 512MiB), not {value!r}")
+    return int(number) * scale

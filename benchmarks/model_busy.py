@@ -42,6 +42,7 @@ prints the busy share of each second after the table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -55,6 +56,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,34 +86,36 @@ class Device:
         self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT)
         self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115 - the process's
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """The device to this thread alone: the process's thread lock, then the machine's flock."""
+        with self.lock:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+
     def run(self, fn, texts: list[str]):
         arrived = time.monotonic()  # the batch reaches the device (lock: its lock; queue: its host compute)
         if self.mode == "queue":
             cpu = time.thread_time()
             out = fn(texts)
             compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
-            with self.lock:
-                fcntl.flock(self.fd, fcntl.LOCK_EX)
-                try:
-                    arrived = time.monotonic()
-                    free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
-                    began = max(arrived, free)
-                    ended = began + busy
-                    os.pwrite(self.fd, struct.pack("d", ended), 0)
-                finally:
-                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+            with self.held():  # only to take the device's next free span
+                arrived = time.monotonic()
+                free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
+                began = max(arrived, free)
+                ended = began + busy
+                os.pwrite(self.fd, struct.pack("d", ended), 0)
             time.sleep(max(0.0, ended - time.monotonic()))  # the caller waits for its results
         else:
-            with self.lock:
-                fcntl.flock(self.fd, fcntl.LOCK_EX)
-                try:
-                    began, cpu = time.monotonic(), time.thread_time()
-                    out = fn(texts)
-                    compute = time.thread_time() - cpu
-                    time.sleep(self.per_text * len(texts))
-                    ended = time.monotonic()
-                finally:
-                    fcntl.flock(self.fd, fcntl.LOCK_UN)
+            with self.held():
+                began, cpu = time.monotonic(), time.thread_time()
+                out = fn(texts)
+                compute = time.thread_time() - cpu
+                time.sleep(self.per_text * len(texts))
+                ended = time.monotonic()
             # busy: the compute plus the sleep asked for (a loaded machine wakes a sleeper late; a GPU would
             # have finished on time); held: what the lock really was held
             busy = compute + self.per_text * len(texts)
@@ -214,7 +218,7 @@ class DeviceLog:
 
     def idle(self, short: float = 2e-3) -> tuple[float, float]:
         """Seconds the device stood idle between batches (from the first to the last): in gaps shorter than `short`
-        (the threads or processes were all between two model calls: a search round's own work) and longer."""
+        and longer (`handoff` says how much of it a batch was ready)."""
         batches = sorted((b[0], b[1]) for lines in self.batches.values() for b in lines)
         gaps = [b[0] - a[1] for a, b in zip(batches, batches[1:]) if b[0] > a[1]]
         return sum(g for g in gaps if g < short), sum(g for g in gaps if g >= short)

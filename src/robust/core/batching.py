@@ -52,6 +52,8 @@ def plan_batches(lengths: Sequence[int], batch_size: int, max_padding: float | N
 
 def _size(value: Any) -> int:
     """Approximate bytes held by a cached input or output (arrays by nbytes, lists and tuples by their items)."""
+    if type(value) is str:  # most inputs: one call per cached entry
+        return sys.getsizeof(value)
     nbytes = getattr(value, "nbytes", None)
     if nbytes is not None:
         return int(nbytes)
@@ -68,7 +70,7 @@ ENTRY_BYTES = 320
 def entry_bytes(inputs: Any, output: Any) -> int:
     """The memory one cached entry takes: its input (the cache is often a text's last holder), its output and
     ENTRY_BYTES."""
-    return (sys.getsizeof(inputs) if type(inputs) is str else _size(inputs)) + _size(output) + ENTRY_BYTES
+    return _size(inputs) + _size(output) + ENTRY_BYTES
 
 
 _ABSENT = object()

@@ -34,8 +34,8 @@ def env_bytes(name: str, default: int) -> int:
     value = os.environ.get(name, "").strip()
     if not value:
         return default
-    number, unit = value.rstrip("KMGiB"), value[len(value.rstrip("KMGiB")):]
-    scale = {"": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}.get(unit)
+    number = value.rstrip("KMGiB")
+    scale = {"": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}.get(value[len(number):])
     if not number.isdigit() or int(number) < 1 or scale is None:
         raise RobustError(f"{name} must be a number of bytes (1 or more, e.g. 536870912 or 512MiB), not {value!r}")
     return int(number) * scale

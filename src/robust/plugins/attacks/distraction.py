@@ -157,8 +157,6 @@ class Distraction(SentenceTransform):
             return self._faithful_draw(example, degree, rng)
         if degree <= 0:
             return [example]
-        # clean: each seeded chain cut before its first measured prefix with 1 − cos > d; a chain whose cut reaches
-        # the band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
         return self.apply_many(example, degree, rng, 1)[0]
 
     def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
@@ -167,6 +165,8 @@ class Distraction(SentenceTransform):
         share its variant."""
         if self.config["mode"] == "faithful" or degree <= 0:
             return super().apply_many(example, degree, rng, draws)
+        # clean: each seeded chain cut before its first measured prefix with 1 − cos > d; a chain whose cut reaches
+        # the band [(1 − REACH_TOLERANCE)·d, d] is drawn uniformly, else the one that comes closest (flagged)
         self.precompute([example.text], [degree])
         cuts, band, closest = self._plan(example.text, "draw", degree)
         made: dict[int, Example] = {}

@@ -86,7 +86,7 @@ def test_only_as_many_chains_as_asked_for_are_measured():
         texts = []
         t = Distraction(embedder=FunctionModel(lambda x: texts.extend(x) or bag_of_words(x), "embed"), chains=chains)
         t.apply(Example("a", TEXT), 0.3, np.random.default_rng(0))
-        measured = sum(len(curve) > 1 for _, curve in t._pool(TEXT))
+        measured = sum(len(chain.values) > 1 for chain in t._pool(TEXT))
         return len(texts), measured
 
     (few, measured_few), (many, measured_many) = cost(2), cost(8)
@@ -179,7 +179,7 @@ def test_prefixes_are_probed_sparsely_not_step_by_step():
     long_text = " ".join(["the film is a long and careful study of grief , memory and the small rituals"] * 3)
     t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
     t.precompute([long_text], [0.6])
-    landed = [(values, t._cut(values, 0.6)) for _, values in t._pool(long_text) if t._landed(values, 0.6)]
+    landed = [(c.values, t._cut(c.values, 0.6)) for c in t._pool(long_text) if t._landed(c.values, 0.6)]
     assert len(landed) == 4  # `chains` chains land in the band [0.48, 0.6]
     assert all(len(values) - 1 < cut for values, cut in landed if cut >= 8)
     assert any(cut >= 8 for _, cut in landed)
@@ -197,7 +197,7 @@ def test_many_draws_equal_draws_one_at_a_time_and_share_variants():
         expected = []
         for _ in range(20):
             k = band[int(single.integers(len(band)))] if band else closest
-            expected.append(t._pool(TEXT)[k][0][cuts[k] - 1] if cuts[k] else TEXT)
+            expected.append(t._pool(TEXT)[k].prefix(cuts[k]) if cuts[k] else TEXT)
         assert [v.text for v in drawn] == expected
         assert many.bit_generator.state == single.bit_generator.state
         assert len({id(v) for v in drawn}) == len({v.text for v in drawn})  # one variant object per chain drawn
@@ -214,3 +214,24 @@ def test_distractors_drawn_from_draws_equal_the_generators():
     with Draws(rng) as draws:
         assert [t.add_random_distraction(TEXT, draws) for _ in range(200)] == expected
     assert rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_chains_are_drawn_as_far_as_they_are_read_the_same_however_they_are_read():
+    """A clean chain draws its distractors when a prefix is first read, from a generator of its own: nothing past the
+    longest prefix measured or cut, and the same texts read in pieces, in another order or from threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
+    for degree in (0.1, 0.3):
+        t.apply(Example("a", TEXT), degree, np.random.default_rng(0))
+    pool = t._pool(TEXT)
+    assert all(len(chain.texts) == max(chain.values) for chain in pool)
+    assert sum(len(chain.texts) for chain in pool) < len(pool) * t.steps // 2
+
+    whole = [Distraction()._pool(TEXT)[k].prefix(t.steps) for k in range(len(pool))]
+    assert len(set(whole)) == len(pool)  # each chain its own draws
+    again = Distraction()._pool(TEXT)
+    with ThreadPoolExecutor(4) as threads:  # every chain read at once by four threads, at steps in another order
+        list(threads.map(lambda job: job[0].prefix(job[1]), [(c, j) for c in again[::-1] for j in (7, 1, 40, 3)]))
+    assert [chain.prefix(t.steps) for chain in again] == whole
+    assert [chain.texts[: len(read.texts)] for chain, read in zip(again, pool, strict=True)] == [c.texts for c in pool]

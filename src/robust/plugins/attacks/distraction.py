@@ -5,21 +5,23 @@ sentence embedder (default the embedded `minilm`; never the victim: the degree m
 under test).
 
 `mode="faithful"`: RobTest's loop — per draw, accept random distractors while cos > 1 − d, at most 10.
-`mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors are drawn once (seeded by
-the text). A chain's prefixes are measured sparsely, in batched embedding calls for all chains of all sentences of
-a batch (`precompute`, which the attackers call with every degree they will ask for): for each degree d, until
-`chains` chains have a prefix whose degree lands in [(1 − REACH_TOLERANCE)·d, d], a chain's next probe doubles
-its step count while it stays below the band, then interpolates between the last prefix below d and the first
-measured above it. A chain is cut before its first measured prefix above d; a draw picks uniformly among the
-chains whose cut lands in the band, else the one that comes closest (flagged `unreached`). Every prefix is
-measured at most once and shared by draws and degrees (the faithful loop embedded every candidate of every draw,
-~15 of 18 minutes of a run), and 40 steps let high degrees be reached (10 never reached 0.6).
+`mode="clean"` (default): per sentence `pool` chains of up to 40 random distractors, each seeded by the text
+and its index and drawn only as far as it is read. A chain's prefixes are measured sparsely, in batched embedding
+calls for all chains of all sentences of a batch (`precompute`, which the attackers call with every degree they
+will ask for): for each degree d, until `chains` chains have a prefix whose degree lands in
+[(1 − REACH_TOLERANCE)·d, d], a chain's next probe doubles its step count while it stays below the band, then
+interpolates between the last prefix below d and the first measured above it. A chain is cut before its first
+measured prefix above d; a draw picks uniformly among the chains whose cut lands in the band, else the one that
+comes closest (flagged `unreached`). Every prefix is measured at most once and shared by draws and degrees (the
+faithful loop embedded every candidate of every draw, ~15 of 18 minutes of a run), and 40 steps let high
+degrees be reached (10 never reached 0.6).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -92,6 +94,30 @@ def between(low: int, high: int, rng: np.random.Generator | Draws) -> int:
     return low + int(rng.integers(high - low))
 
 
+class Chain:
+    """One clean-mode chain: `source` followed by up to `steps` random distractors, drawn from `rng` (by `add`, one
+    distractor a call) only as far as its prefixes are read, with the degrees of the prefixes measured so far
+    ({j: D_s of the first j distractors}). Chunks computed in threads read one sentence's chains: a lock keeps
+    each chain's draws in order."""
+
+    def __init__(self, source: str, steps: int, rng: np.random.Generator,
+                 add: Callable[[str, Draws], str]) -> None:
+        self.source, self.steps, self._rng, self._add = source, steps, rng, add
+        self.texts: list[str] = []  # the prefixes drawn so far: texts[j - 1] holds j distractors
+        self.values: dict[int, float] = {0: 0.0}
+        self._lock = threading.Lock()
+
+    def prefix(self, j: int) -> str:
+        """The source with the chain's first j (1 <= j <= steps) distractors."""
+        if len(self.texts) < j:
+            with self._lock, Draws(self._rng) as rng:
+                text = self.texts[-1] if self.texts else self.source
+                while len(self.texts) < j:
+                    text = self._add(text, rng)
+                    self.texts.append(text)
+        return self.texts[j - 1]
+
+
 class Distraction(SentenceTransform):
     name = "distraction"
     dimension = "Distraction"
@@ -112,7 +138,7 @@ class Distraction(SentenceTransform):
 
     def __init__(self, embedder: Any = None, **config: Any) -> None:
         super().__init__(embedder, **config)
-        self._chains: dict[str, list[tuple[list[str], list[float]]]] = {}
+        self._chains: dict[str, list[Chain]] = {}
         # per source: what its measured prefixes decide (probes, draws) per degree, until one more is measured
         self._plans: dict[str, dict[tuple[str, float, int], Any]] = {}
 
@@ -183,22 +209,23 @@ class Distraction(SentenceTransform):
         """`example` with the first `j` distractors of its chain `k`."""
         if j == 0:
             return with_degree(example, example.text, degree, 0.0)
-        texts, values = self._pool(example.text)[k]
-        return with_degree(example, texts[j - 1], degree, values[j], distraction_steps=j, distraction_mode="clean")
+        chain = self._pool(example.text)[k]
+        return with_degree(example, chain.prefix(j), degree, chain.values[j], distraction_steps=j,
+                           distraction_mode="clean")
 
     def _draw(self, source: str, degree: float) -> tuple[list[int], list[int], int]:
         """Each chain's cut for d, the chains whose cut lands in the band, and the chain whose cut comes closest."""
         pool = self._pool(source)
-        cuts = [self._cut(values, degree) for _, values in pool]
-        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k][1], degree, j)]
-        return cuts, band, max(range(len(pool)), key=lambda k: pool[k][1][cuts[k]])
+        cuts = [self._cut(chain.values, degree) for chain in pool]
+        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k].values, degree, j)]
+        return cuts, band, max(range(len(pool)), key=lambda k: pool[k].values[cuts[k]])
 
     def _plan(self, source: str, what: str, degree: float) -> Any:
         """`_draw` or `_probes` of `source` for `degree`, memoised until a prefix of its chains is measured: the
         draws and degrees of a sentence (aug_num × the degree grid) share them. The key counts the measured
         prefixes, so a plan made while another thread measured more is never reused."""
         plans = self._plans.setdefault(source, {})
-        key = (what, float(degree), sum(len(values) for _, values in self._pool(source)))
+        key = (what, float(degree), sum(len(chain.values) for chain in self._pool(source)))
         if key not in plans:
             plans[key] = (self._draw if what == "draw" else self._probes)(source, degree)
         return plans[key]
@@ -219,37 +246,32 @@ class Distraction(SentenceTransform):
             if not due:
                 return
             probes = list(due.items())
-            pairs = [(source, self._pool(source)[k][0][step - 1]) for (source, k), step in probes]
+            pairs = [(source, self._pool(source)[k].prefix(step)) for (source, k), step in probes]
             for ((source, k), step), value in zip(probes, self.degrees_of(pairs), strict=True):
-                self._pool(source)[k][1][step] = value
+                self._pool(source)[k].values[step] = value
                 self._plans.pop(source, None)
 
     def _probes(self, source: str, degree: float) -> list[tuple[int, int]]:
         """(chain, prefix) pairs to measure next for `degree`: one per open chain, as many as chains are missing
         from the band."""
         pool = self._pool(source)
-        want = int(self.config["chains"]) - sum(self._landed(values, degree) for _, values in pool)
+        want = int(self.config["chains"]) - sum(self._landed(chain.values, degree) for chain in pool)
         probes = [(k, self._probe(chain, degree)) for k, chain in enumerate(pool)] if want > 0 else []
         open_ = [(k, step) for k, step in probes if step is not None]
-        open_.sort(key=lambda ks: len(pool[ks[0]][1]) == 1)  # chains already probed first (fewer new prefixes)
+        open_.sort(key=lambda ks: len(pool[ks[0]].values) == 1)  # chains already probed first (fewer new prefixes)
         return open_[:want]
 
-    def _pool(self, source: str) -> list[tuple[list[str], dict[int, float]]]:
-        """`pool` chains of `steps` accumulated distractors for `source`, from a generator seeded by the text,
-        each with the degrees of the prefixes measured so far ({j: D_s of the first j distractors})."""
-        if source not in self._chains:
+    def _pool(self, source: str) -> list[Chain]:
+        """`pool` chains of up to `steps` accumulated distractors for `source`, each from a generator of its own
+        seeded by the text and the chain's index, drawn only as far as its prefixes are read."""
+        chains = self._chains.get(source)
+        if chains is None:
             import zlib
 
-            chains = []
-            with Draws(np.random.default_rng(zlib.crc32(source.encode()))) as rng:
-                for _ in range(int(self.config["pool"])):
-                    texts, text = [], source
-                    for _ in range(self.steps):
-                        text = self.add_random_distraction(text, rng)
-                        texts.append(text)
-                    chains.append((texts, {0: 0.0}))
-            self._chains[source] = chains
-        return self._chains[source]
+            seeds = np.random.SeedSequence(zlib.crc32(source.encode())).spawn(int(self.config["pool"]))
+            chains = self._chains.setdefault(source, [
+                Chain(source, self.steps, np.random.default_rng(seed), self.add_random_distraction) for seed in seeds])
+        return chains
 
     @staticmethod
     def _cut(values: dict[int, float], degree: float) -> int:
@@ -266,16 +288,16 @@ class Distraction(SentenceTransform):
         cut = self._cut(values, degree) if cut is None else cut
         return reaches(values[cut], degree)
 
-    def _probe(self, chain: tuple[list[str], dict[int, float]], degree: float) -> int | None:
+    def _probe(self, chain: Chain, degree: float) -> int | None:
         """The chain's next prefix to measure for `degree`, or None when settled: landed, no unmeasured prefix
         between the cut and the first measured one above d, or out of steps."""
-        texts, values = chain
+        values, steps = chain.values, chain.steps
         j = self._cut(values, degree)
         if self._landed(values, degree, j):
             return None
         above = [k for k in values if k > j]  # the first of them is the first measured prefix above d
         if not above:
-            return min(len(texts), max(1, 2 * j)) if j < len(texts) else None  # gallop while below the band
+            return min(steps, max(1, 2 * j)) if j < steps else None  # gallop while below the band
         h = min(above)
         if h - j <= 1:
             return None

@@ -21,8 +21,10 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py                      # queue, in-process, overlap 1, 2, 4; 30 µs, 30 examples
     python benchmarks/model_busy.py --device queue lock --executor in-process ray --overlap 1 2 --workers 1 2 3
     python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 100 --timeline
+    python benchmarks/model_busy.py --overlap 2 3 4 --warm none compiled run   # what a process's first run pays
 
-Columns: the device model, executor, Ray workers, overlap (chunks computed at once per process), the run's wall
+Columns: the device model, executor, Ray workers, overlap (chunks computed at once per process), what the process
+did before the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the run's wall
 seconds (a Ray run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's
 first batch began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
 brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every process
@@ -59,6 +61,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +69,9 @@ import robust
 
 DEVICE = "ROBUST_SIM_DEVICE"  # the simulated device's folder: weights.json, its lock file, stats-PID.txt
 HERE = Path(__file__).resolve().parent
+#: what the process does before the measured run: nothing (a fresh process, as `robust run` is), load the compiled
+#: draws (numba's one-time load), or the same run once (every one-time cost paid)
+WARM = ("none", "compiled", "run")
 
 
 # the victim: a plugin every process (this one, Ray's workers) builds by name ---------------------------------
@@ -198,9 +204,11 @@ class DeviceLog:
     batches: dict[int, list[list[float]]]
 
     @classmethod
-    def read(cls, folder: Path) -> DeviceLog:
-        found = {int(path.stem.split("-")[1]): [[float(x) for x in line.split()] for line in
-                                                  path.read_text().splitlines()] for path in folder.glob("stats-*.txt")}
+    def read(cls, folder: Path, since: float = -math.inf) -> DeviceLog:
+        """The batches logged in `folder` that began at `since` or later (time.monotonic)."""
+        found = {int(path.stem.split("-")[1]): [b for b in ([float(x) for x in line.split()] for line in
+                                                            path.read_text().splitlines()) if b[0] >= since]
+                 for path in folder.glob("stats-*.txt")}
         return cls({pid: lines for pid, lines in found.items() if lines})  # a Ray run's driver queries nothing
 
     def total(self, column: int) -> float:
@@ -249,12 +257,28 @@ class DeviceLog:
 
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
-        device: str = "queue") -> dict:
-    """One run in this process (Ray workers as its descendants); its measures as a dict."""
+        device: str = "queue", warm: str = "none") -> dict:
+    """One run in this process (Ray workers as its descendants), after `warm` (WARM); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
 
     from robust.engine.evaluate import evaluate
+
+    def run() -> Any:  # robust.engine.evaluate.Evaluation
+        with tempfile.TemporaryDirectory() as home:
+            return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
+                            settings={"model.per_text": per_text, "model.device": device},
+                            store=Path(home) / "robust.db", executor=executor,
+                            workers=workers if executor == "ray" else None)
+
+    if warm == "compiled":
+        from robust.core.plugins import get_registry
+        from robust.toolkit.compiled import compile_all
+
+        get_registry()  # the plugins imported, each with its compiled draws' loader
+        compile_all()
+    elif warm == "run":
+        run()
 
     ray_start = 0.0
     if executor == "ray":  # started before the run (a cluster is up before runs are sent to it), timed apart
@@ -269,13 +293,9 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     meter = CpuMeter(0.5)
     meter.start()
     began, start = time.perf_counter(), time.monotonic()
-    with tempfile.TemporaryDirectory() as home:
-        run = evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
-                       settings={"model.per_text": per_text, "model.device": device},
-                       store=Path(home) / "robust.db", executor=executor,
-                       workers=workers if executor == "ray" else None)
+    measured = run()
     wall, cpu = time.perf_counter() - began, meter.stop()
-    log = DeviceLog.read(Path(os.environ[DEVICE]))
+    log = DeviceLog.read(Path(os.environ[DEVICE]), since=start)
     by_pid = {pid: t - meter.base.get(pid, 0.0) for pid, t in meter.last.items()}
     for pid, lines in log.batches.items():  # a worker's CPU at its last batch, if it ended before a sample
         by_pid[pid] = max(by_pid.get(pid, 0.0), lines[-1][5] - meter.base.get(pid, 0.0))
@@ -286,10 +306,11 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     startup = sum(lines[0][5] - meter.base.get(pid, 0.0) for pid, lines in log.batches.items() if pid != os.getpid())
     lo, hi = log.steady
     idle_short, idle_long = log.idle()
-    queries, texts = run.run.queries, log.total(4)
+    queries, texts = measured.run.queries, log.total(4)
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
-    records = hashlib.sha256(json.dumps(run.records, sort_keys=True).encode()).hexdigest()[:10]
+    records = hashlib.sha256(json.dumps(measured.records, sort_keys=True).encode()).hexdigest()[:10]
     return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
+            "warm": warm,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
@@ -325,12 +346,16 @@ def main() -> None:
     parser.add_argument("--attack", default="typo")
     parser.add_argument("--device", nargs="+", default=["queue"], choices=("queue", "lock"),
                         help="how a batch gets the simulated device (see Device)")
+    parser.add_argument("--warm", nargs="+", default=["none"], choices=WARM,
+                        help="what the process does before the measured run (in-process only): see WARM")
     parser.add_argument("--timeline", action="store_true", help="print each run's busy share second by second")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.warm != ["none"] and "ray" in args.executor:
+        parser.error("--warm warms this process, not Ray's workers: use it with --executor in-process")
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
-                             args.attack, args.device[0])))
+                             args.attack, args.device[0], args.warm[0])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -339,7 +364,7 @@ def main() -> None:
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
         seconds: list[list[float]] = []
-        for mode, per_text in ((m, t) for m in args.device for t in args.per_text):
+        for mode, per_text, warm in ((m, t, w) for m in args.device for t in args.per_text for w in args.warm):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -347,7 +372,7 @@ def main() -> None:
                     env = {**os.environ, "PYTHONPATH": path, DEVICE: str(device), "ROBUST_OVERLAP": str(overlap)}
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
-                           "--attack", args.attack, "--device", mode]
+                           "--attack", args.attack, "--device", mode, "--warm", warm]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
@@ -360,18 +385,19 @@ def main() -> None:
                 print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| device | executor | workers | overlap | device µs/text | Ray start s | wall s | first batch at s "
+HEADER = ("| device | executor | workers | overlap | before the run | device µs/text | Ray start s | wall s "
+          "| first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
           "| device idle s: gaps < 2 ms / longer (with a batch ready) | held, not busy: ms a batch "
           "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 21 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 22 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["per_text_us"], r["ray_start_s"] or "",
-             r["wall_s"], r["first_batch_s"],
+    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["warm"], r["per_text_us"],
+             r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']} ({r['handoff_s']})",
              r["overshoot_ms"],

@@ -9,6 +9,8 @@ returned as a whole (streamed responses are buffered). An unreachable upstream a
                                     4: Fault.drop()}) as proxy:
         ...  # point the client at proxy.url
     assert proxy.injected == {"429": 1, "503": 1, "stall": 1, "drop": 1}
+
+`most_in_flight` is the most requests it forwarded at once (those the upstream worked on together).
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ class FaultProxy:
         self._closing = threading.Event()
         self.calls: list[Call] = []
         self._server: ThreadingHTTPServer | None = None
+        self._in_flight = 0
+        self.most_in_flight = 0  # the most requests forwarded at once
 
     # -- programming and counting ------------------------------------------------------------------------------
 
@@ -165,6 +169,9 @@ class FaultProxy:
             self.calls[number - 1] = Call(call.number, call.method, call.path, call.fault, status)
 
     def _forward(self, method: str, path: str, headers: dict[str, str], body: bytes):
+        with self._lock:
+            self._in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self._in_flight)
         conn = http.client.HTTPConnection(self._host, self._port, timeout=self.upstream_timeout)
         try:
             conn.request(method, path, body=body or None, headers=headers)
@@ -172,6 +179,8 @@ class FaultProxy:
             return resp.status, resp.getheaders(), resp.read()
         finally:
             conn.close()
+            with self._lock:
+                self._in_flight -= 1
 
 
 def _handler(proxy: FaultProxy) -> type[BaseHTTPRequestHandler]:

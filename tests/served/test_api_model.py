@@ -204,3 +204,26 @@ def _answers(path) -> int:
         return sqlite3.connect(path).execute("SELECT COUNT(*) FROM answers").fetchone()[0]
     except sqlite3.OperationalError:
         return 0
+
+
+def test_chunks_computed_at_once_share_the_requests_in_flight_and_keep_the_records(tmp_path, llama_server,
+                                                                                   monkeypatch):
+    """A served model overlaps two chunks (robust prepares one while the server answers the other), `prompt:` as its
+    LM does; their requests together stay within `concurrency`, and the records are those of one chunk at a time."""
+    from robust.core.context import RunContext
+    from robust.engine.executor import overlap_for
+
+    monkeypatch.setenv("OPENAI_BASE_URL", llama_server.url)
+    assert overlap_for(api(llama_server)) == 2
+    assert overlap_for(robust.registry().model("prompt:api:smollm2").bind(RunContext.default())) == 2
+    assert overlap_for(robust.registry().model("prompt:smollm2").bind(RunContext.default())) == 1  # on the CPU
+    settings = {"api.concurrency": 2, "api.batch_size": 1, "api.request_cache": False}
+    runs = {}
+    for overlap in ("1", "2"):
+        monkeypatch.setenv("ROBUST_OVERLAP", overlap)
+        with FaultProxy(llama_server.url) as proxy:
+            runs[overlap] = robust.run("accuracy", model="prompt:api:smollm2", limit=24,
+                                       store=tmp_path / f"{overlap}.db",
+                                       settings={**settings, "api.base_url": proxy.url})
+        assert proxy.most_in_flight == 2, overlap  # the concurrency used, never exceeded
+    assert runs["1"].records == runs["2"].records

@@ -76,11 +76,30 @@ def entry_bytes(inputs: Any, output: Any) -> int:
 _ABSENT = object()
 
 
+#: `map` calls under way in this thread, of any cache (a model's calls nest: `prompt:` calls its LM's)
+_DEPTH = threading.local()
+
+
+class _InFlight:
+    """The inputs one `map` call is computing, for other threads that need them meanwhile: their outputs once the
+    call is done (`done` set; an input whose batch failed has none, and a waiting thread computes it itself)."""
+
+    __slots__ = ("done", "values")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.values: dict[tuple, Any] = {}
+
+
 class OutputCache:
     """Model outputs keyed by (method key, input), least recently used evicted beyond `max_bytes` (default 1 GiB,
     `ROBUST_CACHE_BYTES`) of entries, each counted whole (`entry_bytes`: a classify row's 16 bytes of data are a
     twentieth of what its entry holds). The owning adapter is the model identity. Thread-safe: the store
-    and its counters change under a lock, the model computes outside it (chunks computed at once overlap)."""
+    and its counters change under a lock, the model computes outside it (chunks computed at once overlap), and an
+    input that another thread's call is computing is waited for, not computed twice (a served model's queries cost
+    money, a GPU's time is the run's). Only an outermost call (of any cache, in its thread) registers and waits,
+    after its own inputs are done: no thread waits while inputs it registered are still to come, so none waits in
+    a cycle."""
 
     def __init__(self, max_bytes: int | None = None) -> None:
         self._store: OrderedDict[tuple[Hashable, Hashable], Any] = OrderedDict()
@@ -89,6 +108,7 @@ class OutputCache:
         self.hits = 0
         self.misses = 0
         self.lock = threading.Lock()
+        self._in_flight: dict[tuple, _InFlight] = {}  # inputs being computed -> the call computing them
 
     def map(
         self,
@@ -101,21 +121,63 @@ class OutputCache:
         max_padding: float | None = None,
     ) -> list[Any]:
         """`fn` applied to each input, computing only uncached ones, in batches sorted by length: `length` of
-        each input, or `lengths` of all missing inputs at once; see `plan_batches` for `max_padding`."""
-        store = self._store
+        each input, or `lengths` of all missing inputs at once; see `plan_batches` for `max_padding`. Inputs that
+        another thread is computing are taken from it once it is done."""
+        store, in_flight = self._store, self._in_flight
         keys = [(key, x) if type(x) is str else (key, _key(x)) for x in inputs]
         found: dict[tuple, Any] = {}
         missing: dict[tuple, Any] = {}
+        waited: dict[tuple, tuple[Any, _InFlight]] = {}  # inputs another thread is computing
+        depth = getattr(_DEPTH, "n", 0)
+        mine = None  # what this call computes, for the threads that need it meanwhile (outermost calls only)
         with self.lock:
             for k, x in zip(keys, inputs):
                 value = store.get(k, _ABSENT)  # one hash per input (a hit also moves to the LRU end)
-                if value is _ABSENT:
-                    missing[k] = x
-                else:
+                if value is not _ABSENT:
                     store.move_to_end(k)
                     found[k] = value
+                elif k not in missing:
+                    other = in_flight.get(k) if in_flight and not depth else None
+                    if other is None:
+                        missing[k] = x
+                    else:
+                        waited[k] = (x, other)
+            if missing and not depth:  # registered here, so they are this call's until it ends
+                mine = _InFlight()
+                in_flight.update(dict.fromkeys(missing, mine))
             self.hits += len(inputs) - len(missing)
             self.misses += len(missing)
+        _DEPTH.n = depth + 1
+        try:
+            self._compute(missing, fn, batch_size, length, lengths, max_padding, found, mine)
+        finally:
+            _DEPTH.n = depth
+            if mine is not None:
+                with self.lock:
+                    for k in missing:
+                        del in_flight[k]
+                mine.done.set()
+        orphans: dict[tuple, Any] = {}
+        for k, (x, other) in waited.items():
+            other.done.wait()
+            value = other.values.get(k, _ABSENT)
+            if value is _ABSENT:  # its batch failed there: computed here
+                orphans[k] = x
+            else:
+                found[k] = value
+        if orphans:
+            with self.lock:
+                self.hits -= len(orphans)
+                self.misses += len(orphans)
+            self._compute(orphans, fn, batch_size, length, lengths, max_padding, found, None)
+        return [found[k] for k in keys]
+
+    def _compute(self, missing: dict[tuple, Any], fn: Callable[[Sequence[Any]], Sequence[Any]], batch_size: int,
+                 length: Callable[[Any], int], lengths: Callable[[list[Any]], Sequence[int]] | None,
+                 max_padding: float | None, found: dict[tuple, Any], mine: _InFlight | None) -> None:
+        """`fn` of the `missing` inputs, in batches by length, into `found`, the store and `mine` (for waiters)."""
+        if not missing:
+            return
         todo = list(missing.items())
         values = list(missing.values())
         sizes = list(lengths(values)) if lengths is not None else [length(x) for x in values]
@@ -128,7 +190,8 @@ class OutputCache:
                 for (k, _), out in zip(chunk, outputs):
                     found[k] = out
                     self._put(k, out)
-        return [found[k] for k in keys]
+                    if mine is not None:
+                        mine.values[k] = out
 
     def _put(self, k: tuple, value: Any) -> None:
         size = entry_bytes(k[1], value)

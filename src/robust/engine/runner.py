@@ -381,8 +381,9 @@ class Runner:
             stored_config = {**asdict(config), "out": str(ctx.out_dir) if ctx.out_dir else None}
             job = Job(run_id, stored_config, bench.chunk_size, lambda chunk: bench.run_batch(chunk, ctx), model)
             self.executor.run(job, todo, on_done)
-        stored = self.store.records(run_id)
-        result = bench.reduce({i.id: stored[i.id] for i in items if i.id in stored}, ctx)
+        stored = self.store.records(run_id)  # in the order the chunks were committed: made the plan's here
+        stored = {i.id: stored[i.id] for i in items if i.id in stored}
+        result = bench.reduce(stored, ctx)
         counted = meter.take()
         result.summary.setdefault("items", len(stored))
         result.summary["model_queries"] = self.store.counters(run_id)[0] + counted[0]

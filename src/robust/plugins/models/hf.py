@@ -277,6 +277,12 @@ class HFModel(ModelAdapter):
         limit = getattr(self.tokenizer, "model_max_length", None) or 10**9
         return int(min(self.config["max_length"], limit if limit < 10**6 else 10**9))
 
+    def encode(self, text: str, **options: Any) -> list[int]:
+        """The token ids of one text, the tokenizer called with `options` under the adapter's tokenizer lock (for
+        adapters that wrap this one, such as `prompt`, whose chunks may be computed at once)."""
+        with self._token_lock:
+            return list(self.tokenizer(text, **options)["input_ids"])
+
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids; texts longer than `max_length` lose their start for causal LMs (whose predictions
         are about what follows the end) and their end otherwise. Remembered per text (batching by length

@@ -95,6 +95,11 @@ class PromptModel(ModelAdapter):
                               f"or a served one (api:MODEL); {self.arg!r} is not one")
         return model
 
+    @property
+    def overlap(self) -> int:  # type: ignore[override]
+        """The wrapped LM's: two chunks at once on a GPU or an endpoint, one on a CPU."""
+        return int(getattr(self.lm, "overlap", 1) or 1)
+
     @cached_property
     def mode(self) -> str:
         """How classes are scored: 'causal' or 'seq2seq' (a local checkpoint), 'remote' (a served LM's
@@ -200,7 +205,7 @@ class PromptModel(ModelAdapter):
         return prefix + text + suffix
 
     def _tokens(self, text: str) -> list[int]:
-        return list(self.lm.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return self.lm.encode(text, add_special_tokens=False)
 
     @cached_property
     def _layout(self) -> dict[str, Any]:
@@ -209,7 +214,7 @@ class PromptModel(ModelAdapter):
         keeps its leading space), and the answers' token ids."""
         prefix, suffix = self.parts
         core, tail = prefix.rstrip(" "), suffix.rstrip(" ") if suffix.strip() else suffix
-        plain, full = self._tokens("a"), list(self.lm.tokenizer("a")["input_ids"])
+        plain, full = self._tokens("a"), self.lm.encode("a")
         lead = full[: len(full) - len(plain)] if full[len(full) - len(plain):] == plain else []
         if self.causal:
             return {"prefix": lead + self._tokens(core) if core else list(lead), "moved": prefix[len(core):],
@@ -252,18 +257,18 @@ class PromptModel(ModelAdapter):
         room = int(self.config["max_length"]) - len(lay["prefix"]) - max(len(a) for a in lay["answers"])
         out = []
         for text in texts:
-            if text not in memo:
+            ids = memo.get(text)  # read once: another chunk's thread may clear the memo meanwhile
+            if ids is None:
                 if self.causal:
                     ids = self._tokens(lay["moved"] + text + lay["suffix"])[-max(1, room):]
                 else:
-                    ids = list(self.lm.tokenizer(self.prompt(text), truncation=True,
-                                                 max_length=int(self.config["max_length"]))["input_ids"])
+                    ids = self.lm.encode(self.prompt(text), truncation=True, max_length=int(self.config["max_length"]))
                 if not ids:
                     raise RobustError(f"the prompt of text {text!r} produced no tokens")
                 if len(memo) > 100_000:
                     memo.clear()
                 memo[text] = ids
-            out.append(memo[text])
+            out.append(ids)
         return out
 
     # scoring -----------------------------------------------------------------------------------------------
@@ -384,18 +389,20 @@ class PromptModel(ModelAdapter):
         counted here."""
         if instruction == self.instruction:
             return self
-        if instruction not in self._variants:
-            clone = type(self)(self.arg, **{**self.config, "instruction": instruction})
-            clone.bind(self.ctx)
-            clone.__dict__.update(lm=self.lm, pool=self.pool)
-            self._variants[instruction] = clone
-        self._warm[instruction] = None
-        self._warm.move_to_end(instruction)
-        if len(self._warm) > self.WARM_VARIANTS:  # a search visits thousands of instructions: bound their caches
-            cold = self._variants[self._warm.popitem(last=False)[0]]
-            if "scorer" in cold.__dict__:
-                cold.scorer.release()
-        return self._variants[instruction]
+        lm, pool = self.lm, self.pool
+        with self._lock:  # chunks computed at once ask for variants
+            if instruction not in self._variants:
+                clone = type(self)(self.arg, **{**self.config, "instruction": instruction})
+                clone.bind(self.ctx)
+                clone.__dict__.update(lm=lm, pool=pool)
+                self._variants[instruction] = clone
+            self._warm[instruction] = None
+            self._warm.move_to_end(instruction)
+            if len(self._warm) > self.WARM_VARIANTS:  # a search visits thousands of instructions: bound their caches
+                cold = self._variants[self._warm.popitem(last=False)[0]]
+                if "scorer" in cold.__dict__:
+                    cold.scorer.release()
+            return self._variants[instruction]
 
     @property
     def queries(self) -> int:

@@ -104,6 +104,10 @@ class APIModel(ModelAdapter):
                                  "(api-requests.sqlite)"),
     }
 
+    #: two chunks at once: a request releases the GIL, so robust prepares the next chunk's queries while the server
+    #: answers this one's; the requests in flight stay within `concurrency`, whichever chunk sends them
+    overlap = 2
+
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
         if not self.arg:

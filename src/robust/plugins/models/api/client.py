@@ -106,6 +106,8 @@ class EndpointClient:
                                                       max_keepalive_connections=self.concurrency))
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        # requests in flight, whichever thread sends them (chunks computed at once share this client)
+        self._slots = threading.BoundedSemaphore(self.concurrency)
         self.retries: Counter[str] = Counter()  # retried failures by cause
         self.requests = 0  # requests answered by the server (cache hits excluded)
 
@@ -125,7 +127,8 @@ class EndpointClient:
         for attempt in range(tries):
             retry_after = None
             try:
-                response = self._http.request(method, path, json=body)
+                with self._slots:
+                    response = self._http.request(method, path, json=body)
             except httpx.TimeoutException:
                 last, status_code = f"no answer within {self._http.timeout.read:g} s", None
                 cause = "timeout"
@@ -160,8 +163,9 @@ class EndpointClient:
     # many requests ---------------------------------------------------------------------------------------
     def post_many(self, path: str, bodies: Sequence[dict[str, Any]],
                   done: Callable[[int, Any], None] | None = None) -> list[Any]:
-        """Each body posted, at most `concurrency` in flight, answers in order; `done(i, answer)` is called as each
-        arrives (the caller caches it there, so an answer in hand survives another request's failure)."""
+        """Each body posted, at most `concurrency` in flight (those of other threads included), answers in order;
+        `done(i, answer)` is called as each arrives (the caller caches it there, so an answer in hand survives
+        another request's failure)."""
         out: list[Any] = [None] * len(bodies)
         failed = threading.Event()
 
@@ -180,8 +184,9 @@ class EndpointClient:
             for i in range(len(bodies)):
                 one(i)
             return out
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="robust-api")
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="robust-api")
         futures = [self._pool.submit(one, i) for i in range(len(bodies))]
         errors = [exc for exc in (f.exception() for f in futures) if exc is not None]  # waits for every one
         if errors:

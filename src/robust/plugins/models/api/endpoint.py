@@ -11,6 +11,7 @@ wrong values for prompt tokens; llama.cpp's own returns none), so echo is used o
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -79,6 +80,7 @@ class Endpoint:
         self.batch_size, self.want_top_k = max(1, batch_size), top_k
         self.profile = Profile()
         self.cache_hits = 0
+        self._lock = threading.Lock()  # chunks computed at once count their cache hits here
 
     @property
     def where(self) -> str:
@@ -199,7 +201,8 @@ class Endpoint:
         (`body` makes its prompt part), the requests concurrent."""
         keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
         found = self.cache.get_many(keys) if self.cache is not None else {}
-        self.cache_hits += sum(k in found for k in keys)
+        with self._lock:
+            self.cache_hits += sum(k in found for k in keys)
         missing = list(dict.fromkeys((k, p) for k, p in zip(keys, prompts) if k not in found))
         groups = [missing[s: s + per] for s in range(0, len(missing), per)]
         bodies = [{"model": self.model, **body([p for _, p in g]), **params} for g in groups]

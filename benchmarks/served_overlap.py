@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from peak import peak_rss_mb
-from served_throughput import start_llama
+from served_throughput import add_endpoint_options, endpoint
 
 import robust
 
@@ -84,21 +84,12 @@ def digest(records: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base-url")
-    ap.add_argument("--model")
-    ap.add_argument("--llama", action="store_true", help="start llama.cpp's server on the embedded GGUF")
-    ap.add_argument("--server-threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    add_endpoint_options(ap)
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--concurrency", type=int, default=8, help="requests in flight at most (api.concurrency)")
     ap.add_argument("--rounds", type=int, default=2, help="alternated rounds of overlap 1 and 2")
     args = ap.parse_args()
-    proc = None
-    if args.llama:
-        proc, url, name = start_llama(args.server_threads)
-    elif args.base_url and args.model:
-        url, name = args.base_url, args.model
-    else:
-        raise SystemExit("give --llama, or --base-url and --model")
+    proc, url, name = endpoint(args)
     spans = Spans()
     try:
         print(f"prompt:api:{name} at {url}, concurrency {args.concurrency}\n")

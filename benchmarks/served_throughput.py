@@ -61,6 +61,23 @@ def start_llama(threads: int) -> tuple[subprocess.Popen, str, str]:
     raise SystemExit("llama.cpp's server did not start in 5 minutes")
 
 
+def add_endpoint_options(ap: argparse.ArgumentParser) -> None:
+    """--base-url and --model (any OpenAI-compatible endpoint), or --llama (llama.cpp's server started here)."""
+    ap.add_argument("--base-url")
+    ap.add_argument("--model")
+    ap.add_argument("--llama", action="store_true", help="start llama.cpp's server on the embedded GGUF")
+    ap.add_argument("--server-threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+
+
+def endpoint(args: argparse.Namespace) -> tuple[subprocess.Popen | None, str, str]:
+    """(the server started here or None, base URL, model name) of `add_endpoint_options`' options."""
+    if args.llama:
+        return start_llama(args.server_threads)
+    if args.base_url and args.model:
+        return None, args.base_url, args.model
+    raise SystemExit("give --llama, or --base-url and --model")
+
+
 def robust_model(url: str, name: str, concurrency: int):
     """A fresh prompt:api:NAME adapter bound to a default context (no request cache)."""
     import robust
@@ -108,23 +125,14 @@ def timed_robust(url: str, name: str, concurrency: int) -> tuple[float, int, int
 def main() -> None:
     global TEXTS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base-url")
-    ap.add_argument("--model")
-    ap.add_argument("--llama", action="store_true", help="start llama.cpp's server on the embedded GGUF")
-    ap.add_argument("--server-threads", type=int, default=max(1, (os.cpu_count() or 2) - 1))
+    add_endpoint_options(ap)
     ap.add_argument("--n", type=int, default=200, help="MR test sentences")
     ap.add_argument("--in-flight", default="1,4,16")
     args = ap.parse_args()
     from robust.core.context import RunContext
 
     TEXTS = [ex.text for ex in RunContext.default().create("dataset", "mr").examples(0)][: args.n]
-    proc = None
-    if args.llama:
-        proc, url, name = start_llama(args.server_threads)
-    elif args.base_url and args.model:
-        url, name = args.base_url, args.model
-    else:
-        raise SystemExit("give --llama, or --base-url and --model")
+    proc, url, name = endpoint(args)
     try:
         print(f"{len(TEXTS)} MR sentences, prompt:api:{name} at {url} (0-shot, next-token or echo as probed)\n")
         print("| in flight | plain client (prompts/s) | robust (prompts/s) | robust / plain | requests | "

@@ -100,14 +100,14 @@ class EndpointClient:
         self.key_source = key_source
         self.retry, self.concurrency = retry, max(1, concurrency)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        # its pool holds the requests in flight to `concurrency`, whichever thread sends them (chunks computed at once
+        # share this client); a request queued there waits for a connection without spending its timeout
         self._http = httpx.Client(base_url=self.base_url, headers=headers,
                                   timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
                                   limits=httpx.Limits(max_connections=self.concurrency,
                                                       max_keepalive_connections=self.concurrency))
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        # requests in flight, whichever thread sends them (chunks computed at once share this client)
-        self._slots = threading.BoundedSemaphore(self.concurrency)
         self.retries: Counter[str] = Counter()  # retried failures by cause
         self.requests = 0  # requests answered by the server (cache hits excluded)
 
@@ -127,8 +127,7 @@ class EndpointClient:
         for attempt in range(tries):
             retry_after = None
             try:
-                with self._slots:
-                    response = self._http.request(method, path, json=body)
+                response = self._http.request(method, path, json=body)
             except httpx.TimeoutException:
                 last, status_code = f"no answer within {self._http.timeout.read:g} s", None
                 cause = "timeout"

@@ -22,9 +22,12 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py --device queue lock --executor in-process ray --overlap 1 2 --workers 1 2 3
     python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 100 --timeline
     python benchmarks/model_busy.py --overlap 2 3 4 --warm none compiled run   # what a process's first run pays
+    python benchmarks/model_busy.py --overlap 2 3 4 --load 0 1 2               # ... with a model that loads
 
 Columns: the device model, executor, Ray workers, overlap (chunks computed at once per process), what the process
-did before the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the run's wall
+did before the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the seconds the
+model takes to load (`--load`: its `preload` sleeps with the GIL released, as a GPU model's weights and CUDA
+context load; the benchmark's preparation, and what the transforms' `warm_up` starts, run meanwhile), the run's wall
 seconds (a Ray run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's
 first batch began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
 brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every process
@@ -137,7 +140,9 @@ class SimulatedGPU(robust.ModelAdapter):
     capabilities = frozenset({"classify"})
     settings = {"batch_size": robust.Setting(64, min=1),
                 "per_text": robust.Setting(30e-6, min=0.0, help="device seconds per text"),
-                "device": robust.Setting("queue", choices=("queue", "lock"), help="how a batch gets the device")}
+                "device": robust.Setting("queue", choices=("queue", "lock"), help="how a batch gets the device"),
+                "load": robust.Setting(0.0, min=0.0, help="seconds `preload` sleeps with the GIL released, as a GPU "
+                                                          "model's weights and CUDA context load")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -161,6 +166,9 @@ class SimulatedGPU(robust.ModelAdapter):
         z -= z.max(1, keepdims=True)
         p = np.exp(z)
         return p / p.sum(1, keepdims=True)
+
+    def preload(self) -> None:
+        time.sleep(float(self.config["load"]))
 
     def _classify(self, texts):
         return list(self.device.run(self.naive_bayes, list(texts)))
@@ -257,7 +265,7 @@ class DeviceLog:
 
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
-        device: str = "queue", warm: str = "none") -> dict:
+        device: str = "queue", warm: str = "none", load: float = 0.0) -> dict:
     """One run in this process (Ray workers as its descendants), after `warm` (WARM); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
@@ -267,7 +275,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     def run() -> Any:  # robust.engine.evaluate.Evaluation
         with tempfile.TemporaryDirectory() as home:
             return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
-                            settings={"model.per_text": per_text, "model.device": device},
+                            settings={"model.per_text": per_text, "model.device": device, "model.load": load},
                             store=Path(home) / "robust.db", executor=executor,
                             workers=workers if executor == "ray" else None)
 
@@ -310,7 +318,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(measured.records, sort_keys=True).encode()).hexdigest()[:10]
     return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
-            "warm": warm,
+            "warm": warm, "load_s": load,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
@@ -348,6 +356,8 @@ def main() -> None:
                         help="how a batch gets the simulated device (see Device)")
     parser.add_argument("--warm", nargs="+", default=["none"], choices=WARM,
                         help="what the process does before the measured run (in-process only): see WARM")
+    parser.add_argument("--load", type=float, nargs="+", default=[0.0],
+                        help="seconds the model takes to load (its preload sleeps, GIL released)")
     parser.add_argument("--timeline", action="store_true", help="print each run's busy share second by second")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -355,7 +365,7 @@ def main() -> None:
         parser.error("--warm warms this process, not Ray's workers: use it with --executor in-process")
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
-                             args.attack, args.device[0], args.warm[0])))
+                             args.attack, args.device[0], args.warm[0], args.load[0])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -364,7 +374,8 @@ def main() -> None:
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
         seconds: list[list[float]] = []
-        for mode, per_text, warm in ((m, t, w) for m in args.device for t in args.per_text for w in args.warm):
+        for mode, per_text, warm, load in ((m, t, w, s) for m in args.device for t in args.per_text
+                                           for w in args.warm for s in args.load):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -372,7 +383,7 @@ def main() -> None:
                     env = {**os.environ, "PYTHONPATH": path, DEVICE: str(device), "ROBUST_OVERLAP": str(overlap)}
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
-                           "--attack", args.attack, "--device", mode, "--warm", warm]
+                           "--attack", args.attack, "--device", mode, "--warm", warm, "--load", str(load)]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
@@ -385,18 +396,18 @@ def main() -> None:
                 print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| device | executor | workers | overlap | before the run | device µs/text | Ray start s | wall s "
-          "| first batch at s "
+HEADER = ("| device | executor | workers | overlap | before the run | model load s | device µs/text | Ray start s "
+          "| wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
           "| device idle s: gaps < 2 ms / longer (with a batch ready) | held, not busy: ms a batch "
           "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 22 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 23 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["warm"], r["per_text_us"],
+    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["warm"], r["load_s"], r["per_text_us"],
              r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']} ({r['handoff_s']})",

@@ -138,6 +138,37 @@ def test_draws_do_not_wait_for_the_compiled_walk(monkeypatch):
         typo._compiled_draw.reset()
 
 
+@pytest.mark.parametrize("mode", ["clean", "faithful"])
+def test_the_compiled_walk_loads_while_the_model_does(mode, monkeypatch, tmp_path):
+    """RobTest calls each transform's `warm_up` as it prepares, before the model loads: the clean draws' compiled
+    walk starts loading then (not waited for), so that a fresh process loads numba while the model loads its
+    weights, not in the first draws' time; faithful mode draws in Python and loads nothing."""
+    import threading
+
+    import robust
+    from robust.plugins.attacks import typo
+
+    ready = threading.Event()
+    monkeypatch.setattr(typo, "_load_walk", lambda: ready.wait(30) and walk)
+    started_by_preload: list[bool] = []
+
+    class Loading(robust.FunctionModel):
+        def preload(self) -> None:
+            started_by_preload.append(typo._compiled_draw.started)
+
+    model = Loading(lambda texts: [[0.4, 0.6] if "good" in t else [0.6, 0.4] for t in texts], "classify",
+                    labels=["neg", "pos"])
+    rows = [{"text": f"the film was {'good' if i % 2 else 'bad'} overall", "label": i % 2} for i in range(4)]
+    typo._compiled_draw.reset()
+    try:
+        robust.run("robtest", model=model, data=rows, attack="typo-M", store=tmp_path / "r.db", progress=False,
+                   settings={"typo-M.mode": mode, "aug_num": 2, "degrees": "0.1"})
+        assert started_by_preload == [mode == "clean"]
+    finally:
+        ready.set()
+        typo._compiled_draw.reset()
+
+
 @pytest.mark.parametrize("bits", GENERATORS, ids=lambda b: b.__name__)
 def test_many_draws_in_one_call_equal_the_python_loop(bits):
     """RobTest's aug_num draws of an example at a degree in one compiled call (`TypoWalk.many`, `TypoM.apply_many`):

@@ -153,6 +153,11 @@ class Transform(Plugin):
         """The degree of perturbation between two texts (0 = identical)."""
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        """Optional: start what the draws will need (a library to import, code to compile) without waiting for it,
+        e.g. in a thread. Benchmarks call it while they prepare, before the model loads, so that the two overlap
+        instead of the first draws paying for it. Default: nothing."""
+
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """Optional: prepare what `apply`/`edit` will need for many texts at once (masked-LM fills, distractor
         chains), so helper-model calls batch across examples; attackers call it before drawing. `degrees`: the

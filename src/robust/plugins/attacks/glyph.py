@@ -469,6 +469,9 @@ class GlyphG(WordTransform):
     settings = {"spaces": SPACES_SETTING, "mode": MODE}
     integer_draws = True  # a space, a position and a look-alike: integers and uniforms
 
+    def warm_up(self) -> None:
+        _compiled_draw.loading()  # its draws run compiled once loaded: they load while the model does
+
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         return _replace_random_char(word, _pick(_spaces(self.config), rng), rng, _clean(self.config))
 

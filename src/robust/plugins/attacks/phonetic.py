@@ -581,6 +581,10 @@ class _Phonetic(Transform):
     malicious: ClassVar[bool] = False
     integer_draws = True  # a distance, a kind and a spelling: integers and uniforms
 
+    def warm_up(self) -> None:
+        if not _faithful(self.config):
+            _compiled_draw.loading()  # clean draws run compiled once loaded: they load while the model does
+
     def _distance(self, word: str, rng: Any) -> int:
         """δ, the edit distance allowed for `word` (RobTest's code, Char/phonetic_transform.py): 1 for -G."""
         return 1

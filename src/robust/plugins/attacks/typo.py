@@ -101,6 +101,12 @@ def _load_walk() -> Any:
 _compiled_draw = Compiled("Typo-M's and Typo-G's draws", lambda: _load_walk())
 
 
+def _warm_up(transform: Transform) -> None:
+    """`Transform.warm_up` of both: the compiled draws start loading (clean mode's), while the model loads."""
+    if not _faithful(transform.config):
+        _compiled_draw.loading()
+
+
 class TypoM(Transform):
     """Malicious typos: one-character keyboard edits at random characters (relative edit distance)."""
 
@@ -110,6 +116,7 @@ class TypoM(Transform):
     unit: ClassVar[str] = "char"
     settings = {"mode": MODE}
     integer_draws = True  # edit draws a position, an op and a neighbour
+    warm_up = _warm_up
 
     def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         faithful = _faithful(self.config)
@@ -209,6 +216,7 @@ class TypoG(WordTransform):
     description = "Typo-G: one keyboard typo in each of ceil(N_w*d) random words"
     settings = {"mode": MODE}
     integer_draws = True  # substitute (and so edit) draws a position, an op and a neighbour
+    warm_up = _warm_up
 
     @property
     def counts_failures(self) -> bool:  # type: ignore[override]

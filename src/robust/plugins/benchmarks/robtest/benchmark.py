@@ -161,6 +161,7 @@ class RobTest(Benchmark):
             if tag.entry.kind == "transform":
                 tag.transform = self._transform(ctx, tag.entry)
                 check_pairing(tag.transform, None, (), "robtest")
+                tag.transform.warm_up()  # e.g. compiled draws load while the model does
         if self.prompting:
             self._check_prompting()
             self._instructions: dict[tuple[str, str], tuple[list[str], list[float]]] = {}

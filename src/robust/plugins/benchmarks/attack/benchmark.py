@@ -95,7 +95,7 @@ class AttackBenchmark(Benchmark):
         for arm in self.arms.values():
             check_pairing(arm.transform, None, (), "the attack benchmark")
             if arm.transform is not None:
-                arm.transform.warm_up()  # e.g. compiled draws load while the examples are read
+                arm.transform.warm_up()  # e.g. compiled draws load while the examples are read and the model loads
             if arm.attacker.semantics():
                 ctx.say(f"{arm.name}: {arm.attacker.semantics()}")
         cols = {"text_column": self.config["text_column"], "label_column": self.config["label_column"]}

@@ -8,7 +8,8 @@ import pytest
 from robust import FunctionModel
 from robust.core.interfaces import Example
 from robust.plugins.attacks.syntax import Syntax
-from robust.toolkit.paraphrase import FRAMES, rule_paraphrases, spacy_pipeline
+from robust.toolkit.paraphrase import FRAMES, rule_paraphrases
+from robust.toolkit.transforms import SPACY
 
 
 def by_rule(text: str) -> dict[str, str]:
@@ -73,7 +74,7 @@ SENTENCES = [
 
 
 def content(text: str) -> set[str]:
-    return {t.lemma_.lower() for t in spacy_pipeline()(text) if t.pos_ in {"NOUN", "PROPN", "ADJ"}}
+    return {t.lemma_.lower() for t in SPACY.get()(text) if t.pos_ in {"NOUN", "PROPN", "ADJ"}}
 
 
 def test_paraphrases_change_structure_but_keep_content_words():

@@ -12,22 +12,22 @@ include it) compiles every loader once, in the foreground, so that every run fin
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from robust.toolkit.loading import Once
+
 
 class Compiled:
     """`load()` (imports the compiled module and calls its kernels once, so that they compile), run once in a
-    thread of its own at the first call; calling this object gives its result once it is there, else None."""
+    thread of its own at the first call (`Once`); calling this object gives its result once it is there, else None."""
 
     def __init__(self, what: str, load: Callable[[], Any]) -> None:
         self.what = what  # for the warning: "numba could not compile <what>"
         self._load = load
-        self._future: Future | None = None
-        self._lock = threading.Lock()
+        self._once = Once(f"compile {what}", self.build)
         LOADERS.append(self)
 
     def __call__(self) -> Any:
@@ -38,22 +38,11 @@ class Compiled:
     @property
     def started(self) -> bool:
         """Whether the load has begun (`benchmarks/own_cost.py` waits for those that have, before it measures)."""
-        return self._future is not None
+        return self._once.started
 
     def loading(self) -> Future:
         """The load, started at the first call (wait with `.result()`)."""
-        with self._lock:
-            if self._future is None:
-                future = self._future = Future()
-
-                def load() -> None:
-                    try:
-                        future.set_result(self.build())
-                    except BaseException:  # noqa: BLE001 - whatever stops the loading leaves the Python path
-                        future.set_result(None)
-
-                threading.Thread(target=load, name=f"robust-compile {self.what}", daemon=True).start()
-            return self._future
+        return self._once.start()
 
     def build(self) -> Any:
         """`load()`, or None: without numba silently, with a numba that fails to import or compile with a warning."""
@@ -71,8 +60,7 @@ class Compiled:
 
     def reset(self) -> None:
         """Forget the load (tests): the next call starts another."""
-        with self._lock:
-            self._future = None
+        self._once.reset()
 
 
 #: every loader made (one per module that draws compiled: those of the plugins imported so far)

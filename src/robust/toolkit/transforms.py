@@ -15,6 +15,7 @@ from robust.core.interfaces import Example, Transform
 from robust.core.settings import Setting
 from robust.toolkit.draws import draws_for, permutation
 from robust.toolkit.lazy import np
+from robust.toolkit.loading import Once, preload_soon
 from robust.toolkit.text import (  # noqa: F401 - re-exported for the transforms of this package
     budget,
     changed_words,
@@ -52,35 +53,31 @@ def match_case(template: str, word: str) -> str:
     return word
 
 
-@functools.cache
-def _spacy():
+def _load_spacy() -> Any:
     try:
         import spacy
 
-        return spacy.load(SPACY_MODEL, disable=["parser", "ner", "lemmatizer"])
-    except OSError:
+        return spacy.load(SPACY_MODEL)
+    except (OSError, ImportError):
         raise MissingResource(
             f"spaCy model {SPACY_MODEL!r} not installed; run `pip install {SPACY_MODEL.replace('_', '-')}`"
         ) from None
 
 
-@functools.cache
-def _spacy_parser():
-    try:
-        import spacy
-
-        return spacy.load(SPACY_MODEL, disable=["ner", "lemmatizer"])
-    except OSError:
-        raise MissingResource(
-            f"spaCy model {SPACY_MODEL!r} not installed; run `pip install {SPACY_MODEL.replace('_', '-')}`"
-        ) from None
+#: spaCy's small English pipeline, loaded once a process: each caller leaves out the components it does not read
+#: (tagging without the parser: with the parse, the attribute ruler reads some verbs as auxiliaries, "does");
+#: a transform's `warm_up` starts loading it (`SPACY.start()`: while the model loads)
+SPACY = Once("spaCy", _load_spacy)
+FOR_TAGS = ("parser", "ner", "lemmatizer")  # `pos_tags`: tagger and attribute ruler
+FOR_PARSES = ("ner", "lemmatizer")  # `parsed_words`: tags and dependencies
+FOR_PARAPHRASES = ("ner",)  # the rule-based paraphraser (robust.toolkit.paraphrase): tags, dependencies, lemmas
 
 
 @functools.lru_cache(maxsize=1024)
 def parsed_words(text: str) -> tuple[Any, ...]:
     """The spaCy token (tagged and dependency-parsed in context) of every whitespace word of `text`: its
     first alphanumeric token, else its first token, else None."""
-    return word_tokens(text, _spacy_parser()(text))
+    return word_tokens(text, SPACY.get()(text, disable=FOR_PARSES))
 
 
 def word_tokens(text: str, doc) -> tuple[Any, ...]:  # noqa: ANN001 - a spaCy Doc of `text`
@@ -116,7 +113,7 @@ def pos_tags_many(texts: Sequence[str]) -> list[tuple[tuple[str, str], ...]]:
     if todo:
         if len(_TAGS) + len(todo) > _TAGS_MAX:
             _TAGS.clear()
-        for text, doc in zip(todo, _spacy().pipe(todo, batch_size=256), strict=True):
+        for text, doc in zip(todo, SPACY.get().pipe(todo, batch_size=256, disable=FOR_TAGS), strict=True):
             _TAGS[text] = _word_tags(text, doc)
     return [_TAGS[t] if t in _TAGS else pos_tags_many([t])[0] for t in texts]
 
@@ -191,6 +188,24 @@ class HelperModels:
     def given(self, role: str) -> Any:
         """The instance provided for `role`, if any."""
         return self.__dict__.get("_given", {}).get(role)
+
+    def helpers_used(self) -> list[str]:
+        """The helper roles this configuration calls: by default every role given an instance or named by its
+        setting; a transform whose helpers depend on its mode or source says which."""
+        return [role for role in self.models if self.given(role) is not None or str(self.config.get(role) or "")]
+
+    def warm_up(self) -> None:
+        """`Transform.warm_up`: the helper models of `helpers_used` load their weights in threads of their own, while
+        the model under test loads (one the model under test is, or one that cannot be made, is left alone: its
+        first use says why)."""
+        super().warm_up()  # type: ignore[misc]
+        for role in self.helpers_used():
+            try:
+                model = self.helper(role)
+            except Exception:  # noqa: BLE001 - its first use raises it again, where it is said
+                continue
+            if model is not self.ctx.model:  # the runner loads that one
+                preload_soon(model)
 
 
 def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:

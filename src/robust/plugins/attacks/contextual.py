@@ -38,10 +38,12 @@ from robust.toolkit.lexicon import (
     wordnet,
     wordnet_pos,
 )
+from robust.toolkit.loading import import_soon
 from robust.toolkit.transforms import (
     LM_PREFIX,
     MIN_LOCAL_SIMILARITY,
     MODE,
+    SPACY,
     HelperModels,
     LastSentence,
     WordTransform,
@@ -165,6 +167,17 @@ class Contextual(HelperModels, WordTransform):
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "candidate_source": self.source_label}
+
+    def helpers_used(self) -> list[str]:
+        # the fills' source, and in clean mode the meaning check's embedder (with the lm source, the lm's check)
+        used = {self.source} | (set() if self.config["mode"] == "faithful" else {"embedder"})
+        return [role for role in super().helpers_used() if role in used]
+
+    def warm_up(self) -> None:
+        super().warm_up()  # the helper models, the tagger and the word tables load while the model does
+        if self.source == "lm" or self.config["mode"] != "faithful":  # the tagger: the lm's fills, clean checks
+            SPACY.start()
+        import_soon("wordfreq", "lemminflect")
 
     # candidates ---------------------------------------------------------------------------------
     def _editable(self, word: str) -> bool:

@@ -27,8 +27,10 @@ from typing import Any
 from robust import Example, hookimpl
 from robust.toolkit.lazy import np
 from robust.toolkit.lexicon import in_collocation, within_zipf
+from robust.toolkit.loading import import_soon
 from robust.toolkit.transforms import (
     MODE,
+    SPACY,
     LastSentence,
     WordTransform,
     budget,
@@ -234,6 +236,10 @@ class Inflection(WordTransform):
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
+
+    def warm_up(self) -> None:
+        SPACY.start()  # the tagger and the parser, and the inflection tables, load while the model does
+        import_soon("lemminflect", "wordfreq")
 
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         if self._faithful():

@@ -39,9 +39,11 @@ from robust.toolkit.lexicon import (
     wordnet,
     wordnet_pos,
 )
+from robust.toolkit.loading import import_soon
 from robust.toolkit.transforms import (
     MIN_LOCAL_SIMILARITY,
     MODE,
+    SPACY,
     HelperModels,
     LastSentence,
     WordTransform,
@@ -104,6 +106,14 @@ class Synonym(HelperModels, WordTransform):
 
     def _faithful(self) -> bool:
         return self.config["mode"] == "faithful"
+
+    def helpers_used(self) -> list[str]:
+        return [] if self._faithful() else super().helpers_used()  # clean: the meaning check's embedder
+
+    def warm_up(self) -> None:
+        super().warm_up()  # the embedder, the tagger and the word tables load while the model does
+        SPACY.start()
+        import_soon("wordfreq", "lemminflect")
 
     def candidates(self, word: str, ptb_tag: str) -> list[str]:
         """Every lexical replacement of `word` (a whitespace token) tagged `ptb_tag`, before the context check."""

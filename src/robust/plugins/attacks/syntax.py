@@ -14,8 +14,9 @@ from typing import Any
 
 from robust import Example, RobustError, Setting, hookimpl
 from robust.toolkit.lazy import np
+from robust.toolkit.loading import import_soon
 from robust.toolkit.paraphrase import RULES, rule_paraphrases_many
-from robust.toolkit.transforms import SentenceTransform, reaches, with_degree
+from robust.toolkit.transforms import SPACY, SentenceTransform, reaches, with_degree
 
 
 class Syntax(SentenceTransform):
@@ -50,6 +51,12 @@ class Syntax(SentenceTransform):
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, **self.config}
+
+    def warm_up(self) -> None:
+        super().warm_up()  # the embedder and a paraphrase model, or the parser, load while the model does
+        if self.source == "rules:spacy":
+            SPACY.start()
+            import_soon("lemminflect")
 
     @property
     def paraphraser(self) -> Any:

@@ -220,12 +220,14 @@ def flattener(clock: Clock) -> Any:
 class HelperClock:
     """CPU seconds (calling thread) inside helper models: every batch a ModelAdapter other than the victim
     computes (tokenization and forward pass: what the model's own `fn` of OutputCache.map runs, and the
-    tokenizer that measures the inputs' lengths for batching), and spaCy's tagger/parser calls (a statistical
-    model, not robust's work)."""
+    tokenizer that measures the inputs' lengths for batching), their weights' loading (`preload`: a transform's
+    `warm_up` starts it in a thread of its own; a helper loaded at its first batch was timed there), and spaCy's
+    tagger/parser calls (a statistical model, not robust's work). Each thread counts its own nesting."""
 
     cpu: float = 0.0
-    depth: int = 0
     queries: int = 0  # inputs the helper models computed: their batches' texts and the texts spaCy parsed
+    local: threading.local = field(default_factory=threading.local)  # .depth: a timed call under way in the thread
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def counted(self, fn: Any) -> Any:
         """`fn(batch)` timed, the batch's inputs counted as queries."""
@@ -236,14 +238,15 @@ class HelperClock:
 
     def timed(self, fn: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
-            if self.depth:
+            if getattr(self.local, "depth", 0):
                 return fn(*args, **kwargs)
-            self.depth, start = 1, time.thread_time()
+            self.local.depth, start = 1, time.thread_time()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.cpu += time.thread_time() - start
-                self.depth = 0
+                with self.lock:
+                    self.cpu += time.thread_time() - start
+                self.local.depth = 0
         return call
 
     def timed_iter(self, fn: Any) -> Any:
@@ -274,6 +277,9 @@ def install_helper_clock(victim: Any) -> HelperClock:
         return original(self, key, inputs, fn, *args, **kwargs)
 
     OutputCache.map = map_
+    from robust.plugins.models.hf import HFModel  # the helpers' adapters (the victim is a function)
+
+    HFModel.preload = clock.timed(HFModel.preload)
     try:
         from spacy.language import Language
     except ImportError:

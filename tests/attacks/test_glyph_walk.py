@@ -192,13 +192,13 @@ def test_setup_compiles_every_loader_in_the_foreground(monkeypatch, tmp_path):
     cached by numba) and marks it done; without numba it says the draws run in Python and marks nothing."""
     from robust.plugins.attacks import typo
     from robust.plugins.resources import CompiledDraws
-    from robust.toolkit import compiled
+    from robust.toolkit import compiled, loading
 
     monkeypatch.setenv("ROBUST_CACHE", str(tmp_path))
     resource = CompiledDraws()
     assert not resource.ready()
     threads = []
-    monkeypatch.setattr(compiled.threading, "Thread", lambda *a, **k: threads.append(k) or pytest.fail("a thread"))
+    monkeypatch.setattr(loading.threading, "Thread", lambda *a, **k: threads.append(k) or pytest.fail("a thread"))
     line = resource.setup()
     assert "Typo-M's and Typo-G's draws" in line and "Glyph-G's draws" in line and resource.ready() and not threads
     assert {typo._compiled_draw.what, glyph._compiled_draw.what} <= {loader.what for loader in compiled.LOADERS}

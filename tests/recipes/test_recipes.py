@@ -421,3 +421,24 @@ def test_textfoolers_window_texts_are_the_windows_of_the_replaced_token_lists():
         assert window_texts(tokens, 0, [], *window(0, n, 15, False)) == []
     # a window that does not hold the token: every text is the current window's
     assert window_texts(["a", "b", "c", "d"], 3, ["X", "Y"], 0, 2) == ["a b", "a b"]
+
+
+def test_textfooler_loads_its_encoders_weights_before_the_first_example():
+    """`warm_up` (the attack benchmark calls it while preparing) loads the encoder's weights, so that the first
+    example's `seconds_per_example` times the attack, not the encoder's load; without it they load at the first
+    `embed`."""
+    from robust import FunctionModel
+    from tests.recipes.toys import hashed_embed
+
+    loaded: list[bool] = []
+
+    class Encoder(FunctionModel):
+        def preload(self) -> None:
+            loaded.append(True)
+
+    ctx = context()
+    ctx._models["toy-encoder"] = Encoder(hashed_embed, "embed")
+    attacker = make("textfooler", ctx)
+    assert loaded == []
+    attacker.warm_up()
+    assert loaded == [True]

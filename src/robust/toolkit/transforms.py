@@ -293,9 +293,9 @@ class WordTransform(Transform):
     values at C speed).
 
     A subclass whose `substitute` is a uniform pick among replacements that the sentence alone decides (Inflection's
-    forms, Synonym's checked candidates) also returns them from `options`: a draw then looks each position's up
-    in one list made once per sentence (for all draws of `apply_many`, and for every `edit` of one original)
-    instead of asking `substitute` at every position, with the same texts and generator state.
+    forms, Synonym's checked candidates, Contextual's one fill) also returns them from `options`: a draw then looks
+    each position's up in one list made once per sentence (for all draws of `apply_many`, and for every `edit` of
+    one original) instead of asking `substitute` at every position, with the same texts and generator state.
     """
 
     unit: ClassVar[str] = "word"

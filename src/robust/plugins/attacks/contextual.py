@@ -149,6 +149,7 @@ class Contextual(HelperModels, WordTransform):
             raise RobustError("contextual.source=mlm needs a fill-mask model: --set contextual.mlm=hf:<model>")
         self._cache: dict[tuple[str, int], tuple[str, ...]] = {}
         self._fills: dict[str, list[tuple[str, ...]]] = {}
+        self._firsts: dict[str, list[tuple[str, ...]]] = {}  # per sentence: each word's fill (`options`)
         self._first: dict[str, int] = {}
         self._last = LastSentence()  # the sentence `substitute` saw last
 
@@ -372,10 +373,17 @@ class Contextual(HelperModels, WordTransform):
         options = self._last.get(tokens, self.fills)[index]
         return options[0] if options else None  # RobTest: the first acceptable fill
 
-    def apply(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
-        out = super().apply(example, degree, rng)
-        return [e if e.text == example.text else e.with_text(e.text, contextual_source=self.source_label)
-                for e in out]
+    def options(self, tokens: list[str]) -> list[tuple[str, ...]]:
+        """Per word, its fill (the first of `fills`, as `substitute` takes it): draws look them up once a sentence."""
+        text = join(tokens)
+        firsts = self._firsts.get(text)
+        if firsts is None:
+            firsts = self._firsts[text] = [fills[:1] for fills in self.fills(tokens)]
+        return firsts
+
+    def drawn(self, example: Example, source: list[str], tokens: list[str], degree: float) -> Example:
+        out = super().drawn(example, source, tokens, degree)
+        return out if out.text == example.text else out.with_text(out.text, contextual_source=self.source_label)
 
 
 TRANSFORMS = [Contextual]

@@ -78,6 +78,7 @@ class TextFooler(SynonymRecipe):
     def load(self) -> None:
         super().load()
         self.encoder = self.helper("encoder")
+        self.encoder.preload()  # its weights too: the first example's seconds time the attack, not the encoder's load
 
     def helpers(self) -> dict[str, Callable[[list[str]], Any]]:
         return {"similarity": self._embed}

@@ -11,8 +11,9 @@ reports
 - own µs / text: (process CPU time − the victim's CPU time − helper models' CPU time) / texts; helper
   models (the transforms' MiniLM, SmolLM2, spaCy's tagger and parser) count as model time like the victim: the
   batches their adapters compute (tokenization and forward pass), thread CPU time. Their loading (once per
-  run) counts where it happens: weights and a tokenizer loaded inside the first batch as model time, a tokenizer
-  loaded by a direct call outside a batch (Contextual's SmolLM2, ~0.16 s) as robust's own,
+  run) counts where it happens: weights and a tokenizer loaded inside the first batch or by a `preload` (a
+  transform's `warm_up` starts it in a thread of its own) as model time, a tokenizer loaded by a direct call
+  outside a batch as robust's own,
 - marginal µs / text and run's fixed s: own = fixed + marginal × texts fitted through a run of N examples and
   one of N/2: the cost per query of a large run, and what every run costs once (run store, data, helper
   models' loading, package versions, report), which dominates a small run's own µs / text,

@@ -51,6 +51,11 @@ def test_plan_batches_merges_short_inputs_whose_padding_costs_less_than_a_forwar
     assert plan_batches([5, 60], 32, max_padding=0.1) == [[0], [1]]
 
 
+def test_plan_batches_without_padding_holds_one_length_a_batch():
+    assert plan_batches([5, 6, 7, 6, 5], 32, max_padding=0.0) == [[0, 4], [1, 3], [2]]
+    assert plan_batches([4] * 5, 2, max_padding=0.0) == [[0, 1], [2, 3], [4]]  # and batch_size still caps
+
+
 def test_output_cache_batches_by_the_lengths_the_adapter_reports():
     calls = []
     cache = OutputCache()

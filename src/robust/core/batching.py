@@ -24,14 +24,17 @@ def plan_batches(lengths: Sequence[int], batch_size: int, max_padding: float | N
                  forward_cost: int = FORWARD_COST) -> list[list[int]]:
     """Indices of `lengths` grouped into batches in ascending length order, at most `batch_size` each.
 
-    `max_padding=None`: fixed-size batches. Otherwise a batch (padded to its longest input) takes the next
-    input only while the padding this adds costs at most `forward_cost` positions or keeps the batch's padding
-    share at most `max_padding`; else the input starts a new batch (a forward pass costs ~`forward_cost`
-    positions, so tiny batches of short inputs still merge)."""
+    `max_padding=None`: fixed-size batches. `max_padding=0`: no padding, a batch holds inputs of one length (a
+    model's output for an input then does not depend on its batch-mates, whose padding changes its last float bits).
+    Otherwise a batch (padded to its longest input) takes the next input only while the padding this adds costs at
+    most `forward_cost` positions or keeps the batch's padding share at most `max_padding`; else the input starts a
+    new batch (a forward pass costs ~`forward_cost` positions, so tiny batches of short inputs still merge)."""
     order = sorted(range(len(lengths)), key=lambda i: lengths[i])
     size = max(1, batch_size)
     if max_padding is None:
         return [order[s: s + size] for s in range(0, len(order), size)]
+    if not max_padding:
+        forward_cost = 0
     batches: list[list[int]] = []
     batch: list[int] = []
     real = width = 0

@@ -99,6 +99,8 @@ class RunContext:
                 self.say(f"loading the helper model {spec}" + (f" for {user}" if user else ""))
                 entry, arg = self.registry.model_entry(spec)  # `--set NAME.key=value` configures it (api.base_url)
                 config = self.settings_for(entry)
+                if "max_padding" in entry.settings:  # a helper measures: its output for a text is the text's alone,
+                    config = {"max_padding": 0.0, **config}  # whichever texts a chunk batched beside it
                 model = self._models[spec] = entry.create(arg, **config) if arg else entry.create(**config)
                 model.bind(self)
         missing = set(needs) - set(model.provides())

@@ -78,7 +78,8 @@ class HFModel(ModelAdapter):
         "temperature": Setting(1.0, min=1e-6),
         "num_beams": Setting(1, min=1, help="beam search for seq2seq generation (e.g. paraphrasers)"),
         "max_padding": Setting(0.1, min=0.0, max=1.0, help="batches are cut (in length order) where padding "
-                               "would exceed this share of the positions; 1 = fixed batch_size"),
+                               "would exceed this share of the positions; 1 = fixed batch_size; 0 = no padding "
+                               "(an output does not depend on its batch-mates: a helper model's default)"),
     }
     HEAD_CHUNK = 1024  # token positions whose logits are materialized at once (x vocabulary size floats)
     TOKEN_MEMO = 100_000  # texts whose token ids are remembered (lengths for batching, then the forward pass)

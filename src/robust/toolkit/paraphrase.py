@@ -31,8 +31,6 @@ STATIVE = {"have", "be", "get", "lack", "resemble", "fit", "suit", "cost", "weig
 PLURAL_PRONOUNS = {"we", "they", "you", "us", "them", "these", "those"}
 
 
-
-
 class NotMovable(Exception):
     """A phrase whose subtree is not a contiguous part of the sentence body."""
 

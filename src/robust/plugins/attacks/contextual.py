@@ -45,7 +45,6 @@ from robust.toolkit.transforms import (
     MODE,
     SPACY,
     HelperModels,
-    LastSentence,
     WordTransform,
     join,
     log_likelihood_drops,
@@ -151,7 +150,6 @@ class Contextual(HelperModels, WordTransform):
         self._fills: dict[str, list[tuple[str, ...]]] = {}
         self._firsts: dict[str, list[tuple[str, ...]]] = {}  # per sentence: each word's fill (`options`)
         self._first: dict[str, int] = {}
-        self._last = LastSentence()  # the sentence `substitute` saw last
 
     # configuration -------------------------------------------------------------------------------
     @property
@@ -370,8 +368,8 @@ class Contextual(HelperModels, WordTransform):
     def substitute(self, word: str, tokens: list[str], index: int, rng: np.random.Generator) -> str | None:
         if tokens[index] != word:
             return None
-        options = self._last.get(tokens, self.fills)[index]
-        return options[0] if options else None  # RobTest: the first acceptable fill
+        fill = self.options(tokens)[index]
+        return fill[0] if fill else None  # RobTest: the first acceptable fill
 
     def options(self, tokens: list[str]) -> list[tuple[str, ...]]:
         """Per word, its fill (the first of `fills`, as `substitute` takes it): draws look them up once a sentence."""

@@ -94,6 +94,10 @@ def regenerate(dimension: str, mode: str | None = None) -> list[tuple[dict[str, 
     for row in labelled:
         if row["tag"] not in transforms:
             transforms[row["tag"]] = registry.get("transform", row["tag"]).create(**({"mode": mode} if mode else {}))
+    for tag, transform in transforms.items():  # helper models batched across the rows, as RobTest does
+        mine = [row for row in labelled if row["tag"] == tag]
+        transform.precompute([row["original"] for row in mine], sorted({float(row["degree"]) for row in mine}))
+    for row in labelled:
         rng = np.random.default_rng([0, int(row["index"])])
         variants = transforms[row["tag"]].apply(Example(row["example"], row["original"]), float(row["degree"]), rng)
         out.append((row, variants[int(rng.integers(len(variants)))].text))

@@ -64,13 +64,11 @@ def test_smollm2_perplexity_separates_clean_from_scrambled_text():
     assert np.exp(-clean.mean()) * 10 < np.exp(-scrambled.mean())  # environment.md §3b: 16.6 vs 1737
 
 
-def test_a_helper_embeds_a_text_as_it_would_alone(tmp_path):
+def test_a_helper_embeds_a_text_as_it_would_alone():
     """A helper model (here the embedded MiniLM a transform measures with) batches only texts of one length (its
     `max_padding` defaults to 0 there), so a text's vector does not depend on the texts a chunk put beside it: a
     degree measured by it is a function of the text. The model under test keeps its padded batches (negative
     control: padding changes the last float bits)."""
-    import numpy as np
-
     from robust.core.context import RunContext
 
     ctx = RunContext("t", 0, None, get_registry(), None, None, [])
@@ -80,7 +78,7 @@ def test_a_helper_embeds_a_text_as_it_would_alone(tmp_path):
     others = ["a long, rambling and tedious film that never quite finds its footing or its reason to exist .",
               "dull .", "an uneven but often moving portrait of a family in crisis ."]
     alone = helper.embed([text])[0]
-    helper.cache._store.clear()
+    helper.cache.clear()
     assert np.array_equal(helper.embed([*others, text])[-1], alone)
     padded = get_registry().model("minilm")  # as a model under test: batches padded up to 10 %
     assert padded.max_padding == 0.1

@@ -89,14 +89,14 @@ def test_blind_second_labels_agree_and_rank_the_versions_the_same_way():
 def regenerate(dimension: str, mode: str | None = None) -> list[tuple[dict[str, str], str]]:
     labelled = [row for row in rows() if row["dimension"] == dimension and row["version"] in ("new", "heldout-new")]
     registry = get_registry()
-    transforms = {}
-    out = []
+    rows_of: dict[str, list[dict[str, str]]] = {}
     for row in labelled:
-        if row["tag"] not in transforms:
-            transforms[row["tag"]] = registry.get("transform", row["tag"]).create(**({"mode": mode} if mode else {}))
-    for tag, transform in transforms.items():  # helper models batched across the rows, as RobTest does
-        mine = [row for row in labelled if row["tag"] == tag]
-        transform.precompute([row["original"] for row in mine], sorted({float(row["degree"]) for row in mine}))
+        rows_of.setdefault(row["tag"], []).append(row)
+    transforms = {}
+    for tag, mine in rows_of.items():  # helper models batched across the rows, as RobTest does
+        transforms[tag] = registry.get("transform", tag).create(**({"mode": mode} if mode else {}))
+        transforms[tag].precompute([row["original"] for row in mine], sorted({float(row["degree"]) for row in mine}))
+    out = []
     for row in labelled:
         rng = np.random.default_rng([0, int(row["index"])])
         variants = transforms[row["tag"]].apply(Example(row["example"], row["original"]), float(row["degree"]), rng)

@@ -23,25 +23,31 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py --overlap 1 2 --per-text 30e-6 100e-6 --limit 100 --timeline
     python benchmarks/model_busy.py --overlap 2 3 4 --warm none compiled run   # what a process's first run pays
     python benchmarks/model_busy.py --overlap 2 3 4 --load 0 1 2               # ... with a model that loads
+    python benchmarks/model_busy.py --overlap 1 2 3 --launches 0 150           # ... with a GPU's kernel launches
 
-Columns: the device model, executor, Ray workers, overlap (chunks computed at once per process), what the process
-did before the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the seconds the
-model takes to load (`--load`: its `preload` sleeps with the GIL released, as a GPU model's weights and CUDA
-context load; the benchmark's preparation, and what the transforms' `warm_up` starts, run meanwhile), the run's wall
-seconds (a Ray run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's
-first batch began (seconds into the run: data, model and plan before it), the device's busy share of the wall (in
-brackets: of the span from the first batch to the last, which leaves out start-up), the seconds while every process
-computed (from the last one's first batch to the first one's last) and the busy share then, the share of the wall
-the device was held (`lock`; `queue`: the busy share), the device's idle seconds between batches (in gaps under 2
-ms and longer; in brackets, those while a batch was ready for it: the hand-off from one caller to the next, the
-rest being robust's own work in every thread and process), the ms a batch held the lock beyond its busy time
-(`lock`: its host compute waiting for the GIL, a sleeper woken late), model queries and queries per wall second,
-texts per batch, CPU seconds of every process of the run (this one and its descendants: Ray's own processes and its
-workers, sampled from /proc every 0.5 s and at each batch) per wall second and apart (this process, the workers and
-what they had used by their first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's
-compute; the simulated device's bookkeeping, its locks and stats lines, counts as robust's), peak RSS of this
-process and of the largest worker, and a digest of the stored records (equal digests: equal records). `--timeline`
-prints the busy share of each second after the table.
+`--launches N` gives each batch's host side N tiny torch ops before it queues for the device, each of which lets
+go of the GIL while torch dispatches it, as a CUDA kernel launch does (a BERT-base forward pass issues ~150-200),
+with Python holding the GIL between them: a GPU forward pass's host work, which competes for the GIL with robust's
+own threads (torch is then imported before the run, as a GPU model's process has it).
+
+Columns: the device model, the kernel launches a batch (`--launches`), executor, Ray workers, overlap (chunks
+computed at once per process), what the process did before the measured run (`--warm`: nothing, the compiled draws
+loaded, or the same run once), the seconds the model takes to load (`--load`: its `preload` sleeps with the GIL
+released, as a GPU model's weights and CUDA context load; the benchmark's preparation, and what the transforms'
+`warm_up` starts, run meanwhile), the run's wall seconds (a Ray run starts Ray before, apart: *Ray start s*; its
+workers start within the wall), when the device's first batch began (seconds into the run: data, model and plan
+before it), the device's busy share of the wall (in brackets: of the span from the first batch to the last, which
+leaves out start-up), the seconds while every process computed (from the last one's first batch to the first one's
+last) and the busy share then, the share of the wall the device was held (`lock`; `queue`: the busy share), the
+device's idle seconds between batches (in gaps under 2 ms and longer; in brackets, those while a batch was ready for
+it: the hand-off from one caller to the next, the rest being robust's own work in every thread and process), the ms
+a batch held the lock beyond its busy time (`lock`: its host compute waiting for the GIL, a sleeper woken late),
+model queries and queries per wall second, texts per batch, CPU seconds of every process of the run (this one and
+its descendants: Ray's own processes and its workers, sampled from /proc every 0.5 s and at each batch) per wall
+second and apart (this process, the workers and what they had used by their first batch, Ray's own), robust's own
+CPU per query (that CPU minus the victim's compute; the simulated device's bookkeeping, its locks and stats lines,
+counts as robust's), peak RSS of this process and of the largest worker, and a digest of the stored records (equal
+digests: equal records). `--timeline` prints the busy share of each second after the table.
 """
 
 from __future__ import annotations
@@ -90,8 +96,13 @@ class Device:
       has woken up after the sleep and let go, so the next batch also waits for that thread to wake and take the
       GIL: a device no real GPU or server is, kept to compare with the figures measured with it."""
 
-    def __init__(self, folder: Path, per_text: float, mode: str = "queue") -> None:
+    def __init__(self, folder: Path, per_text: float, mode: str = "queue", launches: int = 0) -> None:
         self.per_text, self.mode, self.lock = per_text, mode, threading.Lock()
+        self.launches = launches
+        if launches:
+            import torch
+
+            self._tensor = torch.zeros(8)
         self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT)
         self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115 - the process's
 
@@ -105,11 +116,19 @@ class Device:
             finally:
                 fcntl.flock(self.fd, fcntl.LOCK_UN)
 
+    def launch(self) -> None:
+        """The host side of a GPU forward pass: `launches` tiny torch ops, each of which lets go of the GIL while
+        torch dispatches it (as a CUDA kernel launch does), with Python between them holding it."""
+        x = self._tensor if self.launches else None
+        for _ in range(self.launches):
+            x = x + 1
+
     def run(self, fn, texts: list[str]):
         arrived = time.monotonic()  # the batch reaches the device (lock: its lock; queue: its host compute)
         if self.mode == "queue":
             cpu = time.thread_time()
             out = fn(texts)
+            self.launch()
             compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
             with self.held():  # only to take the device's next free span
                 arrived = time.monotonic()
@@ -142,7 +161,9 @@ class SimulatedGPU(robust.ModelAdapter):
                 "per_text": robust.Setting(30e-6, min=0.0, help="device seconds per text"),
                 "device": robust.Setting("queue", choices=("queue", "lock"), help="how a batch gets the device"),
                 "load": robust.Setting(0.0, min=0.0, help="seconds `preload` sleeps with the GIL released, as a GPU "
-                                                          "model's weights and CUDA context load")}
+                                                          "model's weights and CUDA context load"),
+                "launches": robust.Setting(0, min=0, help="tiny torch ops per batch on the host, each letting go "
+                                                          "of the GIL as a CUDA kernel launch does")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -151,7 +172,8 @@ class SimulatedGPU(robust.ModelAdapter):
         self.labels = weights["labels"]
         self.index = {w: i for i, w in enumerate(weights["logp"])}
         self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
-        self.device = Device(folder, float(self.config["per_text"]), self.config["device"])
+        self.device = Device(folder, float(self.config["per_text"]), self.config["device"],
+                             int(self.config["launches"]))
 
     def naive_bayes(self, texts: list[str]) -> np.ndarray:
         """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
@@ -265,7 +287,7 @@ class DeviceLog:
 
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
-        device: str = "queue", warm: str = "none", load: float = 0.0) -> dict:
+        device: str = "queue", warm: str = "none", load: float = 0.0, launches: int = 0) -> dict:
     """One run in this process (Ray workers as its descendants), after `warm` (WARM); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
@@ -275,9 +297,13 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     def run() -> Any:  # robust.engine.evaluate.Evaluation
         with tempfile.TemporaryDirectory() as home:
             return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
-                            settings={"model.per_text": per_text, "model.device": device, "model.load": load},
+                            settings={"model.per_text": per_text, "model.device": device, "model.load": load,
+                                      "model.launches": launches},
                             store=Path(home) / "robust.db", executor=executor,
                             workers=workers if executor == "ray" else None)
+
+    if launches:
+        import torch  # noqa: F401 - as a GPU model's process has (imported here, not timed in the run)
 
     if warm == "compiled":
         from robust.core.plugins import get_registry
@@ -318,7 +344,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(measured.records, sort_keys=True).encode()).hexdigest()[:10]
     return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
-            "warm": warm, "load_s": load,
+            "warm": warm, "load_s": load, "launches": launches,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
@@ -358,6 +384,9 @@ def main() -> None:
                         help="what the process does before the measured run (in-process only): see WARM")
     parser.add_argument("--load", type=float, nargs="+", default=[0.0],
                         help="seconds the model takes to load (its preload sleeps, GIL released)")
+    parser.add_argument("--launches", type=int, nargs="+", default=[0],
+                        help="tiny torch ops a batch's host side issues, each letting go of the GIL as a CUDA "
+                             "kernel launch does (a BERT-base forward pass launches ~150-200)")
     parser.add_argument("--timeline", action="store_true", help="print each run's busy share second by second")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -365,7 +394,7 @@ def main() -> None:
         parser.error("--warm warms this process, not Ray's workers: use it with --executor in-process")
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
-                             args.attack, args.device[0], args.warm[0], args.load[0])))
+                             args.attack, args.device[0], args.warm[0], args.load[0], args.launches[0])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -374,8 +403,8 @@ def main() -> None:
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
         seconds: list[list[float]] = []
-        for mode, per_text, warm, load in ((m, t, w, s) for m in args.device for t in args.per_text
-                                           for w in args.warm for s in args.load):
+        for mode, per_text, warm, load, launches in ((m, t, w, s, n) for m in args.device for t in args.per_text
+                                                     for w in args.warm for s in args.load for n in args.launches):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -383,7 +412,8 @@ def main() -> None:
                     env = {**os.environ, "PYTHONPATH": path, DEVICE: str(device), "ROBUST_OVERLAP": str(overlap)}
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
-                           "--attack", args.attack, "--device", mode, "--warm", warm, "--load", str(load)]
+                           "--attack", args.attack, "--device", mode, "--warm", warm, "--load", str(load),
+                           "--launches", str(launches)]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
@@ -396,18 +426,20 @@ def main() -> None:
                 print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| device | executor | workers | overlap | before the run | model load s | device µs/text | Ray start s "
+HEADER = ("| device | launches | executor | workers | overlap | before the run | model load s | device µs/text "
+          "| Ray start s "
           "| wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
           "| device idle s: gaps < 2 ms / longer (with a batch ready) | held, not busy: ms a batch "
           "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 23 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 24 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["device"], r["executor"], r["workers"], r["overlap"], r["warm"], r["load_s"], r["per_text_us"],
+    cells = [r["device"], r["launches"], r["executor"], r["workers"], r["overlap"], r["warm"], r["load_s"],
+             r["per_text_us"],
              r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']} ({r['handoff_s']})",

@@ -24,30 +24,34 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py --overlap 2 3 4 --warm none compiled run   # what a process's first run pays
     python benchmarks/model_busy.py --overlap 2 3 4 --load 0 1 2               # ... with a model that loads
     python benchmarks/model_busy.py --overlap 1 2 3 --launches 0 150           # ... with a GPU's kernel launches
+    python benchmarks/model_busy.py --overlap 2 3 --launches 150 --load 2 --host-turn off on
 
 `--launches N` gives each batch's host side N tiny torch ops before it queues for the device, each of which lets
 go of the GIL while torch dispatches it, as a CUDA kernel launch does (a BERT-base forward pass issues ~150-200),
 with Python holding the GIL between them: a GPU forward pass's host work, which competes for the GIL with robust's
-own threads (torch is then imported before the run, as a GPU model's process has it).
+own threads (torch is then imported before the run, as a GPU model's process has it). `--host-turn on` is an
+experiment on that competition: a batch's host side runs under one lock (`take_turns`), at which robust's other
+threads wait, outside the GIL, at their next model call.
 
-Columns: the device model, the kernel launches a batch (`--launches`), executor, Ray workers, overlap (chunks
-computed at once per process), what the process did before the measured run (`--warm`: nothing, the compiled draws
-loaded, or the same run once), the seconds the model takes to load (`--load`: its `preload` sleeps with the GIL
-released, as a GPU model's weights and CUDA context load; the benchmark's preparation, and what the transforms'
-`warm_up` starts, run meanwhile), the run's wall seconds (a Ray run starts Ray before, apart: *Ray start s*; its
-workers start within the wall), when the device's first batch began (seconds into the run: data, model and plan
-before it), the device's busy share of the wall (in brackets: of the span from the first batch to the last, which
-leaves out start-up), the seconds while every process computed (from the last one's first batch to the first one's
-last) and the busy share then, the share of the wall the device was held (`lock`; `queue`: the busy share), the
-device's idle seconds between batches (in gaps under 2 ms and longer; in brackets, those while a batch was ready for
-it: the hand-off from one caller to the next, the rest being robust's own work in every thread and process), the ms
-a batch held the lock beyond its busy time (`lock`: its host compute waiting for the GIL, a sleeper woken late),
-model queries and queries per wall second, texts per batch, CPU seconds of every process of the run (this one and
-its descendants: Ray's own processes and its workers, sampled from /proc every 0.5 s and at each batch) per wall
-second and apart (this process, the workers and what they had used by their first batch, Ray's own), robust's own
-CPU per query (that CPU minus the victim's compute; the simulated device's bookkeeping, its locks and stats lines,
-counts as robust's), peak RSS of this process and of the largest worker, and a digest of the stored records (equal
-digests: equal records). `--timeline` prints the busy share of each second after the table.
+Columns: the device model, the kernel launches a batch (`--launches`), whether the host side takes turns
+(`--host-turn`), executor, Ray workers, overlap (chunks computed at once per process), what the process did before
+the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the seconds the model takes
+to load (`--load`: its `preload` sleeps with the GIL released, as a GPU model's weights and CUDA context load; the
+benchmark's preparation, and what the transforms' `warm_up` starts, run meanwhile), the run's wall seconds (a Ray
+run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch began
+(seconds into the run: data, model and plan before it), the device's busy share of the wall (in brackets: of the
+span from the first batch to the last, which leaves out start-up), the seconds while every process computed (from
+the last one's first batch to the first one's last) and the busy share then, the share of the wall the device was
+held (`lock`; `queue`: the busy share), the device's idle seconds between batches (in gaps under 2 ms and longer; in
+brackets, those while a batch was ready for it: the hand-off from one caller to the next, the rest being robust's
+own work in every thread and process), the ms a batch held the lock beyond its busy time (`lock`: its host compute
+waiting for the GIL, a sleeper woken late), model queries and queries per wall second, texts per batch, CPU seconds
+of every process of the run (this one and its descendants: Ray's own processes and its workers, sampled from /proc
+every 0.5 s and at each batch) per wall second and apart (this process, the workers and what they had used by their
+first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute; the simulated device's
+bookkeeping, its locks and stats lines, counts as robust's), peak RSS of this process and of the largest worker, and
+a digest of the stored records (equal digests: equal records). `--timeline` prints the busy share of each second
+after the table.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import math
@@ -83,6 +88,28 @@ HERE = Path(__file__).resolve().parent
 WARM = ("none", "compiled", "run")
 
 
+#: held while a batch's host side runs (`--host-turn`); robust's threads wait for it at each model call
+HOST_TURN = threading.RLock()
+
+
+@functools.cache
+def take_turns() -> None:
+    """An experiment (`--host-turn`), once a process: every `OutputCache.map` call first waits while another thread
+    runs a batch's host side (HOST_TURN), so that robust's other threads wait there, blocked outside the GIL, instead
+    of taking the GIL from the launching thread at each kernel launch. Re-entrant: a model called inside a batch's
+    host side passes."""
+    from robust.core.batching import OutputCache
+
+    original = OutputCache.map
+
+    def map_(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with HOST_TURN:
+            pass
+        return original(self, *args, **kwargs)
+
+    OutputCache.map = map_
+
+
 # the victim: a plugin every process (this one, Ray's workers) builds by name ---------------------------------
 class Device:
     """One simulated accelerator shared by every process on the machine, `per_text` seconds per text with the GIL
@@ -96,9 +123,13 @@ class Device:
       has woken up after the sleep and let go, so the next batch also waits for that thread to wake and take the
       GIL: a device no real GPU or server is, kept to compare with the figures measured with it."""
 
-    def __init__(self, folder: Path, per_text: float, mode: str = "queue", launches: int = 0) -> None:
+    def __init__(self, folder: Path, per_text: float, mode: str = "queue", launches: int = 0,
+                 host_turn: bool = False) -> None:
         self.per_text, self.mode, self.lock = per_text, mode, threading.Lock()
         self.launches = launches
+        self.host_side = HOST_TURN if host_turn else contextlib.nullcontext()
+        if host_turn:
+            take_turns()
         if launches:
             import torch
 
@@ -127,8 +158,9 @@ class Device:
         arrived = time.monotonic()  # the batch reaches the device (lock: its lock; queue: its host compute)
         if self.mode == "queue":
             cpu = time.thread_time()
-            out = fn(texts)
-            self.launch()
+            with self.host_side:
+                out = fn(texts)
+                self.launch()
             compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
             with self.held():  # only to take the device's next free span
                 arrived = time.monotonic()
@@ -163,7 +195,9 @@ class SimulatedGPU(robust.ModelAdapter):
                 "load": robust.Setting(0.0, min=0.0, help="seconds `preload` sleeps with the GIL released, as a GPU "
                                                           "model's weights and CUDA context load"),
                 "launches": robust.Setting(0, min=0, help="tiny torch ops per batch on the host, each letting go "
-                                                          "of the GIL as a CUDA kernel launch does")}
+                                                          "of the GIL as a CUDA kernel launch does"),
+                "host_turn": robust.Setting(False, help="the host side of a batch runs while robust's other threads "
+                                                        "wait at their next model call (`take_turns`)")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -173,7 +207,7 @@ class SimulatedGPU(robust.ModelAdapter):
         self.index = {w: i for i, w in enumerate(weights["logp"])}
         self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
         self.device = Device(folder, float(self.config["per_text"]), self.config["device"],
-                             int(self.config["launches"]))
+                             int(self.config["launches"]), bool(self.config["host_turn"]))
 
     def naive_bayes(self, texts: list[str]) -> np.ndarray:
         """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
@@ -287,7 +321,8 @@ class DeviceLog:
 
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
-        device: str = "queue", warm: str = "none", load: float = 0.0, launches: int = 0) -> dict:
+        device: str = "queue", warm: str = "none", load: float = 0.0, launches: int = 0,
+        host_turn: bool = False) -> dict:
     """One run in this process (Ray workers as its descendants), after `warm` (WARM); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
@@ -298,7 +333,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
         with tempfile.TemporaryDirectory() as home:
             return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
                             settings={"model.per_text": per_text, "model.device": device, "model.load": load,
-                                      "model.launches": launches},
+                                      "model.launches": launches, "model.host_turn": host_turn},
                             store=Path(home) / "robust.db", executor=executor,
                             workers=workers if executor == "ray" else None)
 
@@ -344,7 +379,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(measured.records, sort_keys=True).encode()).hexdigest()[:10]
     return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
-            "warm": warm, "load_s": load, "launches": launches,
+            "warm": warm, "load_s": load, "launches": launches, "host_turn": host_turn,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
@@ -387,6 +422,9 @@ def main() -> None:
     parser.add_argument("--launches", type=int, nargs="+", default=[0],
                         help="tiny torch ops a batch's host side issues, each letting go of the GIL as a CUDA "
                              "kernel launch does (a BERT-base forward pass launches ~150-200)")
+    parser.add_argument("--host-turn", nargs="+", default=["off"], choices=("off", "on"),
+                        help="an experiment: robust's threads wait at their next model call while a batch's host "
+                             "side runs (see take_turns)")
     parser.add_argument("--timeline", action="store_true", help="print each run's busy share second by second")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -394,7 +432,8 @@ def main() -> None:
         parser.error("--warm warms this process, not Ray's workers: use it with --executor in-process")
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
-                             args.attack, args.device[0], args.warm[0], args.load[0], args.launches[0])))
+                             args.attack, args.device[0], args.warm[0], args.load[0], args.launches[0],
+                             args.host_turn == ["on"])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -403,8 +442,9 @@ def main() -> None:
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
         seconds: list[list[float]] = []
-        for mode, per_text, warm, load, launches in ((m, t, w, s, n) for m in args.device for t in args.per_text
-                                                     for w in args.warm for s in args.load for n in args.launches):
+        for mode, per_text, warm, load, launches, turn in (
+                (m, t, w, s, n, h) for m in args.device for t in args.per_text for w in args.warm for s in args.load
+                for n in args.launches for h in args.host_turn):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -413,7 +453,7 @@ def main() -> None:
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
                            "--attack", args.attack, "--device", mode, "--warm", warm, "--load", str(load),
-                           "--launches", str(launches)]
+                           "--launches", str(launches), "--host-turn", turn]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
@@ -426,19 +466,20 @@ def main() -> None:
                 print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| device | launches | executor | workers | overlap | before the run | model load s | device µs/text "
-          "| Ray start s "
+HEADER = ("| device | launches | host turn | executor | workers | overlap | before the run | model load s "
+          "| device µs/text | Ray start s "
           "| wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
           "| device idle s: gaps < 2 ms / longer (with a batch ready) | held, not busy: ms a batch "
           "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 24 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 25 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["device"], r["launches"], r["executor"], r["workers"], r["overlap"], r["warm"], r["load_s"],
+    cells = [r["device"], r["launches"], "on" if r["host_turn"] else "off", r["executor"], r["workers"], r["overlap"],
+             r["warm"], r["load_s"],
              r["per_text_us"],
              r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",

@@ -24,14 +24,15 @@ the device's folder. Each configuration runs in a fresh process (its peak reside
     python benchmarks/model_busy.py --overlap 2 3 4 --warm none compiled run   # what a process's first run pays
     python benchmarks/model_busy.py --overlap 2 3 4 --load 0 1 2               # ... with a model that loads
     python benchmarks/model_busy.py --overlap 1 2 3 --launches 0 150           # ... with a GPU's kernel launches
-    python benchmarks/model_busy.py --overlap 2 3 --launches 150 --load 2 --host-turn off on
+    python benchmarks/model_busy.py --overlap 2 3 --launches 150 --load 2 --sync off on --host-turn off on
 
 `--launches N` gives each batch's host side N tiny torch ops before it queues for the device, each of which lets
 go of the GIL while torch dispatches it, as a CUDA kernel launch does (a BERT-base forward pass issues ~150-200),
 with Python holding the GIL between them: a GPU forward pass's host work, which competes for the GIL with robust's
 own threads (torch is then imported before the run, as a GPU model's process has it). `--host-turn on` is an
 experiment on that competition: a batch's host side runs under one lock (`take_turns`), at which robust's other
-threads wait, outside the GIL, at their next model call.
+threads wait, outside the GIL, at their next model call; `--sync on` makes each batch's host side first wait for
+the work queued on the device, as a forward pass that reads a device tensor on the host does.
 
 Columns: the device model, the kernel launches a batch (`--launches`), whether the host side takes turns
 (`--host-turn`), executor, Ray workers, overlap (chunks computed at once per process), what the process did before
@@ -124,9 +125,9 @@ class Device:
       GIL: a device no real GPU or server is, kept to compare with the figures measured with it."""
 
     def __init__(self, folder: Path, per_text: float, mode: str = "queue", launches: int = 0,
-                 host_turn: bool = False) -> None:
+                 host_turn: bool = False, sync: bool = False) -> None:
         self.per_text, self.mode, self.lock = per_text, mode, threading.Lock()
-        self.launches = launches
+        self.launches, self.sync = launches, sync
         self.host_side = HOST_TURN if host_turn else contextlib.nullcontext()
         if host_turn:
             take_turns()
@@ -154,12 +155,21 @@ class Device:
         for _ in range(self.launches):
             x = x + 1
 
+    def drained(self) -> None:
+        """Wait (GIL released) until the device has done the work queued on it: a forward pass that reads a
+        device tensor on the host (transformers' SDPA mask check, `padding_mask.all()`) waits so at its start."""
+        with self.held():
+            free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
+        time.sleep(max(0.0, free - time.monotonic()))
+
     def run(self, fn, texts: list[str]):
         arrived = time.monotonic()  # the batch reaches the device (lock: its lock; queue: its host compute)
         if self.mode == "queue":
             cpu = time.thread_time()
             with self.host_side:
                 out = fn(texts)
+                if self.sync:
+                    self.drained()
                 self.launch()
             compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
             with self.held():  # only to take the device's next free span
@@ -197,7 +207,8 @@ class SimulatedGPU(robust.ModelAdapter):
                 "launches": robust.Setting(0, min=0, help="tiny torch ops per batch on the host, each letting go "
                                                           "of the GIL as a CUDA kernel launch does"),
                 "host_turn": robust.Setting(False, help="the host side of a batch runs while robust's other threads "
-                                                        "wait at their next model call (`take_turns`)")}
+                                                        "wait at their next model call (`take_turns`)"),
+                "sync": robust.Setting(False, help="a batch's host side first waits for the device's queued work")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -207,7 +218,7 @@ class SimulatedGPU(robust.ModelAdapter):
         self.index = {w: i for i, w in enumerate(weights["logp"])}
         self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
         self.device = Device(folder, float(self.config["per_text"]), self.config["device"],
-                             int(self.config["launches"]), bool(self.config["host_turn"]))
+                             int(self.config["launches"]), bool(self.config["host_turn"]), bool(self.config["sync"]))
 
     def naive_bayes(self, texts: list[str]) -> np.ndarray:
         """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
@@ -322,7 +333,7 @@ class DeviceLog:
 
 def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, attack: str,
         device: str = "queue", warm: str = "none", load: float = 0.0, launches: int = 0,
-        host_turn: bool = False) -> dict:
+        host_turn: bool = False, sync: bool = False) -> dict:
     """One run in this process (Ray workers as its descendants), after `warm` (WARM); its measures as a dict."""
     from peak import peak_rss_mb
     from ray_scaling import CpuMeter
@@ -333,7 +344,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
         with tempfile.TemporaryDirectory() as home:
             return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
                             settings={"model.per_text": per_text, "model.device": device, "model.load": load,
-                                      "model.launches": launches, "model.host_turn": host_turn},
+                                      "model.launches": launches, "model.host_turn": host_turn, "model.sync": sync},
                             store=Path(home) / "robust.db", executor=executor,
                             workers=workers if executor == "ray" else None)
 
@@ -379,7 +390,7 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     rss = [int(lines[-1][6]) for pid, lines in log.batches.items() if pid != os.getpid()]
     records = hashlib.sha256(json.dumps(measured.records, sort_keys=True).encode()).hexdigest()[:10]
     return {"device": device, "executor": executor, "workers": workers if executor == "ray" else "", "overlap": overlap,
-            "warm": warm, "load_s": load, "launches": launches, "host_turn": host_turn,
+            "warm": warm, "load_s": load, "launches": launches, "host_turn": host_turn, "sync": sync,
             "per_text_us": round(per_text * 1e6), "limit": limit, "ray_start_s": round(ray_start, 2),
             "wall_s": round(wall, 2), "first_batch_s": round(log.span[0] - start, 2),
             "busy_share": round(log.total(2) / wall, 3), "span_share": round(log.share(log.span), 3),
@@ -422,6 +433,8 @@ def main() -> None:
     parser.add_argument("--launches", type=int, nargs="+", default=[0],
                         help="tiny torch ops a batch's host side issues, each letting go of the GIL as a CUDA "
                              "kernel launch does (a BERT-base forward pass launches ~150-200)")
+    parser.add_argument("--sync", nargs="+", default=["off"], choices=("off", "on"),
+                        help="a batch's host side first waits for the device's queued work (see Device.drained)")
     parser.add_argument("--host-turn", nargs="+", default=["off"], choices=("off", "on"),
                         help="an experiment: robust's threads wait at their next model call while a batch's host "
                              "side runs (see take_turns)")
@@ -433,7 +446,7 @@ def main() -> None:
     if args.one:
         print(json.dumps(one(args.executor[0], args.workers[0], args.overlap[0], args.per_text[0], args.limit,
                              args.attack, args.device[0], args.warm[0], args.load[0], args.launches[0],
-                             args.host_turn == ["on"])))
+                             args.host_turn == ["on"], args.sync == ["on"])))
         return
     with tempfile.TemporaryDirectory() as tmp:
         site, weights = Path(tmp) / "site", Path(tmp) / "weights.json"
@@ -442,9 +455,9 @@ def main() -> None:
         path = os.pathsep.join(p for p in (str(site), str(HERE), os.environ.get("PYTHONPATH")) if p)
         print(HEADER)
         seconds: list[list[float]] = []
-        for mode, per_text, warm, load, launches, turn in (
-                (m, t, w, s, n, h) for m in args.device for t in args.per_text for w in args.warm for s in args.load
-                for n in args.launches for h in args.host_turn):
+        for mode, per_text, warm, load, launches, sync, turn in (
+                (m, t, w, s, n, y, h) for m in args.device for t in args.per_text for w in args.warm
+                for s in args.load for n in args.launches for y in args.sync for h in args.host_turn):
             for executor, workers in configurations(args):
                 for overlap in args.overlap:
                     device = Path(tempfile.mkdtemp(dir=tmp))
@@ -453,7 +466,7 @@ def main() -> None:
                     cmd = [sys.executable, __file__, "--one", "--executor", executor, "--workers", str(workers),
                            "--overlap", str(overlap), "--per-text", str(per_text), "--limit", str(args.limit),
                            "--attack", args.attack, "--device", mode, "--warm", warm, "--load", str(load),
-                           "--launches", str(launches), "--host-turn", turn]
+                           "--launches", str(launches), "--sync", sync, "--host-turn", turn]
                     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
                     if out.returncode:
                         raise SystemExit(out.stderr.strip().splitlines()[-1:])
@@ -466,7 +479,7 @@ def main() -> None:
                 print("- " + " ".join(f"{x:.0%}" for x in shares))
 
 
-HEADER = ("| device | launches | host turn | executor | workers | overlap | before the run | model load s "
+HEADER = ("| device | launches | sync | host turn | executor | workers | overlap | before the run | model load s "
           "| device µs/text | Ray start s "
           "| wall s | first batch at s "
           "| device busy: of wall (of its span) | all processes at work: s, busy | lock held "
@@ -474,11 +487,12 @@ HEADER = ("| device | launches | host turn | executor | workers | overlap | befo
           "| queries | queries/s "
           "| texts/batch | CPU/wall, all processes "
           "| CPU s: driver / workers (by their first batch) / Ray's own | robust's own CPU µs/query "
-          "| peak RSS MB (largest worker) | records |\n" + "|---" * 25 + "|")
+          "| peak RSS MB (largest worker) | records |\n" + "|---" * 26 + "|")
 
 
 def row(r: dict) -> str:
-    cells = [r["device"], r["launches"], "on" if r["host_turn"] else "off", r["executor"], r["workers"], r["overlap"],
+    cells = [r["device"], r["launches"], "on" if r["sync"] else "off", "on" if r["host_turn"] else "off",
+             r["executor"], r["workers"], r["overlap"],
              r["warm"], r["load_s"],
              r["per_text_us"],
              r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],

@@ -34,25 +34,25 @@ experiment on that competition: a batch's host side runs under one lock (`take_t
 threads wait, outside the GIL, at their next model call; `--sync on` makes each batch's host side first wait for
 the work queued on the device, as a forward pass that reads a device tensor on the host does.
 
-Columns: the device model, the kernel launches a batch (`--launches`), whether the host side takes turns
-(`--host-turn`), executor, Ray workers, overlap (chunks computed at once per process), what the process did before
-the measured run (`--warm`: nothing, the compiled draws loaded, or the same run once), the seconds the model takes
-to load (`--load`: its `preload` sleeps with the GIL released, as a GPU model's weights and CUDA context load; the
-benchmark's preparation, and what the transforms' `warm_up` starts, run meanwhile), the run's wall seconds (a Ray
-run starts Ray before, apart: *Ray start s*; its workers start within the wall), when the device's first batch began
-(seconds into the run: data, model and plan before it), the device's busy share of the wall (in brackets: of the
-span from the first batch to the last, which leaves out start-up), the seconds while every process computed (from
-the last one's first batch to the first one's last) and the busy share then, the share of the wall the device was
-held (`lock`; `queue`: the busy share), the device's idle seconds between batches (in gaps under 2 ms and longer; in
-brackets, those while a batch was ready for it: the hand-off from one caller to the next, the rest being robust's
-own work in every thread and process), the ms a batch held the lock beyond its busy time (`lock`: its host compute
-waiting for the GIL, a sleeper woken late), model queries and queries per wall second, texts per batch, CPU seconds
-of every process of the run (this one and its descendants: Ray's own processes and its workers, sampled from /proc
-every 0.5 s and at each batch) per wall second and apart (this process, the workers and what they had used by their
-first batch, Ray's own), robust's own CPU per query (that CPU minus the victim's compute; the simulated device's
-bookkeeping, its locks and stats lines, counts as robust's), peak RSS of this process and of the largest worker, and
-a digest of the stored records (equal digests: equal records). `--timeline` prints the busy share of each second
-after the table.
+Columns: the device model, the kernel launches a batch (`--launches`), whether a batch's host side first waits for
+the device (`--sync`), whether it takes turns (`--host-turn`), executor, Ray workers, overlap (chunks computed at
+once per process), what the process did before the measured run (`--warm`: nothing, the compiled draws loaded, or
+the same run once), the seconds the model takes to load (`--load`: its `preload` sleeps with the GIL released, as a
+GPU model's weights and CUDA context load; the benchmark's preparation, and what the transforms' `warm_up` starts,
+run meanwhile), the run's wall seconds (a Ray run starts Ray before, apart: *Ray start s*; its workers start within
+the wall), when the device's first batch began (seconds into the run: data, model and plan before it), the device's
+busy share of the wall (in brackets: of the span from the first batch to the last, which leaves out start-up), the
+seconds while every process computed (from the last one's first batch to the first one's last) and the busy share
+then, the share of the wall the device was held (`lock`; `queue`: the busy share), the device's idle seconds between
+batches (in gaps under 2 ms and longer; in brackets, those while a batch was ready for it: the hand-off from one
+caller to the next, the rest being robust's own work in every thread and process), the ms a batch held the lock
+beyond its busy time (`lock`: its host compute waiting for the GIL, a sleeper woken late), model queries and queries
+per wall second, texts per batch, CPU seconds of every process of the run (this one and its descendants: Ray's own
+processes and its workers, sampled from /proc every 0.5 s and at each batch) per wall second and apart (this
+process, the workers and what they had used by their first batch, Ray's own), robust's own CPU per query (that CPU
+minus the victim's compute; the simulated device's bookkeeping, its locks and stats lines, counts as robust's), peak
+RSS of this process and of the largest worker, and a digest of the stored records (equal digests: equal records).
+`--timeline` prints the busy share of each second after the table.
 """
 
 from __future__ import annotations

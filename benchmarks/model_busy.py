@@ -155,11 +155,15 @@ class Device:
         for _ in range(self.launches):
             x = x + 1
 
+    def _free(self) -> float:
+        """When the device is done with the work queued on it (time.monotonic; read under `held`)."""
+        return struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
+
     def drained(self) -> None:
         """Wait (GIL released) until the device has done the work queued on it: a forward pass that reads a
         device tensor on the host (transformers' SDPA mask check, `padding_mask.all()`) waits so at its start."""
         with self.held():
-            free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
+            free = self._free()
         time.sleep(max(0.0, free - time.monotonic()))
 
     def run(self, fn, texts: list[str]):
@@ -174,8 +178,7 @@ class Device:
             compute, busy = time.thread_time() - cpu, self.per_text * len(texts)
             with self.held():  # only to take the device's next free span
                 arrived = time.monotonic()
-                free = struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
-                began = max(arrived, free)
+                began = max(arrived, self._free())
                 ended = began + busy
                 os.pwrite(self.fd, struct.pack("d", ended), 0)
             time.sleep(max(0.0, ended - time.monotonic()))  # the caller waits for its results
@@ -492,9 +495,7 @@ HEADER = ("| device | launches | sync | host turn | executor | workers | overlap
 
 def row(r: dict) -> str:
     cells = [r["device"], r["launches"], "on" if r["sync"] else "off", "on" if r["host_turn"] else "off",
-             r["executor"], r["workers"], r["overlap"],
-             r["warm"], r["load_s"],
-             r["per_text_us"],
+             r["executor"], r["workers"], r["overlap"], r["warm"], r["load_s"], r["per_text_us"],
              r["ray_start_s"] or "", r["wall_s"], r["first_batch_s"],
              f"{r['busy_share']:.0%} ({r['span_share']:.0%})", f"{r['steady_s']}, {r['steady_share']:.0%}",
              f"{r['held_share']:.0%}", f"{r['idle_short_s']} / {r['idle_long_s']} ({r['handoff_s']})",

@@ -22,6 +22,19 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
+# folders whose session fixtures start servers or a Ray cluster: under pytest-xdist each runs on one worker
+ONE_WORKER = ("served", "ray")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Group tests for pytest-xdist's `--dist loadgroup`: a file's tests run on one worker (its module fixtures are
+    made once), and so do a whole ONE_WORKER folder's (its servers or Ray start once). Without xdist: no effect."""
+    root = Path(__file__).parent
+    for item in items:
+        parts = Path(item.path).relative_to(root).parts
+        item.add_marker(pytest.mark.xdist_group(parts[0] if parts[0] in ONE_WORKER else "/".join(parts)))
+
+
 def pytest_configure(config):
     try:
         import torch

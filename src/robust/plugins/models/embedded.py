@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from robust import MissingResource, Setting, cache_dir, package_dir
 from robust.plugins.models.hf import POOLINGS, HFModel
+from robust.toolkit.paths import built_in_place
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -82,7 +81,6 @@ def _convert_gguf(gguf_dir: Path, target: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
     tok = AutoTokenizer.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF)
     model = AutoModelForCausalLM.from_pretrained(gguf_dir, gguf_file=SMOLLM2_GGUF, dtype=torch.float32)
     config = model.config
@@ -90,9 +88,6 @@ def _convert_gguf(gguf_dir: Path, target: Path) -> None:
         del config.quantization_config  # a GGUF-loaded model refuses save_pretrained; copy into a clean one
     clean = type(model)(config)
     clean.load_state_dict(model.state_dict())
-    clean.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    try:
-        tmp.rename(target)
-    except OSError:  # another process finished first
-        shutil.rmtree(tmp, ignore_errors=True)
+    with built_in_place(target) as building:
+        clean.save_pretrained(building)
+        tok.save_pretrained(building)

@@ -18,6 +18,7 @@ from typing import Any
 
 from robust import Example, ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
 from robust.toolkit.lazy import np
+from robust.toolkit.paths import built_in_place
 
 #: hyper-parameters that change the trained weights (part of the cache key)
 TRAINING_KEYS = ("epochs", "lr", "train_batch_size", "max_length", "holdout", "seed", "weight_decay", "warmup")
@@ -163,23 +164,15 @@ class FineTuned(ModelAdapter):
                 schedule.step()
         seconds = time.perf_counter() - start
         net.eval()
-        directory = self.directory
-        tmp = directory.with_name(f"{directory.name}.tmp")
-        tmp.mkdir(parents=True, exist_ok=True)
-        torch.save(net.state_dict(), tmp / "weights.pt")
         self.__dict__["net"] = net
         accuracy = self._accuracy(held, index) if held else None
         meta = {"labels": labels, "train_size": len(train), "holdout_size": len(held),
                 "holdout_accuracy": accuracy, "train_seconds": round(seconds, 1),
                 "encoder": self.encoder.identity, "params": {k: self.config[k] for k in TRAINING_KEYS},
                 "train": self.config["train"], "data_hash": content_hash(self.examples)}
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1))
-        try:
-            tmp.rename(directory)
-        except OSError:  # another process finished first: keep its copy
-            import shutil
-
-            shutil.rmtree(tmp, ignore_errors=True)
+        with built_in_place(self.directory) as building:
+            torch.save(net.state_dict(), building / "weights.pt")
+            (building / "meta.json").write_text(json.dumps(meta, indent=1))
 
     def _accuracy(self, examples: Sequence[Example], index: dict[Any, int]) -> float:
         probs = self._forward_probs([ex.text for ex in examples])

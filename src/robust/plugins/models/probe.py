@@ -15,6 +15,7 @@ from typing import Any
 from robust import ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
 from robust.plugins.models.hf import POOLINGS
 from robust.toolkit.lazy import np
+from robust.toolkit.paths import write_whole
 
 
 class Probe(ModelAdapter):
@@ -82,9 +83,7 @@ class Probe(ModelAdapter):
         head["domain"] = {"embedder": self.embedder.identity, "pooling": self.config["pooling"] or "default",
                           "train": self.config["train"], "data_hash": data_hash, "C": self.config["C"]}
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(head))
-        tmp.replace(path)
+        write_whole(path, json.dumps(head))
         return head
 
     def _train(self, examples: list) -> dict[str, Any]:

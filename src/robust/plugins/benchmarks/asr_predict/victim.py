@@ -24,6 +24,7 @@ from pathlib import Path
 
 from robust import RobustError, cache_dir
 from robust.toolkit.lazy import np
+from robust.toolkit.paths import built_in_place
 
 TINY_BERT = {"hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
              "max_position_embeddings": 512}
@@ -110,15 +111,14 @@ def train_victim(arch: str, base_dir: str, texts: Sequence[str], labels: Sequenc
     model.load_state_dict(best[2])
     model.config.id2label = {i: str(i) for i in range(n_classes)}
     model.config.label2id = {str(i): i for i in range(n_classes)}
-    tmp = target.with_name(target.name + ".tmp")
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
     info = {"val_accuracy": best[0], "epoch": best[1]}
     domain = {"arch": arch, "base": base_dir, "classes": n_classes, "train_size": len(texts), "config": asdict(config)}
-    (tmp / "robust-victim.json").write_text(json.dumps({**info, "domain": domain}))
-    if target.exists():  # a half-written directory of an interrupted run (it has no robust-victim.json)
+    if target.exists() and not info_file.is_file():  # half-written by a version that saved in place
         shutil.rmtree(target)
-    tmp.replace(target)
+    with built_in_place(target) as building:
+        model.save_pretrained(building)
+        tokenizer.save_pretrained(building)
+        (building / "robust-victim.json").write_text(json.dumps({**info, "domain": domain}))
     return target, info
 
 

@@ -50,6 +50,7 @@ from robust.plugins.benchmarks.synbench.data import format_shape, parse_shape
 from robust.plugins.benchmarks.synbench.probe import probe
 from robust.plugins.benchmarks.synbench.trials import choose_eps, intervals
 from robust.toolkit.lazy import np
+from robust.toolkit.paths import write_whole
 
 if TYPE_CHECKING:
     from robust import RunContext
@@ -262,9 +263,7 @@ class SynBench(Benchmark):
                                   c["denominator"], self.cutoff)
             rows = [[{"accuracy": p.accuracy, "margin": p.margin} for p in level] for level in pts]
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{time.time_ns()}.tmp")
-            tmp.write_text(json.dumps(rows))
-            tmp.replace(path)
+            write_whole(path, json.dumps(rows))
             out.append(rows)
         return out
 

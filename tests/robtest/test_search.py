@@ -1,8 +1,9 @@
-"""The score-based searches (spec robtest.md §3.2) and the reusable `saliency-greedy` Attacker."""
+"""The score-based searches (Chen et al. 2023, §2.2) and the reusable `saliency-greedy` Attacker."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from robust import FunctionModel
 from robust.core.interfaces import Example, Transform
@@ -13,6 +14,7 @@ from robust.plugins.benchmarks.robtest.search import (
     saliency_order,
     saliency_queries,
     search_for,
+    search_helpers,
 )
 from robust.toolkit.transforms import WordTransform
 
@@ -56,8 +58,9 @@ def test_attacker_plugin_edits_the_salient_word_within_the_degree():
 
 
 def test_faithful_greedy_stops_on_char_levenshtein_per_word():
-    """spec §3.2 (3): the code stops word-level searches at Lev(chars)/N_w >= d, so 'good' -> 'zzz'
-    (distance 4 of 13 words) already 'reaches' 0.3; clean counts modified words (ceil(13 x 0.3) = 4)."""
+    """RobTest's code (ModelBased/searching.py; docs/robtest.md) stops word-level searches at Lev(chars)/N_w >= d,
+    so 'good' -> 'zzz' (distance 4 of 13 words) already 'reaches' 0.3; clean counts modified words (ceil(13 x 0.3)
+    = 4)."""
     text = FILLER.format("good")
     runs = {f: drive([search_for(ToyWord(), text, 0.3, np.random.default_rng(3), GreedyConfig(faithful=f))],
                      keyword_probs)[0].texts[0] for f in (True, False)}
@@ -85,8 +88,55 @@ def test_stop_on_flip_ends_the_search_after_the_label_changes():
 
 
 def test_sentence_search_keeps_the_most_damaging_candidate_below_the_degree():
-    out = drive([search_for(Appender(), "a film", 0.25, np.random.default_rng(0))], bad_counter)[0].texts
+    search = search_for(Appender(), "a film", 0.25, np.random.default_rng(0))
+    out = drive([search], bad_counter, helpers=search_helpers(Appender()))[0].texts
     assert out == ["a film bad bad"]  # a third word would reach 0.3 >= 0.25
+    with pytest.raises(ValueError, match="'degree'"):  # its degrees are measured on a helper channel
+        drive([search_for(Appender(), "a film", 0.25, np.random.default_rng(0))], bad_counter)
+
+
+class CountingAppender(Appender):
+    """Appender with a batched `degrees_of` (as a SentenceTransform's: one embedding call) that counts its calls."""
+
+    def __init__(self, **config):
+        super().__init__(**config)
+        self.calls, self.pairs, self.edits = 0, 0, 0
+
+    def edit(self, text, index, rng, original):
+        self.edits += 1
+        return super().edit(text, index, rng, original)
+
+    def degrees_of(self, pairs):
+        self.calls, self.pairs = self.calls + 1, self.pairs + len(pairs)
+        return [self.measure(a, b) for a, b in pairs]
+
+
+def test_one_sentence_path_for_all_degrees_equals_a_search_per_degree():
+    """`sentence_degrees` ends one path where each degree's own sentence search ends: the same variants and distinct
+    queries as separate searches on the same stream (clean and faithful, with a step cap that ends some degrees),
+    each candidate drawn and measured once, and the degrees of every search of a round measured in one call."""
+    from robust.plugins.benchmarks.robtest.search import sentence_degrees
+
+    degrees = [0.05, 0.1, 0.2, 0.3, 0.6]
+    for config, gold in ((GreedyConfig(candidates=4), 1), (GreedyConfig(candidates=3, max_steps=2), None)):
+        for text, seed in (("a film", 0), ("a fine film , bad", 4)):
+            separate = []
+            for d in degrees:
+                transform = CountingAppender()
+                found = drive([search_for(transform, text, d, np.random.default_rng(seed), config, gold)],
+                              bad_counter, helpers=search_helpers(transform))[0]
+                separate.append((found.texts, len(found.seen | set(found.texts)), transform.edits))
+            shared = CountingAppender()
+            ends = drive([sentence_degrees(shared, text, degrees, np.random.default_rng(seed), config, gold)],
+                         bad_counter, helpers=search_helpers(shared))[0].value
+            assert [(e.texts, e.queries) for e in ends] == [(t, q) for t, q, _ in separate]
+            assert shared.edits == max(n for _, _, n in separate)  # drawn once, as far as the longest search
+
+    transform = CountingAppender()  # three examples' searches
+    searches = [sentence_degrees(transform, t, degrees, np.random.default_rng(i), GreedyConfig(candidates=4), 1)
+                for i, t in enumerate(["a film", "the plot", "a long and dull film"])]
+    drive(searches, bad_counter, helpers=search_helpers(transform))
+    assert transform.pairs == 3 * transform.calls  # each round's three degrees in one call, not one per search
 
 
 def test_drive_batches_all_searches_of_a_round_into_one_call():

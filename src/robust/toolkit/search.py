@@ -74,6 +74,8 @@ def drive(searches: Sequence[Search], classify: Callable[[list[str]], Any], budg
         for channel in dict.fromkeys(ch for ch, _ in round_.values()):
             order = [i for i, (ch, _) in round_.items() if ch == channel]
             texts = [t for i in order for t in round_[i][1]]
+            if channel != CLASSIFY and channel not in helpers:
+                raise ValueError(f"a search asked the helper channel {channel!r}, which drive(helpers=) was not given")
             outputs = classify(texts) if channel == CLASSIFY else helpers[channel](texts)
             pos = 0
             for i in order:

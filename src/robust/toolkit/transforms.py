@@ -219,6 +219,16 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
     return [float(vectors[at[a]] @ vectors[at[b]]) for a, b in pairs]
 
 
+def measured(transform: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """`transform.measure(a, b)` of many (original, text) pairs: in one batched call where the transform has
+    `degrees_of` (a SentenceTransform: one embedding call over their distinct texts), else pair by pair; identical
+    texts are exactly 0, as `measure` says."""
+    many = getattr(transform, "degrees_of", None)
+    apart = [(a, b) for a, b in pairs if a != b]
+    found = iter(many(apart) if many is not None and apart else [transform.measure(a, b) for a, b in apart])
+    return [next(found) if a != b else 0.0 for a, b in pairs]
+
+
 def meaning_kept(embedder: Any, trials: Sequence[tuple[Sequence[str], int, str]], floor: float, local_floor: float,
                  width: int = 1) -> list[bool]:
     """Whether each word substitution (tokens, position, new word) keeps its meaning under `embedder`: the words

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from robust import AttackResult, Example, ModelAdapter, RobustError, SearchAttacker, Setting, Transform, label_index
 from robust.plugins.benchmarks.robtest.rule import rule_variants
-from robust.plugins.benchmarks.robtest.search import End, GreedyConfig, greedy_degrees, search_for
+from robust.plugins.benchmarks.robtest.search import End, GreedyConfig, search_degrees, search_for, search_helpers
 from robust.toolkit.search import drive
 from robust.toolkit.text import word_edits
 
@@ -100,27 +100,28 @@ class SaliencyGreedy(SearchAttacker):
         config = self.search_config
         # clean: saliency of the gold class; faithful: of the prediction, as the authors' code (Chen et al. 2023, §2.2)
         golds = [None if config.faithful else label_index(model, ex.label) for ex in examples]
-        if budget is None and not config.faithful and transform.unit != "sentence":
+        if budget is None and (transform.unit == "sentence" or not config.faithful):  # faithful word draws chain
             return self._shared(examples, model, transform, degrees, rngs, golds)
         searches = [search_for(transform, ex.text, d, rng, config, gold)
                     for ex, d, rng, gold in zip(examples, degrees, rngs, golds)]
-        outcomes = drive(searches, model.classify, budget)
+        outcomes = drive(searches, model.classify, budget, helpers=search_helpers(transform))
         used = [len(o.seen | set(o.texts)) for o in outcomes]  # distinct texts, the final check included
         return _results(examples, [o.texts for o in outcomes], used, model, [o.capped for o in outcomes])
 
     def _shared(self, examples: Sequence[Example], model: ModelAdapter, transform: Transform, degrees: list[float],
                 rngs: Sequence[np.random.Generator], golds: list[int | None]) -> list[AttackResult]:
         """The searches of one text with one generator stream (RobTest gives an example's degrees one stream) run
-        as one path to the largest degree (`greedy_degrees`): the same variants and query counts as separate
+        as one path to the largest degree (`search_degrees`): the same variants and query counts as separate
         searches, each query asked once."""
         groups: dict[tuple, list[int]] = {}
         for i, (ex, rng, gold) in enumerate(zip(examples, rngs, golds)):
             groups.setdefault((ex.text, gold, repr(rng.bit_generator.state)), []).append(i)
         paths = [sorted({degrees[i] for i in members}) for members in groups.values()]
-        searches = [greedy_degrees(transform, examples[m[0]].text, path, rngs[m[0]], self.search_config, golds[m[0]])
+        searches = [search_degrees(transform, examples[m[0]].text, path, rngs[m[0]], self.search_config, golds[m[0]])
                     for m, path in zip(groups.values(), paths)]
         ends: dict[int, End] = {}
-        for members, path, outcome in zip(groups.values(), paths, drive(searches, model.classify)):
+        outcomes = drive(searches, model.classify, helpers=search_helpers(transform))
+        for members, path, outcome in zip(groups.values(), paths, outcomes):
             for i in members:
                 ends[i] = outcome.value[path.index(degrees[i])]
         return _results(examples, [ends[i].texts for i in range(len(examples))],

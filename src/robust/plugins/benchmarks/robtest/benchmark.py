@@ -9,7 +9,7 @@ degree-0 item per example (`clean/000042`). Worst(d) is cumulative and computed 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from robust.plugins.benchmarks.robtest.search import expected_queries
 from robust.toolkit.chance import class_names
 from robust.toolkit.prompting import predict_pairs, search_instruction
 from robust.toolkit.text import word_modification_rate
-from robust.toolkit.transforms import reaches
+from robust.toolkit.transforms import measured, reaches
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = Chen et al. 2023, §4.1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
@@ -247,10 +247,24 @@ class RobTest(Benchmark):
         variants.update({k: r.variants for k, r in attacks.items()})
         every = list(dict.fromkeys(t for group in (variants, worst) for texts in group.values() for t in texts))
         predicted = dict(zip(every, ctx.model.classify(every).argmax(1).tolist(), strict=True)) if every else {}
-        records = [self._record(it, variants[it.id], worst.get(it.id), predicted, attacks.get(it.id))
-                   for it in items]
+        reached = self._reached(groups.values(), variants)
+        records = [self._record(it, variants[it.id], worst.get(it.id), predicted, attacks.get(it.id),
+                                reached.get(it.id)) for it in items]
         rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)]
         return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
+
+    def _reached(self, groups: Iterable[Sequence[WorkItem]],
+                 variants: Mapping[str, list[str]]) -> dict[str, list[float]]:
+        """Each perturbed item's variants' degrees, a group (tag, access) measured at once (`measured`: a sentence
+        transform's embeddings in one call, not one per variant)."""
+        out: dict[str, list[float]] = {}
+        for members in groups:
+            transform = members[0].payload.tag.transform
+            pairs = [(self.examples[it.payload.example].text, x) for it in members for x in variants[it.id]]
+            found = iter(measured(transform, pairs) if transform is not None
+                         else [word_modification_rate(a, b) for a, b in pairs])
+            out.update({it.id: [next(found) for _ in variants[it.id]] for it in members})
+        return out
 
     def _precompute(self, members: Sequence[WorkItem]) -> None:
         """The transform prepares the group's texts for the run's whole degree grid, not only the degrees of this
@@ -326,11 +340,9 @@ class RobTest(Benchmark):
             self._instructions[key] = drawn, [tag.transform.measure(instruction, i) for i in drawn]
         return self._instructions[key]
 
-    def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None,
-                predicted: Mapping[str, int], attack: AttackResult | None = None,
-                reached: list[float] | None = None) -> dict[str, Any]:
-        """One item's record; `reached`: each variant's degree when it is not `measure(text, variant)` (the
-        instruction was perturbed)."""
+    def _record(self, item: WorkItem, texts: list[str], worst_texts: list[str] | None, predicted: Mapping[str, int],
+                attack: AttackResult | None, reached: list[float] | None) -> dict[str, Any]:
+        """One item's record; `reached`: each variant's degree (None for a clean item)."""
         kind, tag, degree, e = item.payload.kind, item.payload.tag, item.payload.degree, item.payload.example
         ex, gold = self.examples[e], self.gold[e]
         wrong = [x for x in texts if predicted[x] != gold]
@@ -346,8 +358,7 @@ class RobTest(Benchmark):
             record["all_correct"] = all(predicted[x] == gold for x in worst_texts)
         if kind != "clean":
             record["tag"], record["access"], record["plugin"] = tag.name, kind, tag.entry.qualified
-            measure = tag.transform.measure if tag.transform is not None else word_modification_rate
-            reached = reached if reached is not None else [measure(ex.text, x) for x in texts]
+            assert reached is not None  # measured for every perturbed item
             record["achieved"] = sum(reached) / len(reached)
             record["short"] = sum(not reaches(v, degree) for v in reached) / len(reached)
             if wrong:

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING
 from robust.toolkit.draws import draws_for
 from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.toolkit.text import budget, join, levenshtein, words
+from robust.toolkit.transforms import measured
 
 if TYPE_CHECKING:
     import numpy as np
 
     from robust import Transform
 
-__all__ = ["End", "GreedyConfig", "Outcome", "Search", "drive", "expected_queries", "greedy_degrees", "greedy_search",
-           "search_for", "sentence_search"]
+__all__ = ["DEGREE", "End", "GreedyConfig", "Outcome", "Search", "drive", "expected_queries", "greedy_degrees",
+           "greedy_search", "search_degrees", "search_for", "search_helpers", "sentence_degrees", "sentence_search"]
 
 
 @dataclass(frozen=True)
@@ -194,16 +195,43 @@ def sentence_search(transform: Transform, text: str, degree: float, rng: np.rand
     """Sentence-level score-based search (Chen et al. 2023, §2.2, Distraction): each step builds `candidates` edits of
     the current text and keeps the one with the lowest probability of the `gold` class (clean; faithful: of
     the prediction on the original); accept while the degree stays below d (cos > 1 - d), at most
-    `max_steps` steps."""
+    `max_steps` steps. Its degrees are asked on the DEGREE channel: drive it with `helpers=search_helpers(...)`."""
+    ends = yield from _sentence(transform, text, [degree], rng, config, gold)
+    return ends[0].texts
+
+
+def sentence_degrees(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator,
+                     config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
+    """The sentence searches of one text at several degrees, as one search (as `greedy_degrees`): with the same
+    generator stream the search at degree d is a prefix of the search at d' > d (it stops at an earlier step), so
+    one path, ended for each degree where its own search would end, writes what the separate searches write, with
+    each candidate drawn, classified and measured once. Without a query budget; returns one `End` per degree."""
+    return (yield from _sentence(transform, text, degrees, rng, config, gold))
+
+
+def _sentence(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator, config: GreedyConfig,
+              gold: int | None) -> Search:
     import numpy as np
 
     s = t = text
-    if gold is None:
+    ends: dict[int, End] = {}
+    seen: set[str] = set()
+
+    def end(reached: float | None = None) -> bool:
+        """End the degrees that `reached` passes (None: all that are left) at `t`; True when none is left."""
+        for i, d in enumerate(degrees):
+            if i not in ends and (reached is None or reached >= d):
+                ends[i] = End([t], len(seen) + (t not in seen))
+        return len(ends) == len(degrees)
+
+    target = gold
+    if target is None:
         probs = yield [s]
         if probs is None:
-            return [t]
-        gold = int(np.argmax(probs[0]))
-    target = gold
+            end()
+            return [ends[i] for i in range(len(degrees))]
+        seen.add(s)
+        target = int(np.argmax(probs[0]))
     for _ in range(config.max_steps):
         at = len(words(t))
         with draws_for(rng, transform.integer_draws) as draws:
@@ -213,11 +241,23 @@ def sentence_search(transform: Transform, text: str, degree: float, rng: np.rand
         probs = yield cands
         if probs is None:
             break
+        seen.update(cands)
         best = cands[int(np.argmin(probs[:, target]))]
-        if transform.measure(s, best) >= degree:
+        (reached,) = yield DEGREE, [(s, best)]
+        if end(reached):
             break
         t = best
-    return [t]
+    end()
+    return [ends[i] for i in range(len(degrees))]
+
+
+DEGREE = "degree"  # the `drive` channel of a sentence search's degrees: (original, text) pairs -> degrees
+
+
+def search_helpers(transform: Transform) -> dict[str, Callable[[list[tuple[str, str]]], list[float]]]:
+    """The helpers `drive` needs for `search_for`'s searches: the DEGREE channel, which measures the pairs that all
+    searches of a round ask about at once (`measured`: a sentence transform's embeddings in one call)."""
+    return {DEGREE: lambda pairs: measured(transform, pairs)}
 
 
 def search_for(transform: Transform, text: str, degree: float, rng: np.random.Generator,
@@ -225,3 +265,11 @@ def search_for(transform: Transform, text: str, degree: float, rng: np.random.Ge
     """The score-based search that fits the transform's unit."""
     fn = sentence_search if transform.unit == "sentence" else greedy_search
     return fn(transform, text, degree, rng, config, gold)
+
+
+def search_degrees(transform: Transform, text: str, degrees: list[float], rng: np.random.Generator,
+                   config: GreedyConfig = GreedyConfig(), gold: int | None = None) -> Search:
+    """The searches of one text at several degrees as one path (`greedy_degrees`, `sentence_degrees`), by the
+    transform's unit."""
+    fn = sentence_degrees if transform.unit == "sentence" else greedy_degrees
+    return fn(transform, text, degrees, rng, config, gold)

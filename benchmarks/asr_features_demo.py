@@ -1,10 +1,10 @@
-"""The 13 RobustText features on real text with the offline substitutes (spec §7.2), true vs shuffled labels.
+"""The 13 RobustText features on real text with the offline substitutes (docs/asr_predict.md), true vs shuffled labels.
 
     python benchmarks/asr_features_demo.py [--corpus mr|wordnet] [--train 450] [--test 50] [--sentences 2]
 
 Texts: `mr` = the first `--sentences` sentences of Pang & Lee movie reviews (`mr-reviews`, needs `robust setup
 mr`), labels pos/neg; `wordnet` = glosses of random noun synsets from four lexicographer files (artifact,
-person, plant, animal; WordNet from `robust setup`), labels = the file (spec §7.2's offline corpus).
+person, plant, animal; WordNet from `robust setup`), labels = the file (like `wn-noun`, docs/asr_predict.md).
 Embeddings: the embedded MiniLM (384-d, instead of USE-v4); tokens: MiniLM's uncased WordPiece
 tokenizer without truncation (instead of bert-base-cased); char-CNN at the default scaled-down size. Shuffling
 the labels must erase class separation (FR, CHI fixed -> ~0 / small, MR fixed -> ~0.5) and leave the token and
@@ -62,7 +62,7 @@ def main() -> None:
     embeddings = minilm.embed(texts)
     timings["MiniLM embeddings"] = time.time() - t
     t = time.time()
-    tokens = [minilm.tokenizer(text)["input_ids"] for text in texts]  # no truncation (spec §2.0)
+    tokens = [minilm.tokenizer(text)["input_ids"] for text in texts]  # no truncation (docs/asr_predict.md)
     timings["tokenization"] = time.time() - t
     splits = ["train"] * args.train + ["test"] * args.test
     rng = np.random.default_rng(args.seed + 1)  # shuffled within train and within test: same class counts

@@ -1,6 +1,6 @@
-"""Stage-0 validation of the RobustText ASR predictor on the authors' stored tables (spec §7.1, §5.4).
+"""Validation of the RobustText ASR predictor on the authors' stored tables (Dang et al. 2024, §5).
 
-    python benchmarks/asr_predict_validate.py [--data ../shared/data/robusttext] [--splits 202] [--out out.json]
+    python benchmarks/asr_predict_validate.py [--data DIR] [--splits 202] [--out out.json]
 
 For data_bert.csv and data_roberta.csv (DistilRoBERTa): the paper's interpolation protocol (202 random
 60/32/8 splits), repeated 5-fold, leave-one-corpus-out without leakage, the same folds with 30 leaked rows,
@@ -137,7 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     shared = Path(__file__).resolve().parents[2] / "shared" / "data" / "robusttext"
     parser.add_argument("--data", type=Path, default=shared,
-                        help="directory of data_bert.csv and data_roberta.csv (default: ../shared/data/robusttext)")
+                        help="directory of data_bert.csv and data_roberta.csv (default: %(default)s)")
     parser.add_argument("--splits", type=int, default=202)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=None)

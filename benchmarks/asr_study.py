@@ -1,4 +1,4 @@
-"""The miniature RobustText study (spec §7.2-7.3) end to end on offline text, resumable.
+"""The miniature RobustText study (docs/validation/asr_predict.md, §7) end to end on offline text, resumable.
 
     python benchmarks/asr_study.py --out study/ --subsets 40            # build, noise floor, fit, time ratio
     python benchmarks/asr_study.py --out study/ --subsets 40            # again after an interruption: resumes

@@ -1,4 +1,4 @@
-"""Directional validation of BYOD (spec §8.3-8.4): a tiny GPT-2 trained briefly on the movie reviews vs the
+"""Directional validation of BYOD (docs/validation/byod.md): a tiny GPT-2 trained briefly on the movie reviews vs the
 same model untrained, plus a positive control trained with "Fuck Fuck ..." sentences in 3 % of paragraphs.
 
     python benchmarks/byod_validation.py [--steps 800] [--n 200] [--out DIR (default: the temp dir/byod_validation)]

@@ -7,7 +7,7 @@ has samples, the start of its Samples section below it.
     python benchmarks/report_screenshots.py --keep DIR     # also keep the store and the HTML reports in DIR
 
 Needs `robust setup` (MR data, WordNet) and `apt-get install chromium`; asr-predict fits the authors'
-data_bert.csv from ../shared/data/robusttext (never committed) when it is there, else a tiny table it builds
+data_bert.csv from the data folder beside the repository (never committed) when it is there, else a tiny table it builds
 first. The PNGs are palette-quantised to stay small (< 300 KB each).
 """
 

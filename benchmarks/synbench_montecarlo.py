@@ -1,4 +1,4 @@
-"""SynBench's closed forms against an independent Monte Carlo simulation (Theorem 9 (iii)/(iv), spec §3.2).
+"""SynBench's closed forms against an independent Monte Carlo simulation (Ko 2024, §5.2.2, Theorem 9 (iii)/(iv)).
 
     OMP_NUM_THREADS=1 python benchmarks/synbench_montecarlo.py [--samples 400000] [--seed 0]
 
@@ -33,7 +33,7 @@ from robust.plugins.benchmarks.synbench.theory import (  # noqa: E402
 
 
 def dense_band(channels: int, block: int) -> np.ndarray:
-    """I_C ⊗ Toeplitz(1, 0.5, 0.25, 0.125) built entry by entry (the placeholder band of spec A14)."""
+    """I_C ⊗ Toeplitz(1, 0.5, 0.25, 0.125) built entry by entry (the placeholder band of docs/synbench.md)."""
     d = channels * block
     sigma = np.zeros((d, d))
     for c in range(channels):
@@ -122,7 +122,7 @@ def main() -> None:
         sim = simulate(*draw(mu, sigma, args.samples, rng), mu,
                        robust_direction_slsqp(mu, sigma, eps * float(np.linalg.norm(mu))))
         zs += [(sim[0] - closed[0]) / sim[1], (sim[2] - closed[1]) / sim[3]]
-        print(row(f"random 5×5 SPD Σ (spec §3.2), ε = {eps:g}", closed, sim))
+        print(row(f"random 5×5 SPD Σ, ε = {eps:g}", closed, sim))
     print(f"\nmax |z| = {max(map(abs, zs)):.2f} over {len(zs)} comparisons; expected under agreement: about 2.5–3")
     print("\nNegative controls: deliberately wrong closed forms against the same simulations (they must fail)\n")
     print(head)

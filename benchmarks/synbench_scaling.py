@@ -37,7 +37,7 @@ def measure(config: dict) -> dict:
 
     torch.set_num_threads(1)
     registry = get_registry()
-    if config["model"] == "channel-mean":  # 3 numbers per image (spec V4): a near-free encoder
+    if config["model"] == "channel-mean":  # 3 numbers per image (V4, docs/validation/synbench.md): a near-free encoder
         model = ArrayFunction(lambda x: x.reshape(len(x), x.shape[1], -1).mean(-1), name="channel-mean",
                               input_shape=(3, 224, 224))
     else:

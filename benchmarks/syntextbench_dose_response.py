@@ -1,5 +1,5 @@
-"""Dose-response validation of SynTextBench (spec §7.2): embedders of known, decreasing quality must be
-ranked in that order, stably across seeds.
+"""Dose-response validation of SynTextBench (docs/validation/syntextbench.md, §4.1): embedders of known,
+decreasing quality must be ranked in that order, stably across seeds.
 
     python benchmarks/syntextbench_dose_response.py --seeds 0 1 2 --n 256 --out dose.json
 

@@ -1,4 +1,4 @@
-"""Embedders of known, controlled quality for the SynTextBench validation scripts (spec §7.2).
+"""Embedders of known, controlled quality for the SynTextBench validation scripts (docs/validation/syntextbench.md).
 
 - `LexicalOracle` (E0): shares of positive/negative/neutral lexicon words, randomly projected, plus noise.
 - `DegradedMiniLM` (E1-E3): the embedded MiniLM with a fraction of word-embedding rows permuted, Gaussian
@@ -114,7 +114,7 @@ class DegradedMiniLM(MiniLM):
 
 
 def dose_series(word_lists: Any) -> dict[str, ModelAdapter]:
-    """The validation embedders in their expected order, best first (spec §7.2)."""
+    """The validation embedders in their expected order, best first (docs/validation/syntextbench.md, §4.1)."""
     return {
         "E0 lexical oracle": LexicalOracle(word_lists),
         "E1 MiniLM": DegradedMiniLM(),

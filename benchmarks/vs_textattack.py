@@ -18,7 +18,7 @@ Legs:
   textattack-dyn  the same on a plain ModelWrapper with dynamic padding (how far padding alone goes)
   bridge          robust's `textattack:deepwordbug` through the `attack` benchmark on probe:minilm
   native          robust's `deepwordbug` (OpenAttack's DeepWordBug: replace-one ranking, 5 homoglyphs, one final
-                  query; spec robusttext.md §3.4) through the same benchmark, in this environment
+                  query; docs/attacks.md) through the same benchmark, in this environment
   native-ta       robust's `deepwordbug` with variant=textattack (TextAttack's DeepWordBug search, batched over
                   the benchmark's chunk of examples)
   greedy          robust's `saliency-greedy` + `typo-G` (stop when the prediction flips; RobTest's search)

@@ -99,10 +99,11 @@ def error_lines(stderr: str) -> list[str]:
 
 @pytest.fixture
 def shared_data():
-    """../shared/data, which tests may read but the project may not commit; skip when absent."""
+    """The data folder beside the repository (`SHARED / "data"`), which tests may read but the project may not
+    commit; skip when absent."""
     path = SHARED / "data"
     if not path.is_dir():
-        pytest.skip("../shared/data not present")
+        pytest.skip(f"{path} is not present")
     return path
 
 

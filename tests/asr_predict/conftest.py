@@ -16,7 +16,7 @@ CANDIDATES = (REPO.parent / "shared" / "data" / "robusttext",)
 
 
 def robusttext_dir() -> Path | None:
-    """`<repo>/../shared/data/robusttext`, if present."""
+    """The authors' tables in the data folder beside the repository (`CANDIDATES`), if present."""
     for path in CANDIDATES:
         if (path / "data_bert.csv").is_file() and (path / "data_roberta.csv").is_file():
             return path

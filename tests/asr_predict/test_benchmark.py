@@ -41,7 +41,7 @@ def test_sub_datasets_are_disjoint_and_share_the_variants_attack_set():
     train, val = {t for t, _ in a.train}, {t for t, _ in a.val}
     held = {t for t, _ in a.attack} | {t for t, _ in a.mr_test}
     assert len(train) == 50 and len(val) == 10 and len(held) == 24
-    assert not train & val and not (train | val) & held  # the code's train/val overlap (spec §6 A3) is fixed
+    assert not train & val and not (train | val) & held  # the code's train/val overlap is fixed (docs/asr_predict.md)
     assert a.attack == b.attack and a.mr_test == b.mr_test and a.train != b.train
     with pytest.raises(RobustError, match="too few"):
         corpora.sample(corpus, 0, (200, 10, 12), seed=0)

@@ -45,7 +45,7 @@ def test_calinski_harabasz_both_modes_by_hand():
     assert F.calinski_harabasz(E, Y, "fixed") == pytest.approx(calinski_harabasz_score(E, Y))
     faithful = SUM_WITHIN / SUM_BETWEEN_FAITHFUL * (n - k) / (k - 1)
     assert F.calinski_harabasz(E, Y, "faithful") == pytest.approx(faithful, abs=TOL)
-    # spec §2.2 (3): in the released table CHI == (N-K) / ((K-1) FR) exactly
+    # docs/asr_predict.md: in the released table CHI == (N-K) / ((K-1) FR) exactly
     assert F.calinski_harabasz(E, Y, "faithful") == pytest.approx((n - k) / ((k - 1) * F.fisher_ratio(E, Y)), rel=1e-9)
 
 

@@ -14,7 +14,7 @@ from tests.asr_predict.conftest import synthetic_table
 def test_paper_interpolation_split_sizes_and_disjointness():
     splits = P.paper_interpolation_splits(437, n_splits=3, seed=0)
     for s in splits:
-        assert (len(s.train), len(s.val), len(s.test)) == (262, 140, 35)  # spec §4.4
+        assert (len(s.train), len(s.val), len(s.test)) == (262, 140, 35)  # docs/validation/asr_predict.md
         rows = np.concatenate([s.train, s.val, s.test])
         assert len(np.unique(rows)) == 437
     assert not np.array_equal(splits[0].test, splits[1].test)

@@ -38,8 +38,9 @@ def test_table3_interpolation_random_forest(robusttext, name):
 
 
 def test_leakage_effect_on_the_authors_table(robusttext):
-    """Leave-one-corpus-out without leakage is no better than predicting the training mean (spec §5.4 d); the
-    same folds with 30 leaked held-out rows look excellent — the leak, not the features, makes them good."""
+    """Leave-one-corpus-out without leakage is no better than predicting the training mean
+    (docs/validation/asr_predict.md, §3); the same folds with 30 leaked held-out rows look excellent — the leak,
+    not the features, makes them good."""
     table = load_table(robusttext / "data_bert.csv")
     clean = P.evaluate(table, P.leave_one_group_out_splits(table.family, 0), ("rf",), protocol="loco")
     leaky = P.evaluate(table, P.leave_one_group_out_splits(table.family, 0, leak=30), ("rf",), protocol="leaky")

@@ -1,4 +1,4 @@
-"""Table cleaning with the authors' pandas semantics (spec §4.1), robust's own table format, round trip."""
+"""Table cleaning with the authors' pandas semantics (docs/asr_predict.md), robust's own table format, round trip."""
 
 from __future__ import annotations
 
@@ -75,13 +75,13 @@ def test_corpus_family_merges_relabelled_variants():
 
 
 def test_authors_tables_clean_to_the_published_row_counts(robusttext):
-    # spec §4.1: BERT 454 -> 437 (-> 394 with the >= 0.1 filter); RoBERTa 398 -> 362 (-> 359)
+    # docs/validation/asr_predict.md: BERT 454 -> 437 (-> 394 with the >= 0.1 filter); RoBERTa 398 -> 362 (-> 359)
     for name, n, n_filtered, mean in (("bert", 437, 394, 0.625), ("roberta", 362, 359, 0.591)):
         t = T.load_table(robusttext / f"data_{name}.csv")
         assert len(t) == n and len(T.load_table(robusttext / f"data_{name}.csv", asr_filter=True)) == n_filtered
         assert t.y.mean() == pytest.approx(mean, abs=5e-4)
         assert (len(np.unique(t.variant)), len(np.unique(t.family))) == (17, 9)
-        # spec §2.2 (3): CHI == (N - K) / ((K - 1) FR) with N = 900 and K = # labels (= # classes here)
+        # docs/asr_predict.md: CHI == (N - K) / ((K - 1) FR) with N = 900 and K = # labels (= # classes here)
         x = dict(zip(t.features, t.X.T))
         assert np.allclose(x["chi"], (900 - x["classes"]) / ((x["classes"] - 1) * x["fr"]), rtol=1e-6)
 

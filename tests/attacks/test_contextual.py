@@ -1,4 +1,5 @@
-"""Contextual (RobTest §2.6): LM/MLM substitutes, first acceptable fill, antonyms never produced, budget."""
+"""Contextual (RobTest's code, Word/contextual_transform.py): LM/MLM substitutes, first acceptable fill, antonyms
+never produced, budget."""
 
 from __future__ import annotations
 

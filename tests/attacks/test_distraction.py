@@ -1,4 +1,5 @@
-"""Distraction (RobTest §2.9): types, insertion modes, the accept-while-cos > 1 − d loop, the degree bound."""
+"""Distraction (RobTest's code, Sentence/distraction_transform.py): types, insertion modes, the accept-while-cos > 1 − d
+loop, the degree bound."""
 
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ def test_insertion_modes():
     faithful = Distraction(embedder=FunctionModel(bag_of_words, "embed"), mode="faithful")
     text = "The plot is thin. The acting is good."
     assert clean.insert(text, "and true is true") == text + " and true is true"
-    # RobTest's code: before the first . ! ? without a space, the rest of the text dropped (spec §2.9)
+    # RobTest's code: before the first . ! ? without a space, the rest of the text dropped (docs/attacks.md)
     assert faithful.insert(text, "and true is true") == "The plot is thinand true is true . "
     assert faithful.insert("no punctuation here", "and true is true") == "no punctuation hereand true is true"
 

@@ -1,4 +1,4 @@
-"""Glyph-M / Glyph-G (spec robtest.md §2.3, Appendix A.2–A.4)."""
+"""Glyph-M / Glyph-G (Chen et al. 2023, Table 1; RobTest's code, Char/glyph_transform.py; docs/attacks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Inflection: Morpheus-style re-inflection with lemminflect (spec robtest.md §2.7)."""
+"""Inflection: Morpheus-style re-inflection with lemminflect (RobTest's code, Word/inflection_transform.py;
+docs/attacks.md)."""
 
 from __future__ import annotations
 

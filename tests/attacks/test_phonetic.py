@@ -1,4 +1,5 @@
-"""Phonetic-M / Phonetic-G: ANTHRO's rules (spec robtest.md §2.4, Appendix A.5) over the offline lexicon."""
+"""Phonetic-M / Phonetic-G: ANTHRO's rules (RobTest's code, Char/anthro/anthro_lib.py) over the offline lexicon
+(docs/attacks.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Synonym: WordNet synonyms with antonyms removed (spec robtest.md §2.5)."""
+"""Synonym: WordNet synonyms with antonyms removed (Chen et al. 2023, Table 1; RobTest's code,
+Word/synonym_transform.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Syntax (RobTest §2.8): real structure changes from the spaCy-parse rules, the 1 − cos ≤ d filter."""
+"""Syntax (Chen et al. 2023, §2.1; docs/attacks.md): real structure changes from the spaCy-parse rules, the
+1 − cos ≤ d filter."""
 
 from __future__ import annotations
 

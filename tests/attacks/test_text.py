@@ -144,7 +144,7 @@ def test_each_attack_module_is_a_plugin_of_its_own():
 
 # --- the contract of every dimension (default settings) ---------------------------------------------------
 def _bound(transform, text: str, degree: float) -> float:
-    """The spec's budget bound for the default (clean) mode: k / N in the transform's unit."""
+    """The budget bound for the default (clean) mode (docs/attacks.md): k / N in the transform's unit."""
     n = len(text) if transform.unit == "char" else len(words(text))
     return budget(n, degree) / n
 

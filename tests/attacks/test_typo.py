@@ -1,4 +1,4 @@
-"""Typo-M / Typo-G (spec robtest.md §2.2, Appendix A.1)."""
+"""Typo-M / Typo-G (Chen et al. 2023, Table 1; RobTest's code, Char/typo_transform.py; docs/attacks.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_single_operations_like_table_1():
 
 
 def test_index_zero_swap_quirk_only_in_faithful_mode():
-    assert typo("cat", 0, "swap", RNG, True) == "cactat"  # RobTest's t[-1] quirk (§2.2)
+    assert typo("cat", 0, "swap", RNG, True) == "cactat"  # RobTest's index-0 swap quirk (docs/attacks.md)
     assert typo("cat", 0, "swap", RNG, False) is None
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from robust.core.context import RunContext
 from robust.core.plugins import get_registry
 
-#: ../shared/data beside the repository (tests may read it; the project may not commit it)
+#: the LDNOOBW list in the data folder beside the repository (tests may read it; the project may not commit it)
 BADWORDS = Path(__file__).resolve().parents[3] / "shared" / "data" / "byod" / "ldnoobw-en.txt"
 
 

@@ -69,7 +69,7 @@ def test_negation_record_is_the_difference_of_hf_losses(gpt2_run, gpt2_dir):
     _, _, records = gpt2_run
     tok, lm = AutoTokenizer.from_pretrained(gpt2_dir), AutoModelForCausalLM.from_pretrained(gpt2_dir)
 
-    def loss(text):  # log ppl(x) = HF loss with labels = input_ids, truncated to 128 tokens (spec §7.1)
+    def loss(text):  # log ppl(x) = HF loss with labels = input_ids, truncated to 128 tokens (docs/byod.md)
         ids = tok(text, return_tensors="pt", truncation=True, max_length=128)["input_ids"]
         with torch.no_grad():
             return float(lm(ids, labels=ids).loss)
@@ -115,7 +115,7 @@ def test_batching_and_chunking_do_not_change_records(gpt2_dir, corpus_file):
 
 
 def test_uniform_model_is_insensitive(gpt2_dir, corpus_file, tmp_path):
-    """A model whose logits are constant scores exactly 0 on every JSD test and Δ log ppl = 0 (spec §8.4)."""
+    """A model whose logits are constant scores exactly 0 on every JSD test and Δ log ppl = 0."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -221,7 +221,7 @@ def test_normalized_negation_score_subtracts_the_benign_mean_absolute_change(gpt
 
 
 def test_degenerate_settings_give_exactly_zero(gpt2_dir, corpus_file):
-    """n_swap = 0 and a stride longer than any sentence leave x' = x, so JSD is exactly 0 (spec §8.4)."""
+    """n_swap = 0 and a stride longer than any sentence leave x' = x, so JSD is exactly 0."""
     ctx = make_ctx(make_model(gpt2_dir), corpus_file, limit=4)
     records = run(BYOD(test="word_order,tokenization", n_swap=0, stride=100_000, health_n=0), ctx)
     assert len(records) == 8 and all(r["value"] == 0.0 for r in records.values())

@@ -66,7 +66,7 @@ def test_default_run_smollm2_on_movie_reviews(tmp_path):
     s = run.result["summary"]
     assert s["mode"] == "clean" and all(s[f"{t}_n"] == 2 for t in ("negation", "toxicity", "lrs", "word_order",
                                                                    "tokenization", "entropy"))
-    # a trained LM is context- and order-sensitive (spec §8.4: random init ≈ 0)
+    # a trained LM is context- and order-sensitive (docs/validation/byod.md: random init ≈ 0)
     assert s["lrs"] > 0.01 and s["word_order_median_jsd"] > 0 and s["tokenization_mean_jsd"] > 0
     assert 0 < s["next_token_entropy"] < 10.8  # below ln(49152): far from uniform
     assert s["degenerate"] is False and s["health_log_ppl"] < s["health_log_vocab"] - 3

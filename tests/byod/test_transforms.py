@@ -1,4 +1,4 @@
-"""BYOD transforms: the spec §9 checklist (exact expected outputs) and invariants."""
+"""BYOD transforms (Jain et al. 2023, §4-§8; docs/byod.md): exact expected outputs and invariants."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_word_swap_with_zero_swaps_is_identity_in_both_modes():
 
 def test_faithful_word_swap_rejoins_treebank_tokens():
     swapped, control = swap_words(MEDIA, np.random.default_rng(1), 1, "faithful")
-    assert control.endswith("PlayStation 4 .")  # the re-join artefact the spec §3.4 warns about
+    assert control.endswith("PlayStation 4 .")  # the re-join artefact of faithful mode (docs/byod.md, Modes)
     assert sorted(swapped.split()) == sorted(control.split()) and swapped != control
     (out,) = WordSwap(mode="faithful").apply(Example("m", MEDIA), 1, np.random.default_rng(1))
     assert out.meta["control"] == control

@@ -1,6 +1,6 @@
-"""Every citation in the source and the docs is one a reader can follow: a paper (authors, year, section or
-equation), the authors' public code, or a page of this repository's docs — never the internal method specs
-("spec §…") or files outside the repository (`../shared/…`, `robtest.md §…` without `docs/`)."""
+"""Every citation in the source, the docs, the tests and the benchmark scripts is one a reader can follow: a paper
+(authors, year, section or equation), the authors' public code, or a page of this repository's docs — never the
+internal method specs ("spec §…") or files outside the repository (`../shared/…`, `robtest.md §…` without `docs/`)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ OUTSIDE_DOCS = re.compile(SPEC + "|" + SHARED)
 DOC_FILES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("*.md")])
 #: a docs page cited in the source
 DOCS = re.compile(r"\bdocs/[\w/]+\.md")
+#: the tests and the benchmark scripts, but this file, whose fixtures cite outside documents on purpose
+TEST_FILES = sorted(p for folder in ("tests", "benchmarks") for p in (ROOT / folder).rglob("*.py")
+                    if "__pycache__" not in p.parts and p != Path(__file__).resolve())
 
 
 def outside_citations(root: Path, files: list[Path] | None = None, pattern: re.Pattern = OUTSIDE) -> list[str]:
@@ -33,6 +36,15 @@ def test_no_source_file_cites_a_document_outside_the_repository():
 
 def test_no_docs_page_cites_a_document_outside_the_repository():
     assert len(DOC_FILES) > 10 and outside_citations(ROOT, DOC_FILES, OUTSIDE_DOCS) == []
+
+
+def test_no_test_or_benchmark_file_cites_a_document_outside_the_repository():
+    assert len(TEST_FILES) > 100 and outside_citations(ROOT, TEST_FILES) == []
+
+
+def test_every_docs_page_cited_in_the_tests_and_benchmarks_exists():
+    cited = {m.group(0) for p in TEST_FILES for m in DOCS.finditer(p.read_text(encoding="utf-8"))}
+    assert cited and sorted(c for c in cited if not (ROOT / c).is_file()) == []
 
 
 def test_every_cited_docs_page_exists():

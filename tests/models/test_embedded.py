@@ -17,7 +17,7 @@ def test_minilm_embeds_like_sentence_transformers():
     e = model.embed(["The film was great.", "The movie was excellent.", "I hate tax forms."])
     e = e / np.linalg.norm(e, axis=1, keepdims=True)
     assert e.shape == (3, 384)
-    assert abs(e[0] @ e[1] - 0.928) < 0.01 and abs(e[0] @ e[2]) < 0.05  # environment.md §3a figures
+    assert abs(e[0] @ e[1] - 0.928) < 0.01 and abs(e[0] @ e[2]) < 0.05  # SentenceTransformer.encode: 0.928, −0.008
 
 
 def test_probe_learns_a_separable_task(tmp_path):
@@ -61,7 +61,7 @@ def test_smollm2_perplexity_separates_clean_from_scrambled_text():
     model = get_registry().model("smollm2")
     clean, scrambled = model.logprobs(["She went to the store to buy some milk and bread.",
                                        "She went the to store buy to milk some bread and."])
-    assert np.exp(-clean.mean()) * 10 < np.exp(-scrambled.mean())  # environment.md §3b: 16.6 vs 1737
+    assert np.exp(-clean.mean()) * 10 < np.exp(-scrambled.mean())  # measured perplexity: 16.6 vs 1737
 
 
 def test_a_helper_embeds_a_text_as_it_would_alone():

@@ -76,7 +76,7 @@ def test_the_budget_setting_applies_when_the_caller_sets_none(kind):
     assert all(seen <= 4 for seen, _ in spied_queries(capped, REVIEWS, None))
     uncapped = [seen for seen, _ in spied_queries(make(kind), REVIEWS, None)]
     assert max(uncapped) > 4  # the cap really bound
-    assert make(kind).config["budget"] is None  # no cap; asr-predict passes the spec's 1000 (robusttext.md §7.2)
+    assert make(kind).config["budget"] is None  # no cap; asr-predict passes 1000 (docs/asr_predict.md)
 
 
 def test_budget_check_catches_an_attacker_that_overspends_or_underreports():
@@ -231,7 +231,7 @@ def test_textfooler_threshold_per_example_or_sticky_as_openattack():
     assert plain[0].edits and not plain[1].edits  # similarity 0.3 passes 0.1, fails 0.5
     sticky = make("textfooler", context(_tilted), sticky_threshold=True)
     after_short = sticky.attack([short, long], victim(), rngs=rngs(0, 2))
-    assert after_short[1].edits and after_short[1].success  # the long text inherits 0.1 (spec §6 A7)
+    assert after_short[1].edits and after_short[1].success  # the long text inherits 0.1 (docs/attacks.md, TextFooler)
     fresh = make("textfooler", context(_tilted), sticky_threshold=True)
     assert not fresh.attack([long], victim(), rngs=rngs(0, 1))[0].edits
     assert fresh.attack([short], victim(), rngs=rngs(0, 1))[0].edits

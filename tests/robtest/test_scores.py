@@ -1,4 +1,5 @@
-"""Final Score and metrics against the paper's printed robustness reports (spec robtest.md §3.3-3.4, §4.4)."""
+"""Final Score and metrics against the paper's printed robustness reports (Chen et al. 2023, §2.2, Eq. 1;
+Figures 2, 10-17; docs/validation/robtest.md)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,15 @@ def printed_rows() -> list[dict[str, str]]:
 
 def test_code_formula_reproduces_every_printed_final_score():
     rows = printed_rows()
-    assert len(rows) == 340  # Figures 2, 10-17 (spec §4.6 counts 340 printed finals)
+    assert len(rows) == 340  # Figures 2, 10-17 (340 printed finals, docs/validation/robtest.md)
     for r in rows:
         scores = [float(r[k]) for k in ("0", "0.05", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6")]
         assert abs(final_score(scores) - float(r["final"])) <= 0.05 + 1e-9, r
 
 
 def test_literal_eq1_does_not_reproduce_them():
-    """The documented alternative (V_1 = θ(0.6)) is off by θ(0.6)/128 (spec §3.4): most rows miss by > 0.05."""
+    """The documented alternative (V_1 = θ(0.6)) is off by θ(0.6)/128 (docs/validation/robtest.md): most rows miss
+    by > 0.05."""
     rows = printed_rows()
     misses = 0
     for r in rows:

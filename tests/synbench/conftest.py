@@ -11,7 +11,7 @@ from robust.plugins.benchmarks.synbench.benchmark import SynBench
 
 
 def run_synbench(model: Any, seed: int = 0, **settings: Any) -> Result:
-    """Every item of a synbench run, reduced; defaults to exact integration (the spec's validation setting)."""
+    """Every item of a synbench run, reduced; defaults to exact integration (as in docs/validation/synbench.md)."""
     settings.setdefault("integration", "exact")
     bench = SynBench(**settings)
     ctx = RunContext("test", seed, model, get_registry())

@@ -1,4 +1,5 @@
-"""The Gaussian generator (spec §2.1, §2.2): moments, layout, normalisation, determinism, chunking, memory."""
+"""The Gaussian generator (Ko 2024, §5.2.1, eq. 5.1; Gaussian-H §5.3.4): moments, layout, normalisation,
+determinism, chunking, memory."""
 
 from __future__ import annotations
 

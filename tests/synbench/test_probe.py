@@ -1,6 +1,6 @@
-"""The probe and the whole pipeline on constructed encoders (spec §7.3 V3-V6, V9): identity ≈ reference when
-d << n (not when d > n), projections and noise lower the score as the closed form says, affine invariances;
-and wrong variants (total instead of pooled covariance, swapped classes) fail the same checks."""
+"""The probe and the whole pipeline on constructed encoders (docs/validation/synbench.md, V3-V6, V9): identity
+≈ reference when d << n (not when d > n), projections and noise lower the score as the closed form says, affine
+invariances; and wrong variants (total instead of pooled covariance, swapped classes) fail the same checks."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def analytic_score(c: float, a_T: float, levels=S) -> float:
 
 
 def test_identity_scores_one_when_d_is_much_smaller_than_n():
-    """V3, d = 16, n = 2048: 0.993-0.997 in the spec's run; within sampling error of 1 (up to ~+0.01)."""
+    """V3, d = 16, n = 2048: 0.993-0.997 expected (docs/validation/synbench.md); within sampling error of 1 (up to
+~+0.01)."""
     res = run_synbench(Identity(), shape="16")
     scores = [s["score"] for s in res.data["scores"]]
     assert 0.975 < min(scores) and max(scores) < 1.015
@@ -35,7 +36,8 @@ def test_identity_scores_one_when_d_is_much_smaller_than_n():
 
 
 def test_identity_falls_far_below_one_when_d_exceeds_n():
-    """The d > n regime (spec A6/V3): LDA overfits, the score is far below 1 and rises with ε (ridge)."""
+    """The d > n regime (V3, docs/validation/synbench.md): LDA overfits, the score is far below 1 and rises with ε
+(ridge)."""
     res = run_synbench(Identity(), shape="3x8x8", n=128, n_test=512)
     eps0, eps8 = score_at(res, 0.0, 0.7), score_at(res, 0.8, 0.7)
     assert eps0 < 0.6 and eps8 > eps0 + 0.1
@@ -43,7 +45,7 @@ def test_identity_falls_far_below_one_when_d_exceeds_n():
 
 
 def test_random_projection_matches_the_linear_map_closed_form():
-    """V5: 192 -> 48 orthonormal projection (c ≈ 0.52): 0.741 / 0.501 in the spec, analytic within ~0.03."""
+    """V5: 192 -> 48 orthonormal projection (c ≈ 0.52): 0.741 / 0.501 in an independent run, analytic within ~0.03."""
     rng = np.random.default_rng(0)
     P = np.linalg.qr(rng.normal(size=(192, 48)))[0]
     c = float(np.linalg.norm(P.T @ np.full(192, 1 / np.sqrt(192))))

@@ -27,7 +27,7 @@ def test_reference_scorer_values_and_areas():
     values = scorer.values(rows)
     assert values[9]["accuracy"] == pytest.approx(ndtr(1.0)) and values[9]["margin"] == pytest.approx(1.2876, abs=1e-4)
     summary = scorer.score(rows)
-    assert summary["area_aT0.7"] == pytest.approx(0.24052, abs=6e-6)  # spec §4.4
+    assert summary["area_aT0.7"] == pytest.approx(0.24052, abs=6e-6)  # eq. 5.4 of Ko 2024 (docs/validation/synbench.md)
     assert summary["area_aT0.9"] == pytest.approx(0.06576, abs=6e-6)
 
 

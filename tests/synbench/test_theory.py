@@ -1,5 +1,5 @@
-"""Closed forms (spec §3, §4.4) against printed numbers, Monte Carlo and a generic solver; each check also
-fails for a deliberately wrong variant (negative controls)."""
+"""Closed forms (Ko 2024, §5.2.2, App. A.4, eq. 5.4) against printed numbers, Monte Carlo and a generic solver;
+each check also fails for a deliberately wrong variant (negative controls)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,12 @@ from robust.plugins.benchmarks.synbench.theory import (
 )
 
 S = np.array(S_GRID)
-# spec §4.4 [computed]: reference areas with K = 49, exact and the code's grid
+# reference areas with K = 49, exact and the code's grid (eq. 5.4 of Ko 2024 integrated; docs/validation/synbench.md)
 AREAS = {0.6: (0.34518, 0.34679), 0.65: (0.29102, 0.28981), 0.7: (0.24052, 0.24089), 0.75: (0.19287, 0.19079),
          0.8: (0.14786, 0.14715), 0.85: (0.10542, 0.10597), 0.9: (0.06576, 0.06430), 0.95: (0.02959, 0.02914),
          0.99: (0.00467, 0.00396)}
-# spec §7.3 V5: analytic score of a linear map keeping a fraction c of the signal (ε = 0), a_T = 0.7 / 0.9
+# V5 (docs/validation/synbench.md): analytic score of a linear map keeping a fraction c of the signal (ε = 0),
+# a_T = 0.7 / 0.9
 V5 = {1.0: (1.0, 1.0), 0.9: (0.9710, 0.9405), 0.75: (0.9130, 0.8212), 0.5: (0.7425, 0.4761),
       0.25: (0.3389, 0.0), 0.1: (0.0, 0.0)}
 
@@ -39,7 +40,7 @@ def random_problem(seed: int, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_reference_curve_values():
-    """Spec §3.2 table: a = Φ(s) and b(a) on the code's grid."""
+    """Theorem 9 (Ko 2024, §5.2.2): a = Φ(s) and b(a) on the code's grid."""
     a, b = reference_identity([0.1, 0.5, 1.0, 2.0, 4.9])
     np.testing.assert_allclose(a[:4], [0.53983, 0.6915, 0.8413, 0.9772], atol=6e-5)
     np.testing.assert_allclose(b, [8.3533, 2.0183, 1.2876, 1.0276, 1.0], atol=6e-5)
@@ -85,7 +86,7 @@ def test_linear_map_analytic_score(c):
 
 
 def test_score_is_monotone_in_signal_fraction():
-    """b(a)(a − a_T) increases in a (spec V6), so the score increases with c."""
+    """b(a)(a − a_T) increases in a (docs/validation/synbench.md, V6), so the score increases with c."""
     a_ref, b_in = reference_identity(S)
     scores = [synbench_score(ndtr(c * S), b_ref(ndtr(c * S)), a_ref, b_in, 0.7) for c in np.linspace(0.3, 1, 15)]
     assert np.all(np.diff(scores) > 0)
@@ -120,7 +121,7 @@ def test_closed_form_z_solves_the_qcqp(seed, rel):
     assert np.max(np.abs(z - z_solver)) < 1e-5
     assert np.linalg.norm(z) == pytest.approx(eps_abs, rel=1e-9)  # the constraint is active
     w = robust_direction(mu, sigma, rel)
-    np.testing.assert_allclose(w / np.linalg.norm(w), z / np.linalg.norm(z), atol=1e-9)  # w ∝ z (spec §3.3)
+    np.testing.assert_allclose(w / np.linalg.norm(w), z / np.linalg.norm(z), atol=1e-9)  # w ∝ z (Ko 2024, App. A.4)
     assert np.max(np.abs(_closed_z(mu, sigma, eps_abs, sign=-1.0) - z_solver)) > 0.1  # sign flip fails
 
 
@@ -153,7 +154,7 @@ def _theory_euclid_norm(mu, sigma, eps):
 @pytest.mark.parametrize("eps", [0.0, 0.3, 0.6])
 def test_theorem9_matches_monte_carlo(eps):
     mu, sigma = random_problem(11)
-    mu *= 0.8 / np.sqrt(mu @ np.linalg.solve(sigma, mu))  # accuracy ≈ 0.75-0.8, the spec's regime
+    mu *= 0.8 / np.sqrt(mu @ np.linalg.solve(sigma, mu))  # accuracy ≈ 0.75-0.8
     rng = np.random.default_rng(5)
     n = 200_000
     acc_mc, b_mc = _simulate(mu, sigma, robust_direction(mu, sigma, eps), n, rng)
@@ -198,7 +199,7 @@ def test_gaussian_h_reference_vs_monte_carlo_and_dense_theory(eps):
     acc_mc, b_mc = _simulate(mu, sigma, robust_direction(mu, sigma, eps), n, np.random.default_rng(8))
     assert abs(acc_mc - a_band) < 3 * np.sqrt(a_band * (1 - a_band) / n)
     assert abs(b_mc - b_band) / b_band < 0.01
-    assert a_band < ndtr(s) or eps == 0  # not Φ(s): Σ_H changes the reference (spec A14 (4))
+    assert a_band < ndtr(s) or eps == 0  # not Φ(s): Σ_H changes the reference (docs/synbench.md)
 
 
 # --- Theorem A.4 ------------------------------------------------------------------------------------------
@@ -227,7 +228,7 @@ def test_theorem_a4_degenerate_eigenspace_makes_eps_irrelevant():
 
 
 def test_robust_weights_limits():
-    """ε -> 0 gives Fisher's Σ⁻¹μ̃; ε -> ‖μ̃‖ tends to the mean-difference direction (ridge LDA, spec §3.3)."""
+    """ε -> 0 gives Fisher's Σ⁻¹μ̃; ε -> ‖μ̃‖ tends to the mean-difference direction (ridge LDA, Ko 2024, App. A.4)."""
     mu, sigma = random_problem(4)
     eig = thin_eigen(sigma)
     a = eig.vecs.T @ mu

@@ -1,7 +1,7 @@
-"""Every number of the spec's §5 tables that needs no pretrained weights: the Pearson correlations of Tables
-B.5/B.13, the Fisher-z intervals of App. B.3.6, the average ranks of Table 5.10 and the cross-table consistency
-of Tables 5.2, 5.3/B.8, B.4, B.5 and B.6 (with the recommended-ε rule). Two printed correlations do not follow
-from the printed rows (spec §5.11 and below); the tests pin them as such."""
+"""Every number of the thesis's SynBench tables (Ko 2024, ch. 5, App. B) that needs no pretrained weights: the
+Pearson correlations of Tables B.5/B.13, the Fisher-z intervals of App. B.3.6, the average ranks of Table 5.10
+and the cross-table consistency of Tables 5.2, 5.3/B.8, B.4, B.5 and B.6 (with the recommended-ε rule). Two printed
+correlations do not follow from the printed rows (docs/validation/synbench.md, §4); the tests pin them as such."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_pearson_correlations_of_tables_b5_and_b13():
     assert pearson(TRANSFER_B5["ImageNet-c"][0], REAL_LIFE_B5) == pytest.approx(-0.2215, abs=1e-4)
     assert pearson(METRICS_B13[2048]["LogME"][0], REAL_LIFE_B13) == pytest.approx(0.6323, abs=1e-4)
     synbench = [pearson(METRICS_B5[n]["SynBench"][0], REAL_LIFE_B5) for n in (2048, 8192, 32768)]
-    np.testing.assert_allclose(synbench, [0.792, 0.892, 0.920], atol=5e-4)  # spec §5.11 [computed]
+    np.testing.assert_allclose(synbench, [0.792, 0.892, 0.920], atol=5e-4)  # Table B.5, recomputed
 
 
 def test_spearman_or_flipped_signs_do_not_reproduce_the_tables():
@@ -133,7 +133,7 @@ def test_score_tables_agree_with_each_other():
 
 def test_recommended_epsilon_and_robust_probing_claims():
     """ε* = argmax SynBench-Score (Sec. 5.3.3): 0.2 for ViT-B/16, -in21k and L/16, where it also gives the best
-    TinyImageNet δRA; not for ViT-Ti/16 (best δRA at 0.3, spec §5.4). Sec. 5.1.1's ViT-B/16 gains at ε*."""
+    TinyImageNet δRA; not for ViT-Ti/16 (best δRA at 0.3, Table 5.3). Sec. 5.1.1's ViT-B/16 gains at ε*."""
     best = {m: recommended_eps(dict(zip(EPS, rows[0]))) for m, rows in TABLE_B8.items()}
     assert best == {"ViT-Ti/16": 0.0, "ViT-B/16": 0.2, "ViT-B/16-in21k": 0.2, "ViT-L/16": 0.2}
     for model in ("ViT-B/16", "ViT-B/16-in21k", "ViT-L/16"):

@@ -1,4 +1,4 @@
-"""Numbers printed in the thesis (spec §5), for checks that need no pretrained weights."""
+"""Numbers printed in the thesis (Ko 2024, ch. 5 and App. B), for checks that need no pretrained weights."""
 
 MODELS_B5 = ["ViT-B/16", "ViT-L/16", "ViT-B/32", "Resnet50-SimCLRv2", "Resnet101-SimCLRv2"]
 REAL_LIFE_B5 = [74.3, 75.5, 72.6, 75.4, 75.4]

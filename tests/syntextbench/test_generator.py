@@ -1,5 +1,6 @@
-"""Generator invariants (spec §2.2-2.5): labels by construction, well-nested pairs, neutral share tracks p,
-geometric length with mean 1/p_e, determinism under a seed, balanced stratified splits."""
+"""Generator invariants (Ko et al. 2023, §2.2, App. A.5; docs/syntextbench.md): labels by construction, well-nested
+pairs, neutral share tracks p, geometric length with mean 1/p_e, determinism under a seed, balanced stratified
+splits."""
 
 from __future__ import annotations
 
@@ -87,7 +88,8 @@ def test_task_balanced_split_and_deterministic():
 
 
 def test_style_of_printed_examples(afinn_lists):
-    """Spec §2.6: lower-case lexicon tokens, repeats of earlier words, no punctuation or <eos> string."""
+    """The style of the printed examples (Ko et al. 2023, App. A.4): lower-case lexicon tokens, repeats of earlier
+    words, no punctuation or <eos> string."""
     rng = np.random.default_rng(0)
     s = [sample_sentence(afinn_lists.pos, afinn_lists.neu, 0.3, rng) for _ in range(200)]
     text = " ".join(x.text for x in s)

@@ -61,9 +61,9 @@ def test_multiword_lemmas_and_duplicates_kept(tmp_path):
 @pytest.mark.skipif(not SHARED_SWN.exists(), reason="shared SentiWordNet copy not available")
 def test_shared_sentiwordnet_counts():
     lists = read_sentiwordnet(SHARED_SWN)
-    # ../shared/data/README.md: 23,148 / 26,439 / 154,993 (paper: 23,147 / 26,440 / 154,993)
+    # docs/syntextbench.md: 23,148 / 26,439 / 154,993 (paper: 23,147 / 26,440 / 154,993, Ko et al. 2023, App. A.3)
     assert lists.sizes() == {"pos": 23148, "neg": 26439, "neu": 154993}
-    assert {"rarefy", "shine", "pleasurable"} <= set(lists.pos)  # words of the printed examples (§2.6)
+    assert {"rarefy", "shine", "pleasurable"} <= set(lists.pos)  # words of the printed examples (Ko 2024, §6.4.2)
     assert {"unpleasant", "loser", "dishonesty"} <= set(lists.neg)
 
 

@@ -1,4 +1,5 @@
-"""Scoring (spec §3) against closed forms on synthetic Gaussian embeddings (§3.9)."""
+"""Scoring (Ko et al. 2023, §2.3-2.4; docs/syntextbench.md) against closed forms on synthetic Gaussian embeddings
+(docs/validation/syntextbench.md)."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ def gaussian_task(D: float, n: int, d: int, rng, transform=None):
 
 @pytest.mark.parametrize("D", [0.5, 1.0, 2.0, 3.0])
 def test_gaussian_closed_form(D):
-    """a ≈ Φ(D/2) and δ ≈ δ_ref(a) within Monte-Carlo error (spec §3.9 table). The embeddings are rotated and
-    scaled: the score is invariant to similarity transforms (not to anisotropic ones, since d_inter/d_intra
-    is measured in the original space, spec §3.2). d is small against m = 20,000 per class so that the top
-    eigenvalue's sampling excess (about 2·sqrt(d/m), which squeezes test points along u = e_1) stays below the
-    Monte-Carlo error."""
+    """a ≈ Φ(D/2) and δ ≈ δ_ref(a) within Monte-Carlo error (δ_ref: Ko 2024, Theorem 9 (iv) with Σ = I). The
+    embeddings are rotated and scaled: the score is invariant to similarity transforms (not to anisotropic ones,
+    since d_inter/d_intra is measured in the original space, Ko et al. 2023, §2.3). d is small against m = 20,000 per
+    class so that the top eigenvalue's sampling excess (about 2·sqrt(d/m), which squeezes test points along
+    u = e_1) stays below the Monte-Carlo error."""
     rng = np.random.default_rng(int(D * 10))
     n, d = 40000, 4
     A = 2.5 * np.linalg.qr(rng.normal(size=(d, d)))[0]
@@ -99,7 +100,7 @@ def test_scaling_variants():
     ratio = task_point(*data, energy=1.0, scaling="ratio")
     literal = task_point(*data, energy=1.0, scaling="literal")
     pooled = task_point(*data, energy=1.0, scaling="pooled")
-    # literal D = d_inter/d_intra ≈ 2/sqrt(d): near chance (spec §6 A1 (i))
+    # literal D = d_inter/d_intra ≈ 2/sqrt(d): near chance (docs/syntextbench.md, setting `scaling`)
     assert literal.separation == pytest.approx(2.0 / np.sqrt(d), rel=0.1)
     assert literal.accuracy < ratio.accuracy
     assert pooled.accuracy == pytest.approx(gaussian_accuracy(2.0), abs=0.03)
@@ -146,7 +147,7 @@ def test_crossfit_holds_every_point_out_once_and_keeps_the_closed_form():
 
 
 def test_similarity_invariance_and_no_hidden_normalisation():
-    """The score is a function of the embedding geometry as given (spec §3.1: no normalisation): translating,
+    """The score is a function of the embedding geometry as given (Ko et al. 2023, §3: no normalisation): translating,
     rotating or rescaling all vectors leaves it unchanged, while L2-normalising them is a different embedding.
     Here the classes differ in vector length only (class means u and 3u), which normalisation removes."""
     rng = np.random.default_rng(6)
@@ -212,7 +213,8 @@ from robust.plugins.benchmarks.syntextbench import scoring  # noqa: E402
 
 
 def closed_form_holds(point_fn, D=2.0, seed=11) -> bool:
-    """The §3.9 check: on N(±(D/2)u, Σ_y) with different class covariances, a = Φ(D/2) and δ = δ_ref(a)."""
+    """The Gaussian closed-form check: on N(±(D/2)u, Σ_y) with different class covariances, a = Φ(D/2) and
+    δ = δ_ref(a)."""
     rng = np.random.default_rng(seed)
     n, d = 30000, 4
     scale = {1: np.array([3.0, 1.0, 0.5, 2.0]), -1: np.array([0.5, 2.0, 1.0, 1.0])}  # anisotropic, unequal

@@ -2,9 +2,9 @@
 
 Four spaces, one chosen uniformly (per draw for Glyph-M, per word for Glyph-G):
 - `similar`: TextBugger's table (RobTest's code, Char/glyph_transform.py);
-- `eces`: VIPER's "easy" space, one accented neighbour per ASCII letter (Appendix A.3);
+- `eces`: VIPER's "easy" space, one accented neighbour per ASCII letter (RobTest-Demo's `selected.neighbors`);
 - `dces`: VIPER's description-based space, rebuilt from Python's Unicode character names (`unicodedata`)
-  instead of NamesList.txt: same letter token and case, disallowed scripts removed (Appendix A.4), 20 nearest
+  instead of NamesList.txt: same letter token and case, VIPER's disallowed scripts removed, 20 nearest
   by token-count distance of the names, p ∝ exp(-0.5·dist);
 - `ices`: VIPER's image-based space, rebuilt ("ICES-rebuilt", docs/attacks.md): 24×24 renderings of every
   letter/number/punctuation/symbol code point ≤ 30000 that matplotlib's bundled DejaVu Sans covers, cosine
@@ -33,10 +33,11 @@ from robust.toolkit.threads import one_blas_thread
 from robust.toolkit.transforms import MODE, WordTransform, budget, char_degree, replace_word, with_degree, words
 
 SPACES = ("similar", "dces", "eces", "ices")
-MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal), Appendix A.4
+MAX_CODE = 30000  # VIPER/RobTest keep code points <= 30000 (decimal)
 TOP_N = 20
 
-# TextBugger visual table (Appendix A.2): a string value lists the alternatives (one drawn uniformly).
+# TextBugger visual table (RobTest's code, Char/glyph_transform.py): a string value lists the alternatives (one
+# drawn uniformly).
 SIMILAR: dict[str, str] = {
     "-": "˗", "9": "৭", "8": "Ȣ", "7": "𝟕", "6": "б", "5": "Ƽ", "4": "Ꮞ", "3": "Ʒ",
     "2": "ᒿ", "1": "l", "0": "O", "'": "`", "a": "ɑ", "b": "Ь6", "c": "ϲ", "d": "ԁ",
@@ -44,10 +45,10 @@ SIMILAR: dict[str, str] = {
     "m": "ｍ", "n": "ո", "o": "0о", "p": "р", "q": "ԛ9", "r": "ⲅ", "s": "5ѕ", "t": "𝚝",
     "u": "ս", "v": "ѵ", "w": "ԝ", "x": "×", "y": "у", "z": "ᴢ2",
 }
-# VIPER ECES `selected.neighbors` (Appendix A.3); Q maps to itself.
+# VIPER ECES `selected.neighbors` (RobTest-Demo); Q maps to itself.
 ECES = dict(zip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPRSTUVWXYZ",
                 "âḃĉḑêḟǵĥîĵǩᶅḿňôṕʠřŝẗǔṽẘẍŷẑÂḂĈĎÊḞĜĤÎĴǨĹḾŇÔṔŘŜŤÛṼŴẌŶẐ", strict=True))
-# VIPER's disallowed description tokens (Appendix A.4).
+# VIPER's disallowed description tokens (VIPER's code, DCES).
 DISALLOWED = frozenset(
     "TAG MALAYALAM BAMUM HIRAGANA RUNIC TAI SUNDANESE BATAK LEPCHA CHAM TELUGU DEVANGARAI BUGINESE MYANMAR "
     "LINEAR SYLOTI PHAGS-PA CHEROKEE CANADIAN YI LYCIAN HANGUL KATAKANA JAVANESE ARABIC KANNADA BUHID "

@@ -255,8 +255,11 @@ class Distraction(SentenceTransform):
         """(chain, prefix) pairs to measure next for `degree`: one per open chain, as many as chains are missing
         from the band."""
         pool = self._pool(source)
-        want = int(self.config["chains"]) - sum(self._landed(chain.values, degree) for chain in pool)
-        probes = [(k, self._probe(chain, degree)) for k, chain in enumerate(pool)] if want > 0 else []
+        cuts = [self._cut(chain.values, degree) for chain in pool]
+        want = int(self.config["chains"]) - sum(self._landed(c.values, degree, j) for c, j in zip(pool, cuts))
+        if want <= 0:
+            return []
+        probes = [(k, self._probe(chain, degree, j)) for k, (chain, j) in enumerate(zip(pool, cuts))]
         open_ = [(k, step) for k, step in probes if step is not None]
         open_.sort(key=lambda ks: len(pool[ks[0]].values) == 1)  # chains already probed first (fewer new prefixes)
         return open_[:want]
@@ -288,11 +291,10 @@ class Distraction(SentenceTransform):
         cut = self._cut(values, degree) if cut is None else cut
         return reaches(values[cut], degree)
 
-    def _probe(self, chain: Chain, degree: float) -> int | None:
-        """The chain's next prefix to measure for `degree`, or None when settled: landed, no unmeasured prefix
-        between the cut and the first measured one above d, or out of steps."""
+    def _probe(self, chain: Chain, degree: float, j: int) -> int | None:
+        """The chain's next prefix to measure for `degree` (its cut: `j`), or None when settled: landed, no unmeasured
+        prefix between the cut and the first measured one above d, or out of steps."""
         values, steps = chain.values, chain.steps
-        j = self._cut(values, degree)
         if self._landed(values, degree, j):
             return None
         above = [k for k in values if k > j]  # the first of them is the first measured prefix above d

@@ -56,6 +56,19 @@ def _task_from_config(cfg: dict[str, Any]) -> str:
     return _task_from_architectures(architectures)
 
 
+def cache_kwarg(net: Any) -> str:
+    """The forward argument that takes a key/value cache (`cache` since transformers 5, else past_key_values)."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(net.forward).parameters else "past_key_values"
+
+
+def returned_cache(out: Any) -> Any:
+    """The key/value cache a forward pass returned, under either name."""
+    cache = getattr(out, "cache", None)
+    return cache if cache is not None else out.past_key_values
+
+
 class HFModel(ModelAdapter):
     name = "hf"
     description = "Any transformers model by hub id or local dir: classifier, causal LM, seq2seq, encoder, masked LM"
@@ -498,13 +511,13 @@ class HFModel(ModelAdapter):
         eos = self.tokenizer.eos_token_id
         new = torch.empty((len(ids), 0), dtype=torch.long, device=self.device)
         done = torch.zeros(len(ids), dtype=torch.bool, device=self.device)
-        past, cur = None, input_ids
+        past, cur, cache = None, input_ids, cache_kwarg(self.model)
         with torch.inference_mode():
             for _ in range(max_new_tokens):
                 positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -cur.shape[1]:]
                 out = self.model(input_ids=cur, attention_mask=mask, position_ids=positions,
-                                 past_key_values=past, use_cache=True, **self._last_logits_only)
-                past, logits = out.past_key_values, out.logits[:, -1].float()
+                                 use_cache=True, **{cache: past}, **self._last_logits_only)
+                past, logits = returned_cache(out), out.logits[:, -1].float()
                 nxt = torch.stack([self._pick(row, g, do_sample) for row, g in zip(logits, gens)])
                 if eos is not None:
                     nxt = torch.where(done, torch.full_like(nxt, eos), nxt)

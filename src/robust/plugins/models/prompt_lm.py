@@ -13,23 +13,12 @@ their scores agree up to float rounding.
 from __future__ import annotations
 
 import copy
-import inspect
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from robust.plugins.models.hf import cache_kwarg, returned_cache
 from robust.toolkit.lazy import np
-
-
-def _cache_kwarg(net: Any) -> str:
-    """The forward argument that takes a key/value cache (`cache` since transformers 5, else past_key_values)."""
-    params = inspect.signature(net.forward).parameters
-    return "cache" if "cache" in params else "past_key_values"
-
-
-def _returned_cache(out: Any) -> Any:
-    cache = getattr(out, "cache", None)
-    return cache if cache is not None else out.past_key_values
 
 
 def expand_cache(cache: Any, n: int) -> Any:
@@ -93,7 +82,7 @@ class CausalScorer:
                 ids = torch.tensor([self.prefix], device=self.lm.device)
                 with torch.inference_mode():
                     out = net(input_ids=ids, attention_mask=torch.ones_like(ids), use_cache=True)
-                self._cache = _returned_cache(out)
+                self._cache = returned_cache(out)
             return self._cache
 
     def release(self) -> None:
@@ -125,7 +114,7 @@ class CausalScorer:
                 p, (n, width) = len(self.prefix), ids.shape
                 mask = torch.cat([torch.ones((n, p), dtype=mask.dtype, device=mask.device), mask], 1)
                 positions = torch.arange(p, p + width, device=ids.device).expand(n, width)
-                kw = {_cache_kwarg(net): expand_cache(cache, n), "use_cache": True}
+                kw = {cache_kwarg(net): expand_cache(cache, n), "use_cache": True}
                 out = net(input_ids=ids, attention_mask=mask, position_ids=positions, **kw)
             else:
                 offset = len(self.prefix)

@@ -232,19 +232,25 @@ class Distraction(SentenceTransform):
 
     def precompute(self, texts: Sequence[str], degrees: Sequence[float]) -> None:
         """Probe chains of every text for every degree until `chains` of them land in the degree's band (or none
-        can): one batched embedding call per round, one new prefix per open chain per round."""
+        can): one batched embedding call per round, one new prefix per open chain per round. A text with nothing to
+        probe in a round is settled: nothing of it is measured, so its plans stay as they are."""
         wanted = sorted({float(d) for d in degrees if d > 0}, reverse=True)
         if self.config["mode"] == "faithful" or not texts or not wanted:
             return
         sources = list(dict.fromkeys(texts))
-        while True:
+        while sources:
             due: dict[tuple[str, int], int] = {}
+            still = []
             for source in sources:
+                before = len(due)
                 for degree in wanted:
                     for k, step in self._plan(source, "probes", degree):
                         due.setdefault((source, k), step)
+                if len(due) > before:
+                    still.append(source)
             if not due:
                 return
+            sources = still
             probes = list(due.items())
             pairs = [(source, self._pool(source)[k].prefix(step)) for (source, k), step in probes]
             for ((source, k), step), value in zip(probes, self.degrees_of(pairs), strict=True):

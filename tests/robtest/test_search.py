@@ -96,7 +96,7 @@ def test_sentence_search_keeps_the_most_damaging_candidate_below_the_degree():
 
 
 class CountingAppender(Appender):
-    """Appender with a batched `degrees_of` (as a SentenceTransform's: one embedding call) that counts its calls."""
+    """Appender with a batched `measures` (as a SentenceTransform's: one embedding call) that counts its calls."""
 
     def __init__(self, **config):
         super().__init__(**config)
@@ -106,7 +106,7 @@ class CountingAppender(Appender):
         self.edits += 1
         return super().edit(text, index, rng, original)
 
-    def degrees_of(self, pairs):
+    def measures(self, pairs):
         self.calls, self.pairs = self.calls + 1, self.pairs + len(pairs)
         return [self.measure(a, b) for a, b in pairs]
 

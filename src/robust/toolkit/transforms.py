@@ -221,12 +221,9 @@ def similarities(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]
 
 def measured(transform: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
     """`transform.measure(a, b)` of many (original, text) pairs: in one batched call where the transform has
-    `degrees_of` (a SentenceTransform: one embedding call over their distinct texts), else pair by pair; identical
-    texts are exactly 0, as `measure` says."""
-    many = getattr(transform, "degrees_of", None)
-    apart = [(a, b) for a, b in pairs if a != b]
-    found = iter(many(apart) if many is not None and apart else [transform.measure(a, b) for a, b in apart])
-    return [next(found) if a != b else 0.0 for a, b in pairs]
+    `measures` (a SentenceTransform: one embedding call over their distinct texts), else pair by pair."""
+    many = getattr(transform, "measures", None)
+    return many(pairs) if many is not None else [transform.measure(a, b) for a, b in pairs]
 
 
 def meaning_kept(embedder: Any, trials: Sequence[tuple[Sequence[str], int, str]], floor: float, local_floor: float,
@@ -455,6 +452,12 @@ class SentenceTransform(HelperModels, Transform):
         """1 − cos(E(original), E(text)) of many (original, text) pairs, in one batched `embed` call."""
         return [max(0.0, 1.0 - c) for c in similarities(self.embedder, pairs)]
 
+    def measures(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """`measure` of many (original, text) pairs, in one `embed` call over the pairs whose texts differ."""
+        apart = [(a, b) for a, b in pairs if a != b]
+        found = iter(self.degrees_of(apart) if apart else [])
+        return [next(found) if a != b else 0.0 for a, b in pairs]
+
     def measure(self, original: str, perturbed: str) -> float:
         # D_s = 1 − cos(x, x′) (Chen et al. 2023, Appendix C); identical texts are exactly 0
-        return 0.0 if original == perturbed else self.degrees_of([(original, perturbed)])[0]
+        return self.measures([(original, perturbed)])[0]

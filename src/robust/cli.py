@@ -142,7 +142,10 @@ def run(
     if as_json:
         console.print_json(result_run.to_json())
     else:
+        from robust.report import cost
+
         _print_result(f"{result_run.bench} · {result_run.model} · run {result_run.id}", evaluation.result)
+        err.print(cost(result_run), markup=False)
         err.print(f"stored in {evaluation.store} as run {result_run.id}", markup=False)
 
 

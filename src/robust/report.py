@@ -323,7 +323,18 @@ def run_meta(run: Run) -> dict[str, Any]:
     if cfg.get("settings"):
         meta["settings"] = ", ".join(f"{k}={v}" for k, v in cfg["settings"].items())
     meta["robust"] = run.environment.get("versions", {}).get("robust", "?")
+    meta["computing"] = cost(run)
     return meta
+
+
+def cost(run: Run) -> str:
+    """What computing a run took: its model queries and seconds (every session's, a resumed run's too), queries a
+    second, and the largest peak memory of the processes that computed it."""
+    rate = run.queries_per_second
+    text = f"{run.queries:,} model queries in {run.seconds:,.{2 if run.seconds < 10 else 1}f} s"
+    if rate is not None:
+        text += f" ({rate:,.{1 if rate < 100 else 0}f} a second)"
+    return text + (f"; peak memory {run.peak_mb:,.0f} MB" if run.peak_mb is not None else "")
 
 
 def run_config(run: Run) -> dict[str, dict[str, Any]]:
@@ -331,8 +342,13 @@ def run_config(run: Run) -> dict[str, dict[str, Any]]:
     env = run.environment
     meta = run_meta(run)
     meta.pop("settings", None)
+    meta.pop("computing")  # the same, field by field:
     meta.update({"finished": run.to_json()["finished"], "seconds": round(run.seconds, 1),
                  "model queries": run.queries})
+    if run.queries_per_second is not None:
+        meta["model queries a second"] = round(run.queries_per_second, 1)
+    if run.peak_mb is not None:
+        meta["peak memory MB"] = round(run.peak_mb)
     model = {f"{key}.{k}" if isinstance(value, dict) else key: v
              for key, value in (env.get("model") or {}).items()
              for k, v in (value.items() if isinstance(value, dict) else [(None, value)])}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -68,6 +69,12 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
     first = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--quiet", "--set", "n=8", site=site)
     assert first.returncode == 0, first.stderr
     assert "accuracy" in first.stdout
+    # what the run took: its queries (one per example), seconds and throughput, and the process's peak memory
+    took = re.search(r"^8 model queries in [\d.]+ s \(([\d.,]+) a second\); peak memory ([\d,]+) MB$",
+                     first.stderr, re.M)
+    assert took and 20 < int(took[2].replace(",", "")) < 20_000, first.stderr
+    stored = json.loads(cli("show", "latest", "--json", site=site).stdout)
+    assert float(took[1].replace(",", "")) == pytest.approx(8 / stored["seconds"], rel=0.1)
     second = cli("run", "--bench", "hello-dropout", "--model", "keywords", "--quiet", "--seed", "3",
                  "--set", "degree=0.6", "--set", "n=8", "--json", site=site)
     run = json.loads(second.stdout)
@@ -78,6 +85,8 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
     assert len(listing) == 2 and all(r["status"] == "finished" for r in listing)
     shown = json.loads(cli("show", run["id"], "--json", site=site).stdout)
     assert shown["result"] == run["result"]
+    assert shown["model_queries"] == 8 and shown["seconds"] > 0 and 20 < shown["peak_memory_mb"] < 20_000
+    assert f"computing: 8 model queries in {shown['seconds']:.2f} s" in cli("show", run["id"], site=site).stdout
 
     rows = list(csv.DictReader(io.StringIO(cli("export", run["id"], "--format", "csv", site=site).stdout)))
     assert len(rows) == 8 and {"item_id", "text", "pred", "correct"} <= set(rows[0])
@@ -88,7 +97,8 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
     assert rep.returncode == 0, rep.stderr
     html = (tmp_path / "rep" / f"{run['id']}.html").read_text()
     assert "<table>" in html and "hello-dropout" in html
-    assert (tmp_path / "rep" / f"{run['id']}.md").read_text().startswith("# robust report")
+    page = (tmp_path / "rep" / f"{run['id']}.md").read_text()
+    assert page.startswith("# robust report") and "**computing**: 8 model queries in " in page and " MB" in page
 
     cmp = cli("compare", listing[0]["id"], run["id"], site=site)
     assert cmp.returncode == 1 and "does not support comparison" in cmp.stderr

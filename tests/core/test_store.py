@@ -20,7 +20,7 @@ import pytest
 import robust
 from robust.core.errors import RobustError
 from robust.engine import store as store_module
-from robust.engine.store import COLUMNS, SCHEMA_VERSION, Store
+from robust.engine.store import COLUMNS, SCHEMA_VERSION, Counted, Store
 from tests.core.conftest import in_process
 
 SRC = Path(robust.__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def legacy_prepare(db):
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(store.RUNS)
     db.execute(store.RECORDS)
-    for column, decl in store.EXTRA_COLUMNS.items():
+    for column, decl in {**store.EXTRA_COLUMNS, "peak_mb": "REAL"}.items():  # and the column of version 3
         if column not in have:
             db.execute(f"ALTER TABLE runs ADD COLUMN {column} {decl}")
 
@@ -153,7 +153,7 @@ def test_a_version_1_store_gains_the_index_that_keeps_commits_cheap(tmp_path):
     con.commit()
     con.close()
     store = Store(db)
-    assert inspect(db)[1] == SCHEMA_VERSION == 2
+    assert inspect(db)[1] == SCHEMA_VERSION
     plan = " ".join(row[3] for row in store.db.execute(
         "EXPLAIN QUERY PLAN SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?", ("old-run",)))
     assert "records_by_seq" in plan, plan
@@ -163,6 +163,28 @@ def test_a_version_1_store_gains_the_index_that_keeps_commits_cheap(tmp_path):
     store.db.execute("UPDATE runs SET lease_owner = 'me' WHERE id = 'old-run'")
     store.add_records("old-run", "me", [("c", {"pred": 1})])
     assert list(store.records("old-run")) == ["a", "b", "c"]
+
+
+def test_a_version_2_store_gains_the_runs_peak_memory_unknown_for_its_old_runs(tmp_path):
+    """Version 3 records the peak memory of the processes that computed a run: a run stored before has none (not
+    0), and the first commit of a resumed one gives it the committing process's peak."""
+    db = tmp_path / "v2.db"
+    old_store(db)
+    con = sqlite3.connect(db)
+    for migrate in store_module.MIGRATIONS[:2]:  # as version 2 left a store
+        migrate(con)
+    con.execute("PRAGMA user_version = 2")
+    con.commit()
+    con.close()
+    store = Store(db)
+    assert inspect(db) == ("ok", SCHEMA_VERSION, "wal", COLUMNS)
+    old = store.get("old-run")
+    assert (old.peak_mb, old.to_json()["peak_memory_mb"]) == (None, None)
+    store.db.execute("UPDATE runs SET lease_owner = 'me' WHERE id = 'old-run'")
+    store.add_records("old-run", "me", [("c", {"pred": 1})], Counted(1, 0.5))  # a process that could not tell
+    assert store.get("old-run").peak_mb is None
+    store.add_records("old-run", "me", [("d", {"pred": 0})], Counted(1, 0.5, 123.4))
+    assert store.get("old-run").peak_mb == 123.4
 
 
 @pytest.mark.parametrize("kind", ["new", "old"])

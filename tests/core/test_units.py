@@ -19,7 +19,7 @@ from robust.core.labels import label_index
 from robust.core.plugins import get_registry
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting, parse_assignments, resolve_settings
-from robust.engine.store import Store
+from robust.engine.store import Counted, Store
 
 
 def test_settings_are_parsed_to_the_declared_type_and_checked():
@@ -117,19 +117,23 @@ def test_a_bad_cache_bound_is_one_line(value, monkeypatch):
 def test_store_commits_records_once_and_ends_runs_with_counters(tmp_path):
     store = Store(tmp_path / "r.db")
     run_id = store.create_run("b", "m", {"seed": 1}, {"versions": {}}, "me")
-    store.add_records(run_id, "me", [("i1", {"x": 1}), ("i2", {"x": 2})], (3, 0.25))
+    store.add_records(run_id, "me", [("i1", {"x": 1}), ("i2", {"x": 2})], Counted(3, 0.25))
     store.add_records(run_id, "me", [("i2", {"x": 99}), ("i3", {"x": 3})])
     assert store.records(run_id) == {"i1": {"x": 1}, "i2": {"x": 2}, "i3": {"x": 3}}
     assert store.get(run_id[:12]).id == run_id and store.get("latest").status == "running"
-    store.end(run_id, "me", "interrupted", (7, 1.25), "stopped")
+    assert store.get(run_id).peak_mb is None  # no process said its peak memory yet
+    store.end(run_id, "me", "interrupted", Counted(7, 1.25, 310.5), "stopped")
     with pytest.raises(RobustError, match="taken over by another process"):  # the lease is gone: no more records
         store.add_records(run_id, "me", [("i4", {"x": 4})])
     assert store.latest_resumable().id == run_id
     store.acquire(run_id, "me-again")
-    store.end(run_id, "me-again", "finished", (5, 0.5), result={"summary": {"a": 1}})
+    store.add_records(run_id, "me-again", [("i4", {"x": 4})], Counted(0, 0.0, 420.0))  # a larger worker's peak
+    store.end(run_id, "me-again", "finished", Counted(5, 0.5, 200.0), result={"summary": {"a": 1}})
     run = Store(tmp_path / "r.db").get(run_id)
     assert (run.status, run.result, run.queries, run.seconds, run.error) == ("finished", {"summary": {"a": 1}},
                                                                               15, 2.0, None)
+    assert run.peak_mb == 420.0 and run.queries_per_second == 7.5  # the largest peak of any process; 15 / 2 s
+    assert run.to_json()["peak_memory_mb"] == 420.0
     with pytest.raises(RobustError, match="no interrupted or failed run"):
         store.latest_resumable()
 

@@ -5,6 +5,7 @@ each worker computes several chunks at once (ROBUST_OVERLAP)."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import asdict
 
@@ -71,6 +72,7 @@ def _same_records(tmp_path, local, remote, executor) -> None:
         assert close(json.loads(got[key]), json.loads(expected[key])), key
     assert close(remote.result["summary"] | {"model_queries": 0}, local.result["summary"] | {"model_queries": 0})
     assert remote.queries >= 1  # the workers' model queries are counted on the driver
+    assert remote.peak_mb >= local.peak_mb > 0  # the largest peak of the driver (this process) and its workers
     # which workers get the chunks is up to the scheduler: on a loaded machine one may start after all are done
     assert 1 <= len(executor.chunks_by_pid) <= 2 and set(executor.chunks_by_pid) <= set(executor.pids)
     assert sum(executor.items_by_pid.values()) == len(expected)  # every item delivered once
@@ -114,10 +116,11 @@ def test_a_worker_computes_chunks_at_once_delivering_them_out_of_order(tmp_path,
 
         worker._work = gated
         order, got, queries = [], {}, 0
-        for chunk_ids, chunk_records, chunk_queries, _ in worker.run(ids):
-            order += chunk_ids
-            got.update(zip(chunk_ids, chunk_records, strict=True))
-            queries += chunk_queries
+        for delivery in worker.run(ids):
+            order += delivery.ids
+            got.update(zip(delivery.ids, delivery.records, strict=True))
+            queries += delivery.queries
+            assert delivery.pid == os.getpid() and delivery.peak_mb > 0
         assert sorted(order) == sorted(ids) and queries == worker.ctx.model.queries > 0
         return order, got, worker
 

@@ -40,8 +40,10 @@ T = TypeVar("T")
 
 
 class OnDone(Protocol):
-    def __call__(self, chunk: Sequence[WorkItem], records: list[dict[str, Any]], queries: int = 0) -> None:
-        """Commit a finished chunk's records; `queries` counts model queries made outside this process."""
+    def __call__(self, chunk: Sequence[WorkItem], records: list[dict[str, Any]], queries: int = 0,
+                 peak_mb: float | None = None) -> None:
+        """Commit a finished chunk's records; `queries` counts model queries made outside this process, `peak_mb`
+        is the peak memory (MB) of the process that computed the chunk, where that is another one."""
 
 
 @dataclass

@@ -25,11 +25,13 @@ import signal
 import socket
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from robust.core.errors import RobustError
 from robust.core.interfaces import WorkItem
 from robust.engine.executor import ChunkSizer, Job, OnDone, chunked, overlap_for, run_overlapped
+from robust.engine.memory import peak_memory_mb
 
 INSTALL = "--executor ray needs Ray: pip install 'robust[ray]' (Ray 2.x)"
 #: variables the workers need to rebuild a run as the driver would (plugins, caches, offline switches)
@@ -60,6 +62,18 @@ def _check_reachable(address: str | None, timeout: float = 10.0) -> None:
         raise RobustError(f"cannot reach a Ray cluster at {address!r}: {exc.strerror or exc}") from None
 
 
+@dataclass
+class Delivery:
+    """A chunk a worker computed: its item ids and records, the model queries made since the worker's previous
+    chunk, the worker's process id and its peak memory so far (MB)."""
+
+    ids: list[str]
+    records: list[dict[str, Any]]
+    queries: int
+    pid: int
+    peak_mb: float | None
+
+
 class Worker:
     """One actor: the run rebuilt from its stored config (the model loads on first use, once), then chunks of
     at most `chunk_size` items."""
@@ -82,9 +96,8 @@ class Worker:
             raise self.error
         return os.getpid()
 
-    def run(self, ids: list[str]) -> Iterator[tuple[list[str], list[dict[str, Any]], int, int]]:
-        """(item ids, records, model queries, this process's id) for each chunk of a task, as each finishes (in
-        any order when chunks overlap; the queries are those made since the previous chunk was yielded)."""
+    def run(self, ids: list[str]) -> Iterator[Delivery]:
+        """A Delivery for each chunk of a task, as each finishes (in any order when chunks overlap)."""
         missing = [i for i in ids if i not in self.items]
         if missing:
             raise RuntimeError(f"item {missing[0]!r} is not among the items the worker planned: "
@@ -93,7 +106,7 @@ class Worker:
         overlap = overlap_for(self.ctx.model)
         for chunk, records in run_overlapped([self.items[i] for i in ids], self._work, self.sizer, overlap):
             before, queries = queries, self.ctx.model.queries if self.ctx.model else 0
-            yield [item.id for item in chunk], records, queries - before, os.getpid()
+            yield Delivery([item.id for item in chunk], records, queries - before, os.getpid(), peak_memory_mb())
 
     def _work(self, chunk: Sequence[WorkItem]) -> list[dict[str, Any]]:
         return self.bench.run_batch(chunk, self.ctx)
@@ -268,17 +281,17 @@ class _Pool:
             else:
                 k, rest = self.streams[ref]
                 try:
-                    ids, records, queries, pid = self.ex._get(next(ref))
+                    got: Delivery = self.ex._get(next(ref))
                 except StopIteration:
                     del self.streams[ref]
                 except RayActorError as exc:
                     self.died(k, exc)
                 else:
-                    delivered = set(ids)  # chunks come back in any order when a worker overlaps them
+                    delivered = set(got.ids)  # chunks come back in any order when a worker overlaps them
                     assert delivered <= set(rest), "a worker delivers only its task's items, each once"
                     rest[:] = [i for i in rest if i not in delivered]
-                    self.ex.chunks_by_pid[pid] += 1
-                    self.ex.items_by_pid[pid] += len(ids)
-                    self.on_done([self.by_id[i] for i in ids], records, queries)
+                    self.ex.chunks_by_pid[got.pid] += 1
+                    self.ex.items_by_pid[got.pid] += len(got.ids)
+                    self.on_done([self.by_id[i] for i in got.ids], got.records, got.queries, got.peak_mb)
                     continue
             self.fill()

@@ -25,8 +25,9 @@ from robust.core.settings import resolve_settings
 from robust.engine.attacks import attack_specs
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds, overlap_for
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
+from robust.engine.memory import peak_memory_mb
 from robust.engine.progress import Estimate, RunProgress, interleave, progress_seconds
-from robust.engine.store import Lease, Run, Store, owner_token
+from robust.engine.store import Counted, Lease, Run, Store, owner_token
 
 #: a run whose model was a Python object records it under this prefix (it cannot be rebuilt from its name)
 IN_MEMORY = "python:"
@@ -123,7 +124,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 class Meter:
     """This process's model queries and seconds on a run not yet added to the run's counters (they are added
-    with each committed chunk, so even a killed process leaves its share)."""
+    with each committed chunk, so even a killed process leaves its share), and its peak memory so far."""
 
     def __init__(self) -> None:
         self.model: Any = None
@@ -132,10 +133,12 @@ class Meter:
     def watch(self, model: Any) -> None:
         self.model, self.queries = model, model.queries
 
-    def take(self) -> tuple[int, float]:
-        """The (queries, seconds) since the last take."""
+    def take(self, remote_peak_mb: float | None = None) -> Counted:
+        """What was spent since the last take: queries (a remote worker's are added to the model's count) and
+        seconds; the larger of this process's peak memory and a worker process's (`remote_peak_mb`)."""
         queries, now = (self.model.queries if self.model else 0), time.monotonic()
-        counted = (queries - self.queries, now - self.since)
+        counted = Counted(queries - self.queries, now - self.since,
+                          max(filter(None, (peak_memory_mb(), remote_peak_mb)), default=None))
         self.queries, self.since = queries, now
         return counted
 
@@ -371,10 +374,11 @@ class Runner:
         with RunProgress(f"{bench.name} · {ctx.model_spec}", estimate, lambda: model.queries,
                          self.progress) as progress:
 
-            def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0) -> None:
+            def on_done(chunk: Any, records: list[dict[str, Any]], queries: int = 0,
+                        peak_mb: float | None = None) -> None:
                 model.cache.misses += queries  # queries of the model's replicas on remote workers
                 self.store.add_records(run_id, owner, [(item.id, rec) for item, rec in zip(chunk, records)],
-                                       meter.take())
+                                       meter.take(remote_peak_mb=peak_mb))
                 progress.advance(item.id for item in chunk)
 
             # workers rebuild the run from its config, writing files where this process would
@@ -386,7 +390,7 @@ class Runner:
         result = bench.reduce(stored, ctx)
         counted = meter.take()
         result.summary.setdefault("items", len(stored))
-        result.summary["model_queries"] = self.store.counters(run_id)[0] + counted[0]
+        result.summary["model_queries"] = self.store.counters(run_id)[0] + counted.queries
         notes = model.run_notes()
         if notes:  # this process's part: a resumed run counts what happened since it resumed
             result.summary.update({f"model.{key}": value for key, value in notes.items()})

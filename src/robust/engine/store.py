@@ -39,7 +39,7 @@ RECORDS = """CREATE TABLE IF NOT EXISTS records (
 EXTRA_COLUMNS = {"error": "TEXT", "lease_owner": "TEXT", "lease_until": "REAL",
                  "queries": "INTEGER NOT NULL DEFAULT 0", "seconds": "REAL NOT NULL DEFAULT 0"}
 COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "environment", "result",
-           "error", "lease_owner", "lease_until", "queries", "seconds")
+           "error", "lease_owner", "lease_until", "queries", "seconds", "peak_mb")
 LEASE_SECONDS = float(os.environ.get("ROBUST_LEASE_SECONDS", 30))
 STALE = "the process running it stopped without a word (stale lease)"
 RESUMABLE = ("interrupted", "failed")
@@ -93,9 +93,15 @@ def _v2(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS records_by_seq ON records (run_id, seq)")
 
 
+def _v3(db: sqlite3.Connection) -> None:
+    """The peak memory of the processes that computed a run (MB; NULL where it was not measured: runs stored
+    before, or computed where the platform does not tell)."""
+    db.execute("ALTER TABLE runs ADD COLUMN peak_mb REAL")
+
+
 #: MIGRATIONS[v] takes a store from schema version v (`PRAGMA user_version`) to v + 1; a change of the schema
 #: is one more step here
-MIGRATIONS = (_v1, _v2)
+MIGRATIONS = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -202,12 +208,37 @@ class Run:
     lease_until: float | None = None
     queries: int = 0
     seconds: float = 0.0
+    peak_mb: float | None = None
+
+    @property
+    def queries_per_second(self) -> float | None:
+        """Model queries a second of the run's computing (every session's seconds, a resumed run's too)."""
+        return self.queries / self.seconds if self.seconds > 0 else None
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "created": _iso(self.created), "finished": _iso(self.finished),
                 "status": self.status, "error": self.error, "bench": self.bench, "model": self.model,
-                "model_queries": self.queries, "seconds": round(self.seconds, 3), "config": self.config,
+                "model_queries": self.queries, "seconds": round(self.seconds, 3),
+                "peak_memory_mb": None if self.peak_mb is None else round(self.peak_mb, 1), "config": self.config,
                 "environment": self.environment, "result": self.result}
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What the processes computing a run spent on it since they last said: model queries, seconds, and the
+    largest peak memory among them (MB, each process's high-water mark; None where it is not known)."""
+
+    queries: int = 0
+    seconds: float = 0.0
+    peak_mb: float | None = None
+
+
+#: how a commit adds a Counted to a run's counters (the peak is the largest seen, NULL while none is known)
+_COUNT = "queries = queries + ?, seconds = seconds + ?, peak_mb = COALESCE(MAX(peak_mb, ?), peak_mb, ?)"
+
+
+def _counts(counted: Counted) -> tuple[int, float, float | None, float | None]:
+    return counted.queries, counted.seconds, counted.peak_mb, counted.peak_mb
 
 
 def _iso(t: float | None) -> str | None:
@@ -305,13 +336,13 @@ class Store:
         self._exec("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?",
                    (time.time() + LEASE_SECONDS, run_id, owner))
 
-    def end(self, run_id: str, owner: str, status: str, counted: tuple[int, float] = (0, 0.0),
+    def end(self, run_id: str, owner: str, status: str, counted: Counted = Counted(),
             error: str | None = None, result: dict[str, Any] | None = None) -> None:
-        """Release the lease with the final status, adding `counted` (queries, seconds) to the run's counters."""
-        self._exec("UPDATE runs SET status = ?, error = ?, lease_owner = NULL, lease_until = NULL, "
-                   "queries = queries + ?, seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END, "
+        """Release the lease with the final status, adding `counted` to the run's counters."""
+        self._exec(f"UPDATE runs SET status = ?, error = ?, lease_owner = NULL, lease_until = NULL, {_COUNT}, "
+                   "finished = CASE WHEN ? THEN ? ELSE finished END, "
                    "result = COALESCE(?, result) WHERE id = ? AND lease_owner = ?",
-                   (status, error, *counted, status == "finished", time.time(),
+                   (status, error, *_counts(counted), status == "finished", time.time(),
                     json.dumps(result) if result is not None else None, run_id, owner))
 
     def counters(self, run_id: str) -> tuple[int, float]:
@@ -336,8 +367,8 @@ class Store:
         return {r[0] for r in self._exec("SELECT item_id FROM records WHERE run_id = ?", (run_id,))}
 
     def add_records(self, run_id: str, owner: str, records: Iterable[tuple[str, dict[str, Any]]],
-                    counted: tuple[int, float] = (0, 0.0)) -> None:
-        """Commit a batch of (item id, payload) and the (queries, seconds) spent on it atomically, while `owner`
+                    counted: Counted = Counted()) -> None:
+        """Commit a batch of (item id, payload) and what was spent on it (`counted`) atomically, while `owner`
         holds the lease (a process whose lease was taken over stops); an id already stored is kept."""
         with self._lock, self.db:
             self.db.execute("BEGIN IMMEDIATE")
@@ -350,8 +381,7 @@ class Store:
             self.db.executemany("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
                                 [(run_id, item_id, seq + k, json.dumps(payload, sort_keys=True))
                                  for k, (item_id, payload) in enumerate(records, 1)])
-            self.db.execute("UPDATE runs SET queries = queries + ?, seconds = seconds + ? WHERE id = ?",
-                            (*counted, run_id))
+            self.db.execute(f"UPDATE runs SET {_COUNT} WHERE id = ?", (*_counts(counted), run_id))
 
     def records(self, run_id: str) -> dict[str, dict[str, Any]]:
         rows = self._exec("SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", (run_id,))

@@ -49,6 +49,9 @@ def test_run_from_python_with_a_callable_and_rows_is_stored_like_a_cli_run(tmp_p
     assert evaluation.status == "finished" and evaluation.summary["accuracy"] == 1.0
     assert len(evaluation.records) == 10 and evaluation.result.summary == evaluation.summary
     assert [r.id for r in Store(store).runs()] == [evaluation.id]
+    # what it took, as the CLI's last line says: 10 queries, their seconds, this process's peak memory so far
+    run = evaluation.run
+    assert run.queries == 10 and run.queries_per_second == 10 / run.seconds and run.peak_mb > 0
     config = Store(store).get(evaluation.id).config
     assert config["model"] == "python:function:keyword_probs" and Path(config["data"]).parent == tmp_path / "data"
     # the rows were written once, content-addressed: the same rows map to the same file

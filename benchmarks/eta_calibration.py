@@ -10,6 +10,7 @@ run, whatever the machine's load did to it. A recording also notes the run's pea
     python benchmarks/eta_calibration.py --record run.json                 # the mission's command, --limit 12
     python benchmarks/eta_calibration.py --record run.json --limit 0       # the full quick preset
     python benchmarks/eta_calibration.py --replay run.json                 # this code's estimator on it
+    python benchmarks/eta_calibration.py --replay run.json --unweighted    # without RobTest's length weights
     PYTHONPATH=OLD/src python benchmarks/eta_calibration.py --replay run.json   # another version's
     python benchmarks/eta_calibration.py --replay old.json --interleave    # a recording of an older order, replayed
                                                                            # in the interleaved one
@@ -35,14 +36,15 @@ def child(schedule: str, argv: list[str]) -> None:
     """Run the CLI in this process with its progress logging the schedule (every item's kind and expected cost,
     and, at every finished chunk, the time, the items, the model's query count and the seconds spent in the model's
     `classify` so far); write it at exit. RobTest's
-    items also get the cost of the formula before issue 34 (`old_cost`), to replay the old estimator."""
+    items also get the cost of the formula before issue 34 (`old_cost`) and their example's length weight
+    (`weight`), to replay the estimators before."""
     import atexit
 
     from robust.core.interfaces import ModelAdapter
     from robust.engine import progress
     from robust.plugins.benchmarks.robtest.benchmark import RobTest
 
-    log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "old_cost": {}, "end": 0.0}
+    log: dict[str, Any] = {"todo": {}, "done": 0, "total": 0, "events": [], "old_cost": {}, "weight": {}, "end": 0.0}
     init, advance, cost = progress.RunProgress.__init__, progress.RunProgress.advance, RobTest.item_cost
     classify = ModelAdapter.classify
     start, model_seconds = [0.0], [0.0]
@@ -70,6 +72,7 @@ def child(schedule: str, argv: list[str]) -> None:
         old = 1.0 if cell.kind == "clean" else float(self._size("aug_num")) if cell.kind in ("rule", "augment") \
             else len(self.examples[cell.example].text.split()) * (1 + 40 * cell.degree)
         log["old_cost"][item.id] = old
+        log["weight"][item.id] = self.length_weights[cell.example]
         return cost(self, item)
 
     progress.RunProgress.__init__, progress.RunProgress.advance = logged_init, logged_advance
@@ -148,10 +151,11 @@ def interleaved(log: dict[str, Any]) -> list[list[Any]]:
     return out
 
 
-def replay(path: Path, every: float, old_costs: bool = False,
-           reorder: bool = False) -> list[tuple[float, float | None, float | None]]:
+def replay(path: Path, every: float, old_costs: bool = False, reorder: bool = False,
+           unweighted: bool = False) -> list[tuple[float, float | None, float | None]]:
     """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run; `old_costs`: RobTest's
-    item costs before issue 34; `reorder`: its work in the order of a run that interleaves its kinds
+    item costs before issue 34; `unweighted`: its costs without the examples' length weights (before the
+    nineteenth pass of docs/performance.md); `reorder`: its work in the order of a run that interleaves its kinds
     (`interleaved`), for a schedule recorded before. An estimator whose `advance` takes no query count (before
     issue 34) gets none."""
     import inspect
@@ -161,7 +165,9 @@ def replay(path: Path, every: float, old_costs: bool = False,
     log = json.loads(path.read_text())
     if reorder:
         log["events"] = interleaved(log)
-    todo = {k: (kind, log["old_cost"].get(k, cost) if old_costs else cost) for k, (kind, cost) in log["todo"].items()}
+    weight = log.get("weight", {}) if unweighted else {}
+    todo = {k: (kind, log["old_cost"].get(k, cost) if old_costs else cost / weight.get(k, 1.0))
+            for k, (kind, cost) in log["todo"].items()}
     counts = "queries" in inspect.signature(progress.Estimate.advance).parameters
     clock, real = Clock(), progress.time
     progress.time = clock  # type: ignore[assignment] - the estimator reads time.monotonic()
@@ -199,6 +205,8 @@ def main() -> None:
     parser.add_argument("--interleave", action="store_true",
                         help="replay the recorded work in the order of a run interleaving its kinds (for a schedule "
                              "recorded before)")
+    parser.add_argument("--unweighted", action="store_true",
+                        help="replay with RobTest's item costs without its examples' length weights")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
     if args.child:
@@ -207,7 +215,7 @@ def main() -> None:
     if args.record:
         record(args)
     if args.replay:
-        rows = replay(args.replay, args.every, args.old_costs, args.interleave)
+        rows = replay(args.replay, args.every, args.old_costs, args.interleave, args.unweighted)
         total = json.loads(args.replay.read_text())["end"]
         print(f"| elapsed | ETA | (elapsed + ETA) / total ({total:.0f} s) |\n|---|---|---|")
         for t, eta, ratio in rows:

@@ -82,6 +82,21 @@ def test_robtests_search_cost_is_the_searchs_own_query_count_for_each_unit(text)
     assert old / _sent(typo_g, text, 0.6) > 5
 
 
+def test_robtests_items_are_weighed_by_their_examples_length():
+    """A query of a long example's texts costs more than a short one's (the model reads more, robust draws over
+    more), so RobTest weighs each example's items by (words + LENGTH_OFFSET) against the run's mean: the weights
+    average 1 (a run's total stays its expected queries), a 30-word example weighs (30 + 4) / (10 + 4) a 10-word
+    one, and examples of one length weigh 1 each, as the costs were before."""
+    from robust import Example
+    from robust.plugins.benchmarks.robtest.benchmark import LENGTH_OFFSET, length_weights
+
+    texts = [" ".join(["word"] * n) for n in (10, 30, 20)]
+    weights = length_weights([Example(str(k), text) for k, text in enumerate(texts)])
+    assert sum(weights) / 3 == pytest.approx(1.0)
+    assert weights[1] / weights[0] == pytest.approx((30 + LENGTH_OFFSET) / (10 + LENGTH_OFFSET)) and LENGTH_OFFSET == 4
+    assert length_weights([Example("a", "one two three"), Example("b", "four five six")]) == [1.0, 1.0]
+
+
 #: RobTest's mission command (probe:minilm, typo, the quick preset's 50 examples), per (kind, degree): an item's
 #: expected cost, the model queries it made and its seconds, from a recorded `--limit 12` run
 #: (benchmarks/eta_calibration.py) scaled to the 14:33 the whole run took on a quiet machine. Per model query

@@ -39,13 +39,28 @@ from robust.plugins.benchmarks.robtest.scores import DEGREES, degree_key
 from robust.plugins.benchmarks.robtest.search import expected_queries
 from robust.toolkit.chance import class_names
 from robust.toolkit.prompting import predict_pairs, search_instruction
-from robust.toolkit.text import word_modification_rate
+from robust.toolkit.text import word_modification_rate, words
 from robust.toolkit.transforms import measured, reaches
 
 #: sizes per preset: quick finishes in minutes on a CPU; paper = Chen et al. 2023, §4.1 (1,000 examples, 100 draws)
 PRESETS = {"quick": {"n": 50, "aug_num": 20}, "paper": {"n": 1000, "aug_num": 100}}
 SAMPLE_CHARS = 300
 MAX_EDITS = 20  # edits kept per record
+
+
+#: a query's time grows as (words + LENGTH_OFFSET): MiniLM's classify on a CPU took 1.2 ms a text of 5 words and
+#: 11.7 ms one of 80, 9.8x (84 / 9 = 9.3x); robust's draws grow with the text too
+LENGTH_OFFSET = 4
+
+
+def length_weights(examples: Sequence[Example]) -> list[float]:
+    """What a query of each example's texts costs against one of the examples' mean length, in words (the item
+    costs' weights: an example's items query or search texts of about its length). Without them a run's long
+    examples ran late against an ETA measured on its shorter ones: 8 examples of 10-56 words were at 0.65-0.83 of
+    the real time, and 0.87-1.02 with them, replayed on the same run (docs/performance.md, nineteenth pass)."""
+    lengths = [len(words(ex.text)) + LENGTH_OFFSET for ex in examples]
+    mean = sum(lengths) / len(lengths) if lengths else 1.0
+    return [n / mean for n in lengths]
 
 
 class RobTest(Benchmark):
@@ -156,6 +171,7 @@ class RobTest(Benchmark):
         examples = (load_examples(spec, ctx, **cols) if self.augmenting  # no model: every example
                     else held_out_examples(spec, ctx, ctx.model, **cols))
         self.examples: list[Example] = sample(examples, ctx.limit or self._size("n"), int(self.config["sample_seed"]))
+        self.length_weights = length_weights(self.examples)
         self.tags = self.plan(ctx)
         for tag in self.tags:
             if tag.entry.kind == "transform":
@@ -211,19 +227,22 @@ class RobTest(Benchmark):
         return f"{self.item_kind(item)}/{item.payload.example}"
 
     def item_cost(self, item: WorkItem) -> float:
-        """Model queries an item is expected to cost (the ETA's unit across kinds): 1 (clean), `aug_num` draws
-        (rule, augment; twice when faithful: the Worst pass draws again), and for a search what the greedy search
-        adds on the way from the example's previous degree to this one (`expected_queries`, by the transform's
-        unit: a word-unit search needs ~6x fewer rounds than a char-unit one), plus its final variant's query."""
+        """Model queries an item is expected to cost (the ETA's unit across kinds), each weighed by its example's
+        length (`length_weights`): 1 (clean), `aug_num` draws (rule, augment; twice when faithful: the Worst pass
+        draws again), and for a search what the greedy search adds on the way from the example's previous degree
+        to this one (`expected_queries`, by the transform's unit: a word-unit search needs ~6x fewer rounds than a
+        char-unit one), plus its final variant's query."""
         cell = item.payload
         if cell.kind == "clean":
-            return 1.0
-        if cell.kind in ("rule", "augment"):
-            return float(self._size("aug_num")) * (2 if self.faithful and cell.kind == "rule" else 1)
-        tag = cell.tag
-        unit, text = tag.transform.unit if tag.transform is not None else "word", self.examples[cell.example].text
-        below = max((d for d in self.degrees if d < cell.degree), default=0.0)
-        return 1.0 + max(0, expected_queries(unit, text, cell.degree) - expected_queries(unit, text, below))
+            queries = 1.0
+        elif cell.kind in ("rule", "augment"):
+            queries = float(self._size("aug_num")) * (2 if self.faithful and cell.kind == "rule" else 1)
+        else:
+            tag = cell.tag
+            unit, text = tag.transform.unit if tag.transform is not None else "word", self.examples[cell.example].text
+            below = max((d for d in self.degrees if d < cell.degree), default=0.0)
+            queries = 1.0 + max(0, expected_queries(unit, text, cell.degree) - expected_queries(unit, text, below))
+        return queries * self.length_weights[cell.example]
 
     # computing records ------------------------------------------------------------------------------------
     def run_batch(self, items: Sequence[WorkItem], ctx: RunContext) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ import pytest
 from robust import FunctionModel
 from robust.core.interfaces import Example
 from robust.plugins.attacks.distraction import STATEMENTS, URL_CHARS, Distraction, wiki_sentences
-from robust.toolkit.transforms import REACH_TOLERANCE
+from robust.toolkit.transforms import REACH_TOLERANCE, reaches
 
 TEXT = "I watch a smart, sweet and playful romantic comedy."
 
@@ -180,7 +180,7 @@ def test_prefixes_are_probed_sparsely_not_step_by_step():
     long_text = " ".join(["the film is a long and careful study of grief , memory and the small rituals"] * 3)
     t = Distraction(embedder=FunctionModel(bag_of_words, "embed"))
     t.precompute([long_text], [0.6])
-    landed = [(c.values, t._cut(c.values, 0.6)) for c in t._pool(long_text) if t._landed(c.values, 0.6)]
+    landed = [(c.values, c.cut(0.6)[0]) for c in t._pool(long_text) if reaches(c.cut(0.6)[1], 0.6)]
     assert len(landed) == 4  # `chains` chains land in the band [0.48, 0.6]
     assert all(len(values) - 1 < cut for values, cut in landed if cut >= 8)
     assert any(cut >= 8 for _, cut in landed)

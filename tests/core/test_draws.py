@@ -171,15 +171,27 @@ def test_draws_permute_with_the_generator_where_numpy_shuffles_otherwise(monkeyp
 @given(seed=st.integers(0, 2**32), calls=st.lists(st.tuples(BOUNDS, st.one_of(st.none(), st.integers(0, 12))),
                                                    max_size=20), half=st.booleans(), bits=st.sampled_from(GENERATORS))
 def test_draws_arrays_equal_numpys(seed, calls, half, bits):
-    """`draws.integers(n, size=k)` between scalar draws: numpy's `rng.integers(n, size=k)`, values and state."""
-    ref, rng = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+    """`draws.integers(n, size=k)` between scalar draws: numpy's `rng.integers(n, size=k)`, values and state; so
+    does `integer_list` (the list, made without an array), of a `Draws` or of the generator itself."""
+    from robust.toolkit.draws import integer_list
+
+    ref, rng, listed = (np.random.Generator(bits(seed)) for _ in range(3))
     if half:
-        ref.integers(7), rng.integers(7)
+        ref.integers(7), rng.integers(7), listed.integers(7)
     expected = [ref.integers(n, size=k).tolist() if k is not None else int(ref.integers(n)) for n, k in calls]
     with Draws(rng) as draws:
         got = [draws.integers(n, size=k) for n, k in calls]
     assert [g.tolist() if k is not None else g for g, (_, k) in zip(got, calls)] == expected
     assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
+    with Draws(listed) as draws:
+        lists = [integer_list(draws, n, k) if k is not None else draws.integers(n) for n, k in calls]
+    assert lists == expected and all(type(x) is list for x, (_, k) in zip(lists, calls) if k is not None)
+    assert repr(listed.bit_generator.state) == repr(ref.bit_generator.state)
+    sized = [(n, k) for n, k in calls if k is not None]
+    if sized:
+        n, k = sized[0]
+        assert integer_list(np.random.Generator(bits(seed)), n, k) == np.random.Generator(bits(seed)).integers(
+            n, size=k).tolist()
 
 
 def test_draws_arrays_come_from_the_generator_where_numpy_draws_them_otherwise(monkeypatch):
@@ -192,6 +204,8 @@ def test_draws_arrays_come_from_the_generator_where_numpy_draws_them_otherwise(m
     with Draws(rng) as draws:
         got = [draws.integers(9), draws.integers(36, size=5).tolist(), draws.integers(9)]
     assert got == expected
+    with Draws(np.random.default_rng(4)) as draws:
+        assert [draws.integers(9), draws.integer_list(36, 5), draws.integers(9)] == expected
     assert repr(rng.bit_generator.state) == repr(ref.bit_generator.state)
 
 

@@ -40,6 +40,7 @@ class Draws:
         if not self.exact:
             self.integers = lambda n, size=None: (  # type: ignore[method-assign]
                 int(rng.integers(n)) if size is None else rng.integers(n, size=size))
+            self.integer_list = lambda n, size: rng.integers(n, size=size).tolist()  # type: ignore[method-assign]
             self.random = lambda: float(rng.random())  # type: ignore[method-assign]
             return
         self._raw = rng.bit_generator.random_raw
@@ -77,6 +78,12 @@ class Draws:
             while m & _MASK < threshold:
                 m = self._next() * n
         return m >> 32
+
+    def integer_list(self, n: int, size: int) -> list[int]:
+        """`integers(n, size=size).tolist()`, with no array made where numpy draws an array as it draws scalars."""
+        if size >= 0 and _arrays_as_scalars():
+            return [self.integers(n) for _ in range(size)]
+        return self._many(n, size).tolist()
 
     def _many(self, n: int, size: int) -> Any:
         import numpy as np
@@ -220,6 +227,11 @@ def permutation(n: int, rng: np.random.Generator) -> list[int]:
         rng.shuffle(order)
         return order
     return rng.permutation(n).tolist()
+
+
+def integer_list(rng: np.random.Generator | Draws, n: int, size: int) -> list[int]:
+    """`rng.integers(n, size=size).tolist()` for a generator or a `Draws` (whose scalars then make no array)."""
+    return rng.integer_list(n, size) if isinstance(rng, Draws) else rng.integers(n, size=size).tolist()
 
 
 def draws_for(rng: np.random.Generator, integers_only: bool) -> Any:

@@ -392,20 +392,24 @@ class WordTransform(Transform):
 
     def _picked(self, source: list[str], options: Sequence[Sequence[str]], k: int,
                 rng: np.random.Generator) -> list[str]:
-        """`_substituted` when `substitute` picks from `options`: the same permutation and the same picks."""
+        """`_substituted` when `substitute` picks from `options`: the same permutation and the same picks. Only
+        positions with something to pick are walked (most words have nothing): where a failure spends a unit, the
+        walk ends after the permutation's first k positions, whatever they held."""
         tokens = list(source)
         spent = 0
-        counts_failures = self.counts_failures
-        for index in permutation(len(source), rng):
-            if spent >= k:
-                break
-            choices = options[index]  # `pick` is called only where there is something to pick (most words: none)
-            new = pick(choices, rng) if choices else None
+        order = permutation(len(source), rng)
+        if self.counts_failures:
+            order = order[:k]
+        for index in order:
+            choices = options[index]
+            if not choices:
+                continue
+            new = pick(choices, rng)
             if new is not None and new != source[index]:
                 tokens[index] = new
                 spent += 1
-            elif counts_failures:
-                spent += 1
+                if spent >= k:
+                    break
         return tokens
 
     def drawn(self, example: Example, source: list[str], tokens: list[str], degree: float) -> Example:

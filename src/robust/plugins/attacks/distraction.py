@@ -19,6 +19,7 @@ degrees be reached (10 never reached 0.6).
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from robust import Example, Setting, hookimpl
-from robust.toolkit.draws import Draws
+from robust.toolkit.draws import Draws, integer_list
 from robust.toolkit.lazy import np
 from robust.toolkit.transforms import (
     MODE,
@@ -85,7 +86,7 @@ def wiki_sentences(pool: int = 100, seed: int = 0) -> tuple[str, ...]:
 def url_segment(size: int, rng: np.random.Generator | Draws) -> str:
     """`size` random URL characters: RobTest's `rng.choice(list(URL_CHARS), size)`, which draws exactly
     `rng.integers(len(URL_CHARS), size)` and indexes, without converting the alphabet to an array per call."""
-    return "".join(map(URL_CHARS.__getitem__, rng.integers(len(URL_CHARS), size=size).tolist()))
+    return "".join(map(URL_CHARS.__getitem__, integer_list(rng, len(URL_CHARS), size)))
 
 
 def between(low: int, high: int, rng: np.random.Generator | Draws) -> int:
@@ -105,17 +106,60 @@ class Chain:
         self.source, self.steps, self._rng, self._add = source, steps, rng, add
         self.texts: list[str] = []  # the prefixes drawn so far: texts[j - 1] holds j distractors
         self.values: dict[int, float] = {0: 0.0}
+        self._ordered: list[tuple[int, float]] = [(0, 0.0)]  # `values` by prefix
+        self._cuts: dict[tuple[float, int], tuple[int, float, int | None]] = {}  # (d, prefixes measured) -> `cut(d)`
         self._lock = threading.Lock()
+        self._draws: Draws | None = None  # the chain's generator is read through it alone, so it is never synced back
 
     def prefix(self, j: int) -> str:
         """The source with the chain's first j (1 <= j <= steps) distractors."""
         if len(self.texts) < j:
-            with self._lock, Draws(self._rng) as rng:
+            with self._lock:
+                rng = self._draws = self._draws or Draws(self._rng)
                 text = self.texts[-1] if self.texts else self.source
                 while len(self.texts) < j:
                     text = self._add(text, rng)
                     self.texts.append(text)
         return self.texts[j - 1]
+
+    def measured(self, j: int, value: float) -> None:
+        """Record D_s of the prefix with j distractors."""
+        self.values[j] = value
+        bisect.insort(self._ordered, (j, value))
+
+    def cut(self, degree: float) -> tuple[int, float, int | None]:
+        """The chain's cut for d: the number of distractors kept (the last measured prefix before the first measured
+        one above d), its degree, and that first measured prefix above d (None if there is none). Memoised per
+        number of measured prefixes, so a cut found while another thread measured one more is never reused."""
+        key = (degree, len(self._ordered))
+        found = self._cuts.get(key)
+        if found is None:
+            found = self._cuts[key] = _cut(self._ordered, degree)
+        return found
+
+
+def _cut(ordered: list[tuple[int, float]], degree: float) -> tuple[int, float, int | None]:
+    """`Chain.cut` from the chain's measured prefixes in order."""
+    cut = value = 0
+    for j, v in ordered:
+        if v > degree:
+            return cut, value, j
+        cut, value = j, v
+    return cut, value, None
+
+
+def _probe(chain: Chain, degree: float, j: int, above: int | None) -> int | None:
+    """The chain's next prefix to measure for `degree`, its cut `j` not in the band (the first measured prefix above
+    d: `above`), or None when settled: no unmeasured prefix between the cut and `above`, or out of steps."""
+    if above is None:
+        return min(chain.steps, max(1, 2 * j)) if j < chain.steps else None  # gallop while below the band
+    if above - j <= 1:
+        return None
+    # interpolate (linearly in the step count) toward the middle of the band, strictly between j and above
+    values = chain.values
+    target = (2 - REACH_TOLERANCE) * degree / 2
+    frac = (target - values[j]) / (values[above] - values[j])
+    return j + min(above - j - 1, max(1, round(frac * (above - j))))
 
 
 class Distraction(SentenceTransform):
@@ -141,6 +185,7 @@ class Distraction(SentenceTransform):
         self._chains: dict[str, list[Chain]] = {}
         # per source: what its measured prefixes decide (probes, draws) per degree, until one more is measured
         self._plans: dict[str, dict[tuple[str, float, int], Any]] = {}
+        self._measured: dict[str, int] = {}  # per source: how many of its chains' prefixes are measured
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, **self.config, "wiki_source": "WordNet 3.0 glosses",
@@ -158,7 +203,7 @@ class Distraction(SentenceTransform):
             pool = wiki_sentences(int(self.config["wiki_pool"]))
             return pool[int(rng.integers(len(pool)))]
         vocab = frequent_words()
-        return " ".join(vocab[i] for i in rng.integers(len(vocab), size=between(1, 6, rng)).tolist())
+        return " ".join(vocab[i] for i in integer_list(rng, len(vocab), between(1, 6, rng)))
 
     def insert(self, text: str, addition: str) -> str:
         if self.config["mode"] == "clean":  # docs/attacks.md: append at the end with one space
@@ -216,8 +261,8 @@ class Distraction(SentenceTransform):
     def _draw(self, source: str, degree: float) -> tuple[list[int], list[int], int]:
         """Each chain's cut for d, the chains whose cut lands in the band, and the chain whose cut comes closest."""
         pool = self._pool(source)
-        cuts = [self._cut(chain.values, degree) for chain in pool]
-        band = [k for k, j in enumerate(cuts) if j and self._landed(pool[k].values, degree, j)]
+        cuts = [chain.cut(degree)[0] for chain in pool]
+        band = [k for k, (chain, j) in enumerate(zip(pool, cuts)) if j and reaches(chain.values[j], degree)]
         return cuts, band, max(range(len(pool)), key=lambda k: pool[k].values[cuts[k]])
 
     def _plan(self, source: str, what: str, degree: float) -> Any:
@@ -225,7 +270,7 @@ class Distraction(SentenceTransform):
         draws and degrees of a sentence (aug_num × the degree grid) share them. The key counts the measured
         prefixes, so a plan made while another thread measured more is never reused."""
         plans = self._plans.setdefault(source, {})
-        key = (what, float(degree), sum(len(chain.values) for chain in self._pool(source)))
+        key = (what, float(degree), self._measured.get(source, 0))
         if key not in plans:
             plans[key] = (self._draw if what == "draw" else self._probes)(source, degree)
         return plans[key]
@@ -254,18 +299,21 @@ class Distraction(SentenceTransform):
             probes = list(due.items())
             pairs = [(source, self._pool(source)[k].prefix(step)) for (source, k), step in probes]
             for ((source, k), step), value in zip(probes, self.degrees_of(pairs), strict=True):
-                self._pool(source)[k].values[step] = value
+                self._pool(source)[k].measured(step, value)
+                self._measured[source] = self._measured.get(source, 0) + 1
                 self._plans.pop(source, None)
 
     def _probes(self, source: str, degree: float) -> list[tuple[int, int]]:
         """(chain, prefix) pairs to measure next for `degree`: one per open chain, as many as chains are missing
         from the band."""
         pool = self._pool(source)
-        cuts = [self._cut(chain.values, degree) for chain in pool]
-        want = int(self.config["chains"]) - sum(self._landed(c.values, degree, j) for c, j in zip(pool, cuts))
+        states = [(chain, *chain.cut(degree)) for chain in pool]
+        landed = [reaches(value, degree) for _, _, value, _ in states]
+        want = int(self.config["chains"]) - sum(landed)
         if want <= 0:
             return []
-        probes = [(k, self._probe(chain, degree, j)) for k, (chain, j) in enumerate(zip(pool, cuts))]
+        probes = [(k, _probe(chain, degree, j, above)) for k, (chain, j, _, above) in enumerate(states)
+                  if not landed[k]]
         open_ = [(k, step) for k, step in probes if step is not None]
         open_.sort(key=lambda ks: len(pool[ks[0]].values) == 1)  # chains already probed first (fewer new prefixes)
         return open_[:want]
@@ -281,38 +329,6 @@ class Distraction(SentenceTransform):
             chains = self._chains.setdefault(source, [
                 Chain(source, self.steps, np.random.default_rng(seed), self.add_random_distraction) for seed in seeds])
         return chains
-
-    @staticmethod
-    def _cut(values: dict[int, float], degree: float) -> int:
-        """The number of distractors kept: the last measured prefix before the first measured one above d."""
-        cut = 0
-        for j in sorted(values):
-            if values[j] > degree:
-                break
-            cut = j
-        return cut
-
-    def _landed(self, values: dict[int, float], degree: float, cut: int | None = None) -> bool:
-        """Whether the chain's cut for d (computed here unless given) lands in the band [(1 − tol)·d, d]."""
-        cut = self._cut(values, degree) if cut is None else cut
-        return reaches(values[cut], degree)
-
-    def _probe(self, chain: Chain, degree: float, j: int) -> int | None:
-        """The chain's next prefix to measure for `degree` (its cut: `j`), or None when settled: landed, no unmeasured
-        prefix between the cut and the first measured one above d, or out of steps."""
-        values, steps = chain.values, chain.steps
-        if self._landed(values, degree, j):
-            return None
-        above = [k for k in values if k > j]  # the first of them is the first measured prefix above d
-        if not above:
-            return min(steps, max(1, 2 * j)) if j < steps else None  # gallop while below the band
-        h = min(above)
-        if h - j <= 1:
-            return None
-        # interpolate (linearly in the step count) toward the middle of the band, strictly between j and h
-        target = (2 - REACH_TOLERANCE) * degree / 2
-        frac = (target - values[j]) / (values[h] - values[j])
-        return j + min(h - j - 1, max(1, round(frac * (h - j))))
 
     def _faithful_draw(self, example: Example, degree: float, rng: np.random.Generator) -> list[Example]:
         # RobTest's rule-based loop (Sentence/distraction_transform.py): accept the previous candidate while cos(E(s),

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from robust.toolkit.transforms import split_affixes
+from robust.toolkit.wordnet_index import wordnet_index
 
 WORDNET_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 _INFLECTED_TAGS = {"NNS", "VBD", "VBG", "VBN", "VBZ", "JJR", "JJS", "RBR", "RBS"}
@@ -23,8 +24,6 @@ rather such sure own same other become""".split())
 def wordnet() -> Any:
     """WordNet 3.0 through robust's compact index (answers as NLTK's reader does, loads in a tenth of a second,
     relations in file order); MissingResource naming `robust setup wordnet-index` if it is not built."""
-    from robust.toolkit.wordnet_index import wordnet_index
-
     return wordnet_index()
 
 

@@ -75,7 +75,9 @@ def build_result(records: Mapping[str, dict[str, Any]], tags: Sequence[Dimension
                 summary = scorer.summarize(scorer.values(rows), rows)
                 curves[tag.name][access][metric] = [summary[k] for k in keys]
                 finals[tag.name][method(access, metric)] = summary["final"]
-            by_degree = {k: [r for r in rows if degree_key(r["degree"]) == k] for k in keys}
+            by_degree: dict[str, list[dict[str, Any]]] = {k: [] for k in keys}
+            for r in rows:  # every row's degree is one of `degrees`
+                by_degree[degree_key(r["degree"])].append(r)
             variants[tag.name][access] = [sum(r["n"] for r in by_degree[k]) / len(by_degree[k]) for k in keys]
             achieved[tag.name][access] = [
                 sum(r.get("achieved", 0.0) for r in by_degree[k]) / len(by_degree[k]) for k in keys]

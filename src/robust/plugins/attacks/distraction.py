@@ -108,6 +108,7 @@ class Chain:
         self.values: dict[int, float] = {0: 0.0}
         self._ordered: list[tuple[int, float]] = [(0, 0.0)]  # `values` by prefix
         self._cuts: dict[tuple[float, int], tuple[int, float, int | None]] = {}  # (d, prefixes measured) -> `cut(d)`
+        self._plans: dict[tuple[float, int], tuple[bool, int | None]] = {}  # the same -> `plan(d)`
         self._lock = threading.Lock()
         self._draws: Draws | None = None  # the chain's generator is read through it alone, so it is never synced back
 
@@ -135,6 +136,17 @@ class Chain:
         found = self._cuts.get(key)
         if found is None:
             found = self._cuts[key] = _cut(self._ordered, degree)
+        return found
+
+    def plan(self, degree: float) -> tuple[bool, int | None]:
+        """Whether the chain's cut for d lands in the band, and else its next prefix to measure for d (None when
+        settled), memoised as `cut` is."""
+        key = (degree, len(self._ordered))
+        found = self._plans.get(key)
+        if found is None:
+            j, value, above = self.cut(degree)
+            landed = reaches(value, degree)
+            found = self._plans[key] = landed, None if landed else _probe(self, degree, j, above)
         return found
 
 
@@ -307,14 +319,11 @@ class Distraction(SentenceTransform):
         """(chain, prefix) pairs to measure next for `degree`: one per open chain, as many as chains are missing
         from the band."""
         pool = self._pool(source)
-        states = [(chain, *chain.cut(degree)) for chain in pool]
-        landed = [reaches(value, degree) for _, _, value, _ in states]
-        want = int(self.config["chains"]) - sum(landed)
+        plans = [chain.plan(degree) for chain in pool]
+        want = int(self.config["chains"]) - sum(landed for landed, _ in plans)
         if want <= 0:
             return []
-        probes = [(k, _probe(chain, degree, j, above)) for k, (chain, j, _, above) in enumerate(states)
-                  if not landed[k]]
-        open_ = [(k, step) for k, step in probes if step is not None]
+        open_ = [(k, step) for k, (_, step) in enumerate(plans) if step is not None]
         open_.sort(key=lambda ks: len(pool[ks[0]].values) == 1)  # chains already probed first (fewer new prefixes)
         return open_[:want]
 

@@ -124,9 +124,10 @@ class Chain:
         return self.texts[j - 1]
 
     def measured(self, j: int, value: float) -> None:
-        """Record D_s of the prefix with j distractors."""
-        self.values[j] = value
-        bisect.insort(self._ordered, (j, value))
+        """Record D_s of the prefix with j distractors (once: chunks computed in threads may measure it twice)."""
+        if j not in self.values:
+            self.values[j] = value
+            bisect.insort(self._ordered, (j, value))
 
     def cut(self, degree: float) -> tuple[int, float, int | None]:
         """The chain's cut for d: the number of distractors kept (the last measured prefix before the first measured
@@ -152,7 +153,7 @@ class Chain:
 
 def _cut(ordered: list[tuple[int, float]], degree: float) -> tuple[int, float, int | None]:
     """`Chain.cut` from the chain's measured prefixes in order."""
-    cut = value = 0
+    cut, value = 0, 0.0
     for j, v in ordered:
         if v > degree:
             return cut, value, j

@@ -58,3 +58,24 @@ def test_write_whole_replaces_a_file_and_leaves_no_temporary(tmp_path):
     assert file.read_text() == "new" and list(tmp_path.iterdir()) == [file]
     write_whole(tmp_path / "missing" / "x.json", "text")  # an unwritable place: nothing written, nothing raised
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_setup_cache_is_found_again_per_cache_directory(tmp_path, monkeypatch):
+    """`pickled.load_cached` (the WordNet index, the pronouncing dictionary: asked per word) loads a cache file once
+    per cache directory and finds it again without the file system; another $ROBUST_CACHE is looked up afresh, so a
+    missing file there is the one-line MissingResource naming where it was looked for."""
+    from robust.core.errors import MissingResource
+    from robust.toolkit import pickled
+
+    parts = ("lexicon", "test-cache.pickle")
+    first, empty = tmp_path / "first", tmp_path / "empty"
+    monkeypatch.setenv("ROBUST_CACHE", str(first))
+    pickled.save(first.joinpath(*parts), {"n": 1})
+    loaded = pickled.load_cached(parts, dict, lambda at: f"none at {at}")
+    (first / "lexicon" / "test-cache.pickle").unlink()
+    assert loaded == {"n": 1} and pickled.load_cached(parts, dict, lambda at: f"none at {at}") is loaded
+    monkeypatch.setenv("ROBUST_CACHE", str(empty))
+    with pytest.raises(MissingResource, match=f"^none at {empty}/lexicon/test-cache.pickle$"):
+        pickled.load_cached(parts, dict, lambda at: f"none at {at}")
+    monkeypatch.setenv("ROBUST_CACHE", str(first))
+    assert pickled.load_cached(parts, dict, lambda at: f"none at {at}") is loaded

@@ -11,10 +11,15 @@ from pathlib import Path
 _cache_dirs: dict[tuple[str | None, str | None], Path] = {}
 
 
+def cache_key() -> tuple[str | None, str | None]:
+    """What decides the cache directory: ($ROBUST_CACHE, $HOME)."""
+    return os.environ.get("ROBUST_CACHE"), os.environ.get("HOME")
+
+
 def cache_dir() -> Path:
     """`$ROBUST_CACHE`, else `~/.cache/robust`; created on demand. Lexicons ask for it per word, so the path is
-    remembered per ($ROBUST_CACHE, $HOME) and only checked to still be a directory (a stat)."""
-    key = os.environ.get("ROBUST_CACHE"), os.environ.get("HOME")
+    remembered per `cache_key()` and only checked to still be a directory (a stat)."""
+    key = cache_key()
     path = _cache_dirs.get(key)
     if path is None or not os.path.isdir(path):
         path = Path(key[0] or Path.home() / ".cache" / "robust")

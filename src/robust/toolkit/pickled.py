@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from robust.core.errors import MissingResource
+from robust.core.locations import cache_key, cache_path
 
 T = TypeVar("T")
 _loaded: dict[Path, Any] = {}
+_in_cache: dict[tuple[Any, ...], Any] = {}  # (cache_key(), parts) -> what `load_cached` loaded
 
 
 def save(path: Path, data: Any) -> None:
@@ -31,4 +33,15 @@ def load_once(path: Path, wrap: Callable[[Any], T], missing: str) -> T:
         if not path.is_file():
             raise MissingResource(missing)
         loaded = _loaded[path] = wrap(pickle.loads(path.read_bytes()))
+    return loaded
+
+
+def load_cached(parts: tuple[str, ...], wrap: Callable[[Any], T], missing: Callable[[Path], str]) -> T:
+    """`load_once` of `cache_path(*parts)`, found again by the cache directory's variables (`cache_key`) with no
+    file-system call: attacks ask for their lexicon per word, and finding the path stats the cache directory."""
+    key = (cache_key(), parts)
+    loaded = _in_cache.get(key)
+    if loaded is None:
+        path = cache_path(*parts)
+        loaded = _in_cache[key] = load_once(path, wrap, missing(path))
     return loaded

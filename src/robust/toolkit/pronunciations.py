@@ -103,13 +103,19 @@ def _nltk_stemmer() -> Any:
     return _stemmer[0]
 
 
+INDEX = ("lexicon", f"cmudict-v{FORMAT}.pickle")  # in the cache directory
+
+
 def index_path() -> Path:
     """Where `robust setup pronunciations` writes the compact dictionary."""
-    return cache_path("lexicon", f"cmudict-v{FORMAT}.pickle")
+    return cache_path(*INDEX)
 
 
 def pronunciations(path: Path | None = None) -> Pronunciations:
     """The compact dictionary (loaded once per process), or a one-line MissingResource naming the setup command."""
-    path = path or index_path()
-    return pickled.load_once(path, Pronunciations, f"compact pronouncing dictionary not found at {path}; "
-                             "run `robust setup pronunciations` once")
+    def missing(at: Path) -> str:
+        return f"compact pronouncing dictionary not found at {at}; run `robust setup pronunciations` once"
+
+    if path is None:
+        return pickled.load_cached(INDEX, Pronunciations, missing)
+    return pickled.load_once(path, Pronunciations, missing(path))

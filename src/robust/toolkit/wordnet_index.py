@@ -22,7 +22,6 @@ in every process (Python's string hashing is randomized); here relations keep th
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -310,22 +309,19 @@ class CompactWordNet:
         return [k for k in self._index if pos is None or pos in self._entry(k)]
 
 
+INDEX = ("lexicon", f"wordnet-3.0-v{FORMAT}.pickle")  # in the cache directory
+
+
 def index_path() -> Path:
     """Where `robust setup wordnet-index` writes the compact index."""
-    return cache_path("lexicon", f"wordnet-3.0-v{FORMAT}.pickle")
-
-
-#: the index of each cache directory ($ROBUST_CACHE, $HOME), found without a file-system call: attacks ask per word
-_BY_CACHE: dict[tuple[str | None, str | None], CompactWordNet] = {}
+    return cache_path(*INDEX)
 
 
 def wordnet_index(path: Path | None = None) -> CompactWordNet:
     """The compact WordNet (loaded once per process), or a one-line MissingResource naming the setup command."""
+    def missing(at: Path) -> str:
+        return f"compact WordNet index not found at {at}; run `robust setup wordnet-index` once"
+
     if path is None:
-        key = os.environ.get("ROBUST_CACHE"), os.environ.get("HOME")
-        found = _BY_CACHE.get(key)
-        if found is None:
-            found = _BY_CACHE[key] = wordnet_index(index_path())
-        return found
-    return pickled.load_once(path, CompactWordNet,
-                             f"compact WordNet index not found at {path}; run `robust setup wordnet-index` once")
+        return pickled.load_cached(INDEX, CompactWordNet, missing)
+    return pickled.load_once(path, CompactWordNet, missing(path))

@@ -57,7 +57,7 @@ def length_weights(examples: Sequence[Example]) -> list[float]:
     """What a query of each example's texts costs against one of the examples' mean length, in words (the item
     costs' weights: an example's items query or search texts of about its length). Without them a run's long
     examples ran late against an ETA measured on its shorter ones: 8 examples of 10-56 words were at 0.65-0.83 of
-    the real time, and 0.87-1.02 with them, replayed on the same run (docs/performance.md, nineteenth pass)."""
+    the real time, and 0.87-1.02 with them, replayed on the same run (docs/performance/own-cost.md, nineteenth pass)."""
     lengths = [len(words(ex.text)) + LENGTH_OFFSET for ex in examples]
     mean = sum(lengths) / len(lengths) if lengths else 1.0
     return [n / mean for n in lengths]

@@ -40,6 +40,8 @@ EXTRA_COLUMNS = {"error": "TEXT", "lease_owner": "TEXT", "lease_until": "REAL",
                  "queries": "INTEGER NOT NULL DEFAULT 0", "seconds": "REAL NOT NULL DEFAULT 0"}
 COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "environment", "result",
            "error", "lease_owner", "lease_until", "queries", "seconds", "peak_mb")
+#: a record's JSON, keys sorted (one encoder for all: `json.dumps` with options builds one per call, 3 µs of 8)
+_RECORD_JSON = json.JSONEncoder(sort_keys=True).encode
 LEASE_SECONDS = float(os.environ.get("ROBUST_LEASE_SECONDS", 30))
 STALE = "the process running it stopped without a word (stale lease)"
 RESUMABLE = ("interrupted", "failed")
@@ -379,7 +381,7 @@ class Store:
             (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?",
                                      (run_id,)).fetchone()
             self.db.executemany("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
-                                [(run_id, item_id, seq + k, json.dumps(payload, sort_keys=True))
+                                [(run_id, item_id, seq + k, _RECORD_JSON(payload))
                                  for k, (item_id, payload) in enumerate(records, 1)])
             self.db.execute(f"UPDATE runs SET {_COUNT} WHERE id = ?", (*_counts(counted), run_id))
 

@@ -15,10 +15,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+_KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode  # built once
+
 
 def request_key(*parts: Any) -> str:
     """A stable digest of a request's parts (JSON with sorted keys)."""
-    raw = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    raw = _KEY_JSON(parts)
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

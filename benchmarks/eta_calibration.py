@@ -155,8 +155,8 @@ def replay(path: Path, every: float, old_costs: bool = False, reorder: bool = Fa
            unweighted: bool = False) -> list[tuple[float, float | None, float | None]]:
     """(elapsed, ETA, (elapsed + ETA) / total) every `every` seconds of the recorded run; `old_costs`: RobTest's
     item costs before issue 34; `unweighted`: its costs without the examples' length weights (before the
-    nineteenth pass of docs/performance/own-cost.md); `reorder`: its work in the order of a run that interleaves its kinds
-    (`interleaved`), for a schedule recorded before. An estimator whose `advance` takes no query count (before
+    nineteenth pass of docs/performance/own-cost.md); `reorder`: its work in the order of a run that interleaves its
+    kinds (`interleaved`), for a schedule recorded before. An estimator whose `advance` takes no query count (before
     issue 34) gets none."""
     import inspect
 

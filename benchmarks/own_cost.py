@@ -17,6 +17,9 @@ reports
 - marginal µs / text and run's fixed s: own = fixed + marginal × texts fitted through a run of N examples and
   one of N/2: the cost per query of a large run, and what every run costs once (run store, data, helper
   models' loading, package versions, report), which dominates a small run's own µs / text,
+- own ms / example: robust's own CPU per example of the run (RobTest's and the attacks'; the benchmarks run whole
+  have none): where the victim sees a few texts an example (Syntax: ~2), a fixed amount of work per example is a large
+  figure per text; this column shows that work itself,
 - own ÷ victim: robust's own CPU over the victim's, both per text: a loaded machine inflates both alike (the
   victim's work per text is fixed), so this ratio compares two versions run at different loads better than µs,
 - helper queries and own µs / query of any model: the inputs the helper models computed (their caches'
@@ -623,15 +626,16 @@ def main() -> None:
         raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     print(f"{args.limit} examples per workload; load average {os.getloadavg()[0]:.1f}\n")
     print("| workload | texts the model saw | own µs / text | marginal µs / text | goal | run's fixed s | "
-          "victim µs / text | own ÷ victim | helper models s | helper queries | own µs / query of any model | wall s | "
-          "peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "own ms / example | victim µs / text | own ÷ victim | helper models s | helper queries | "
+          "own µs / query of any model | wall s | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
         m = child(name, args.limit, args.profile, args.sample, args.phases)
         goal = WORKLOADS[name].goal
+        per_example = f"{1e3 * m.own / args.limit:.2f}" if WORKLOADS[name].limit else "—"
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | "
-              f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | "
+              f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | {per_example} | "
               f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
               f"{m.helper_cpu:.1f} | {m.helper_queries:,} | {m.own_us_per_query:.0f} | {m.wall:.1f} | "
               f"{m.peak_mb:.0f} |",

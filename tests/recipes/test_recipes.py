@@ -7,13 +7,15 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robust.core.errors import MissingResource
 from robust.core.interfaces import AttackResult, Example
 from robust.plugins.recipes import PWWS, CharacterBugs, DeepWordBug, TextFooler, WordNetSwap
 from robust.plugins.recipes.lexicon import stopwords, wordnet_substitutes
 from robust.plugins.recipes.tokens import textattack_words, wordpunct
-from robust.toolkit.search import drive
+from robust.toolkit.search import drive, leave_one_out, masked_between
 from robust.toolkit.text import levenshtein
 from tests.recipes.toys import (
     LABELS,
@@ -442,3 +444,33 @@ def test_textfooler_loads_its_encoders_weights_before_the_first_example():
     assert loaded == []
     attacker.warm_up()
     assert loaded == [True]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tokens=st.lists(st.text(min_size=1, max_size=6), max_size=12), data=st.data())
+def test_masked_texts_are_each_token_replaced_in_the_rendered_text(tokens, data):
+    """`masked_between` builds each masked text from a part before and a part after its token, computed once: the
+    same as rendering every masked token list whole, for any gaps, positions in any order and repeats."""
+    gaps = data.draw(st.lists(st.text(max_size=3), min_size=len(tokens) + 1, max_size=len(tokens) + 1))
+    indices = data.draw(st.none() | st.lists(st.integers(0, len(tokens) - 1), max_size=8) if tokens else st.none())
+
+    def render(words):
+        return "".join(g + w for g, w in zip(gaps, words)) + gaps[-1]
+
+    expected = [render([*tokens[:i], "[M]", *tokens[i + 1:]]) for i in (range(len(tokens)) if indices is None
+                                                                         else indices)]
+    assert masked_between(tokens, gaps, "[M]", indices) == expected
+
+
+@pytest.mark.parametrize("spaced", [False, True], ids=["around-the-spans", "single-spaced"])
+def test_tokens_masked_is_leave_one_out_of_their_render(spaced):
+    for text in ["the film's acting -- though slight -- is 'excellent' , really!", "  lead and trail  ", "one",
+                 "@ * -", "naïve café's 𝚝ext,\tand tabs"]:
+        for tokenize in (textattack_words, wordpunct):
+            tokens = tokenize(text, spaced=spaced)
+            words = tokens.words
+            assert tokens.masked(words, "[UNK]") == leave_one_out(words, "[UNK]", tokens.render)
+            picked = list(range(len(words)))[::-2]
+            assert tokens.masked(words, "<u>", picked) == leave_one_out(words, "<u>", tokens.render, picked)
+    with pytest.raises(ValueError, match="3 gaps around 1 tokens"):
+        masked_between(["a"], ["", " ", ""], "[M]")

@@ -27,7 +27,7 @@ from robust.plugins.recipes.tokens import textattack_words, wordpunct
 from robust.plugins.recipes.transforms import CharacterBugs
 from robust.toolkit.draws import draws_for
 from robust.toolkit.lazy import np
-from robust.toolkit.search import Search, by_drop, leave_one_out
+from robust.toolkit.search import Search, by_drop
 from robust.toolkit.text import levenshtein
 
 UNK = {"textattack": "[UNK]", "openattack": "<UNK>"}
@@ -89,7 +89,7 @@ class DeepWordBug(Recipe):
         original = tokens.words
         if not original:
             return Found(text, False, "failed")
-        probs = yield leave_one_out(original, self.unk, tokens.render)
+        probs = yield tokens.masked(original, self.unk)
         if probs is None or len(probs) < len(original):
             return Found(text, False, "budget")
         adv = list(original)
@@ -116,7 +116,7 @@ class DeepWordBug(Recipe):
         ranked = [i for i, w in enumerate(original) if not self.is_stopword(w)]
         if not ranked:
             return Found(text, False, "failed")
-        probs = yield leave_one_out(original, self.unk, tokens.render, ranked)
+        probs = yield tokens.masked(original, self.unk, ranked)
         if probs is None or len(probs) < len(ranked):
             return Found(text, False, "budget")
         # GreedyWordSwapWIR "unk": descending 1 - p(goal | word -> UNK), ties by position

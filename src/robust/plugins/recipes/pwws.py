@@ -13,7 +13,7 @@ from __future__ import annotations
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.toolkit.lazy import np
-from robust.toolkit.search import Search, leave_one_out
+from robust.toolkit.search import Search
 
 
 def softmax(x: np.ndarray) -> np.ndarray:
@@ -37,7 +37,7 @@ class PWWS(SynonymRecipe):
         if n == 0:
             return Found(text, False, "failed")
         base = tokens.render(original)
-        asked = [*leave_one_out(original, self.config["unk_token"], tokens.render), base]
+        asked = [*tokens.masked(original, self.config["unk_token"]), base]
         probs = yield asked
         if probs is None or len(probs) < len(asked):
             return Found(text, False, "budget")

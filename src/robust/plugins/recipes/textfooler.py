@@ -23,7 +23,7 @@ from robust import Example, Setting
 from robust.plugins.recipes.base import Found, start, token_edits
 from robust.plugins.recipes.synonyms import SynonymRecipe
 from robust.toolkit.lazy import np
-from robust.toolkit.search import Search, leave_one_out
+from robust.toolkit.search import Search
 
 
 def window(index: int, n: int, size: int, clamp: bool) -> tuple[int, int]:
@@ -111,7 +111,7 @@ class TextFooler(SynonymRecipe):
         if n == 0:
             return Found(text, False, "failed")
         label, p0 = int(first.argmax()), float(first.max())
-        probs = yield leave_one_out(original, self.config["unk_token"], tokens.render)
+        probs = yield tokens.masked(original, self.config["unk_token"])
         if probs is None or len(probs) < n:
             return Found(text, False, "budget")
         top = probs.argmax(1)

@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 
 from robust.plugins.recipes.charset import HOMOGLYPHS
+from robust.toolkit.search import masked_between, single_spaces
 
 _EDGES = "'-_*@"
 _WORDPUNCT = re.compile(r"\w+|[^\w\s]+")
@@ -61,6 +62,14 @@ class Tokens:
             raise ValueError(f"{len(tokens)} tokens for a text of {len(self.spans)}")
         gaps = self._gaps
         return "".join([piece for pair in zip(gaps, tokens) for piece in pair]) + gaps[-1]
+
+    def masked(self, tokens: Sequence[str], mask: str, indices: Iterable[int] | None = None) -> list[str]:
+        """`render` of `tokens` with each token (or each of `indices`) replaced by `mask` in turn: leave-one-out
+        word importance's queries, the text around each token built once for all of them (`masked_between`)."""
+        gaps = single_spaces(len(tokens)) if self.spaced else self._gaps
+        if len(tokens) != len(gaps) - 1:
+            raise ValueError(f"{len(tokens)} tokens for a text of {len(self.spans)}")
+        return masked_between(tokens, gaps, mask, indices)
 
     def replacing(self, tokens: Sequence[str], index: int, news: Sequence[str]) -> list[str]:
         """`render` of `tokens` with token `index` replaced by each of `news` in turn: the text around the token is

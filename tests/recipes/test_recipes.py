@@ -3,6 +3,7 @@ closed-form runs, batching, determinism, modes, registration. Every check has a 
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from robust.core.errors import MissingResource
 from robust.core.interfaces import AttackResult, Example
 from robust.plugins.recipes import PWWS, CharacterBugs, DeepWordBug, TextFooler, WordNetSwap
+from robust.plugins.recipes.charset import HOMOGLYPHS
 from robust.plugins.recipes.lexicon import stopwords, wordnet_substitutes
 from robust.plugins.recipes.tokens import textattack_words, wordpunct
 from robust.toolkit.search import drive, leave_one_out, masked_between
@@ -474,3 +476,27 @@ def test_tokens_masked_is_leave_one_out_of_their_render(spaced):
             assert tokens.masked(words, "<u>", picked) == leave_one_out(words, "<u>", tokens.render, picked)
     with pytest.raises(ValueError, match="3 gaps around 1 tokens"):
         masked_between(["a"], ["", " ", ""], "[M]")
+
+
+def _textattack_words_token_by_token(text: str) -> list[tuple[int, int]]:
+    """TextAttack's words_from_text as it reads: each whitespace token stripped of `'-_*@`, then each run of word
+    characters in it stripped of them (the spans `textattack_words` finds in one pass over the text)."""
+    from robust.plugins.recipes.tokens import _EDGES, _ta_run
+
+    spans = []
+    for token in re.finditer(r"\S+", text):
+        word = token.group()
+        left = len(word) - len(word.lstrip(_EDGES))
+        for run in _ta_run().finditer(word.strip(_EDGES)):
+            stripped = run.group().strip(_EDGES)
+            if stripped:
+                a = token.start() + left + run.start() + len(run.group()) - len(run.group().lstrip(_EDGES))
+                spans.append((a, a + len(stripped)))
+    return spans
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab1Z \t\n'-_*@.,!é" + "".join(sorted(HOMOGLYPHS.values())[:6])),
+               max_size=24) | st.text(max_size=24))
+def test_textattack_words_in_one_pass_are_its_words_token_by_token(text):
+    assert list(textattack_words(text).spans) == _textattack_words_token_by_token(text)

@@ -88,18 +88,17 @@ class Tokens:
 
 
 def textattack_words(text: str, spaced: bool = False) -> Tokens:
-    """TextAttack's words of `text` (words_from_text, as spans)."""
+    """TextAttack's words of `text` (words_from_text, as spans). TextAttack strips `'-_*@` from each whitespace
+    token's ends, then from each run of word characters in it; those characters are word characters and no run
+    crosses whitespace, so stripping each run of the whole text gives the same words (in one pass: 27 -> 11 µs a
+    sentence of MR's)."""
     spans = []
-    for token in re.finditer(r"\S+", text):
-        start, word = token.start(), token.group()
-        left = len(word) - len(word.lstrip(_EDGES))
-        core = word.strip(_EDGES)
-        for run in _ta_run().finditer(core):
-            piece = run.group()
-            stripped = piece.strip(_EDGES)
-            if stripped:
-                a = start + left + run.start() + (len(piece) - len(piece.lstrip(_EDGES)))
-                spans.append((a, a + len(stripped)))
+    for run in _ta_run().finditer(text):
+        piece = run.group()
+        core = piece.strip(_EDGES)
+        if core:
+            a = run.start() + len(piece) - len(piece.lstrip(_EDGES))
+            spans.append((a, a + len(core)))
     return Tokens(text, tuple(spans), spaced)
 
 

@@ -71,11 +71,11 @@ def test_a_setup_cache_is_found_again_per_cache_directory(tmp_path, monkeypatch)
     first, empty = tmp_path / "first", tmp_path / "empty"
     monkeypatch.setenv("ROBUST_CACHE", str(first))
     pickled.save(first.joinpath(*parts), {"n": 1})
-    loaded = pickled.load_cached(parts, dict, lambda at: f"none at {at}")
+    loaded = pickled.load_cached(parts, dict, "none at {path}")
     (first / "lexicon" / "test-cache.pickle").unlink()
-    assert loaded == {"n": 1} and pickled.load_cached(parts, dict, lambda at: f"none at {at}") is loaded
+    assert loaded == {"n": 1} and pickled.load_cached(parts, dict, "none at {path}") is loaded
     monkeypatch.setenv("ROBUST_CACHE", str(empty))
     with pytest.raises(MissingResource, match=f"^none at {empty}/lexicon/test-cache.pickle$"):
-        pickled.load_cached(parts, dict, lambda at: f"none at {at}")
+        pickled.load_cached(parts, dict, "none at {path}")
     monkeypatch.setenv("ROBUST_CACHE", str(first))
-    assert pickled.load_cached(parts, dict, lambda at: f"none at {at}") is loaded
+    assert pickled.load_cached(parts, dict, "none at {path}") is loaded

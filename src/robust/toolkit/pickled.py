@@ -36,12 +36,15 @@ def load_once(path: Path, wrap: Callable[[Any], T], missing: str) -> T:
     return loaded
 
 
-def load_cached(parts: tuple[str, ...], wrap: Callable[[Any], T], missing: Callable[[Path], str]) -> T:
-    """`load_once` of `cache_path(*parts)`, found again by the cache directory's variables (`cache_key`) with no
-    file-system call: attacks ask for their lexicon per word, and finding the path stats the cache directory."""
+def load_cached(parts: tuple[str, ...], wrap: Callable[[Any], T], missing: str, path: Path | None = None) -> T:
+    """`load_once` of `path`, by default `cache_path(*parts)`, which is found again by the cache directory's variables
+    (`cache_key`) with no file-system call: attacks ask for their lexicon per word, and finding the path stats the
+    cache directory. `missing` is the MissingResource's line, `{path}` standing for where the file was looked for."""
+    if path is not None:
+        return load_once(path, wrap, missing.format(path=path))
     key = (cache_key(), parts)
     loaded = _in_cache.get(key)
     if loaded is None:
         path = cache_path(*parts)
-        loaded = _in_cache[key] = load_once(path, wrap, missing(path))
+        loaded = _in_cache[key] = load_once(path, wrap, missing.format(path=path))
     return loaded

@@ -113,9 +113,5 @@ def index_path() -> Path:
 
 def pronunciations(path: Path | None = None) -> Pronunciations:
     """The compact dictionary (loaded once per process), or a one-line MissingResource naming the setup command."""
-    def missing(at: Path) -> str:
-        return f"compact pronouncing dictionary not found at {at}; run `robust setup pronunciations` once"
-
-    if path is None:
-        return pickled.load_cached(INDEX, Pronunciations, missing)
-    return pickled.load_once(path, Pronunciations, missing(path))
+    return pickled.load_cached(INDEX, Pronunciations, "compact pronouncing dictionary not found at {path}; "
+                               "run `robust setup pronunciations` once", path)

@@ -319,9 +319,5 @@ def index_path() -> Path:
 
 def wordnet_index(path: Path | None = None) -> CompactWordNet:
     """The compact WordNet (loaded once per process), or a one-line MissingResource naming the setup command."""
-    def missing(at: Path) -> str:
-        return f"compact WordNet index not found at {at}; run `robust setup wordnet-index` once"
-
-    if path is None:
-        return pickled.load_cached(INDEX, CompactWordNet, missing)
-    return pickled.load_once(path, CompactWordNet, missing(path))
+    return pickled.load_cached(INDEX, CompactWordNet,
+                               "compact WordNet index not found at {path}; run `robust setup wordnet-index` once", path)

@@ -63,10 +63,14 @@ class Tokens:
         gaps = self._gaps
         return "".join([piece for pair in zip(gaps, tokens) for piece in pair]) + gaps[-1]
 
+    def _around(self, tokens: Sequence[str]) -> tuple[str, ...]:
+        """The gaps `render` puts around `tokens`: single spaces (`spaced`), or the original text's."""
+        return single_spaces(len(tokens)) if self.spaced else self._gaps
+
     def masked(self, tokens: Sequence[str], mask: str, indices: Iterable[int] | None = None) -> list[str]:
         """`render` of `tokens` with each token (or each of `indices`) replaced by `mask` in turn: leave-one-out
         word importance's queries, the text around each token built once for all of them (`masked_between`)."""
-        gaps = single_spaces(len(tokens)) if self.spaced else self._gaps
+        gaps = self._around(tokens)
         if len(tokens) != len(gaps) - 1:
             raise ValueError(f"{len(tokens)} tokens for a text of {len(self.spans)}")
         return masked_between(tokens, gaps, mask, indices)
@@ -76,14 +80,10 @@ class Tokens:
         rendered once, so a candidate costs one concatenation."""
         if not news:
             return []
-        if self.spaced:
-            before = " ".join([*tokens[:index], ""])
-            after = " ".join(["", *tokens[index + 1:]])
-        else:
-            gaps = self._gaps
-            before = "".join([piece for pair in zip(gaps, tokens[:index]) for piece in pair]) + gaps[index]
-            after = gaps[index + 1] + "".join([piece for pair in zip(tokens[index + 1:], gaps[index + 2:])
-                                               for piece in pair])
+        gaps = self._around(tokens)
+        before = "".join([piece for pair in zip(gaps, tokens[:index]) for piece in pair]) + gaps[index]
+        after = gaps[index + 1] + "".join([piece for pair in zip(tokens[index + 1:], gaps[index + 2:])
+                                           for piece in pair])
         return [before + new + after for new in news]
 
 

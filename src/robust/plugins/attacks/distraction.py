@@ -274,9 +274,9 @@ class Distraction(SentenceTransform):
     def _draw(self, source: str, degree: float) -> tuple[list[int], list[int], int]:
         """Each chain's cut for d, the chains whose cut lands in the band, and the chain whose cut comes closest."""
         pool = self._pool(source)
-        cuts = [chain.cut(degree)[0] for chain in pool]
-        band = [k for k, (chain, j) in enumerate(zip(pool, cuts)) if j and reaches(chain.values[j], degree)]
-        return cuts, band, max(range(len(pool)), key=lambda k: pool[k].values[cuts[k]])
+        cuts = [chain.cut(degree) for chain in pool]  # (distractors kept, their degree, ...)
+        band = [k for k, (j, value, _) in enumerate(cuts) if j and reaches(value, degree)]
+        return [j for j, _, _ in cuts], band, max(range(len(pool)), key=lambda k: cuts[k][1])
 
     def _plan(self, source: str, what: str, degree: float) -> Any:
         """`_draw` or `_probes` of `source` for `degree`, memoised until a prefix of its chains is measured: the

@@ -90,6 +90,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="rounds of the whole comparison (the machine drifts)")
     parser.add_argument("--table", type=int, default=500_000, help="entries of the large working set")
     args = parser.parse_args()
+    if min(args.sleep_ms) < 0 or args.burst_us <= 0 or args.rounds < 20 or args.repeats < 1 or args.table < 1:
+        parser.error("--sleep-ms must be >= 0, --burst-us > 0, --rounds >= 20 (20 alternating blocks), "
+                     "--repeats and --table >= 1")
     bursts = {"small working set": calibrated(small_burst, args.burst_us),
               "large working set": calibrated(lambda n: large_burst(n, args.table), args.burst_us)}
     print("| working set | repeat | " + " | ".join(

@@ -53,6 +53,23 @@ def test_the_last_chunks_shrink_so_that_the_threads_finish_together():
     assert sizes(2) == [16, 16, 16, 16, 16, 10, 5, 3, 1, 1]  # each at most half of what is left
 
 
+def test_the_next_chunk_starts_before_a_finished_chunks_records_are_handed_over():
+    """While the caller stores a finished chunk's records, its thread computes the next chunk instead of waiting:
+    at the first chunk handed over, the third has begun. Before, the next chunk was sent only once the caller came
+    back for more, and this waited out its timeout."""
+    third_began = threading.Event()
+
+    def work(chunk):
+        if chunk[0].id == "i2":
+            third_began.set()
+        return [{} for _ in chunk]
+
+    chunks = run_overlapped(ITEMS[:6], work, ChunkSizer(1, 0), overlap=2)
+    next(chunks)  # the caller holds the first chunk's records (storing them) before it asks for the next
+    assert third_began.wait(timeout=10)
+    assert sum(len(chunk) for chunk, _ in chunks) == 5
+
+
 def test_an_error_in_one_chunk_is_raised_and_later_chunks_are_not_started():
     started = []
 

@@ -145,21 +145,29 @@ def _overlapped(items: Sequence[WorkItem], work: Work, sizer: ChunkSizer, overla
     pool = ThreadPoolExecutor(overlap, thread_name_prefix="robust-chunk")
     running: dict[Future, Sequence[WorkItem]] = {}
     start = 0
+
+    def refill() -> None:
+        nonlocal start
+        while start < len(items) and len(running) < overlap:
+            # guided self-scheduling (Polychronopoulos & Kuck 1987): at most 1/overlap of what is left, so that
+            # the last chunks shrink and the threads finish together instead of one computing alone
+            chunk = items[start : start + min(sizer.size, -(-(len(items) - start) // overlap))]
+            running[pool.submit(_timed, work, chunk)] = chunk
+            start += len(chunk)
+
     try:
-        while start < len(items) or running:
-            while start < len(items) and len(running) < overlap:
-                # guided self-scheduling (Polychronopoulos & Kuck 1987): at most 1/overlap of what is left, so
-                # that the last chunks shrink and the threads finish together instead of one computing alone
-                chunk = items[start : start + min(sizer.size, -(-(len(items) - start) // overlap))]
-                running[pool.submit(_timed, work, chunk)] = chunk
-                start += len(chunk)
+        refill()
+        while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
+            finished = []
             for future in done:
                 chunk = running.pop(future)
                 records, elapsed = future.result()
                 sizer.observe(len(chunk), elapsed)
                 check_records(chunk, records)
-                yield chunk, records
+                finished.append((chunk, records))
+            refill()  # before the records are handed over: a thread never waits while this one stores them
+            yield from finished
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

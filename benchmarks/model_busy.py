@@ -83,6 +83,7 @@ import numpy as np
 import robust
 
 DEVICE = "ROBUST_SIM_DEVICE"  # the simulated device's folder: weights.json, its lock file, stats-PID.txt
+DEVICES: list[Device] = []  # this process's devices (their logs flushed before they are read)
 HERE = Path(__file__).resolve().parent
 #: what the process does before the measured run: nothing (a fresh process, as `robust run` is), load the compiled
 #: draws (numba's one-time load), or the same run once (every one-time cost paid)
@@ -119,15 +120,22 @@ class Device:
     - `queue` (a GPU's stream, a server's request queue): a batch is queued once its host side is done (here the
       naive-Bayes compute, standing for tokenisation and kernel launches) and runs from the moment the device is
       free, while its caller sleeps (GIL released) until its results are there; the device's next-free time is
-      shared through the lock file, under an flock, so every thread and process queues on one device.
-    - `lock`: the device is held (a thread lock, an flock among processes) from the host compute until its caller
-      has woken up after the sleep and let go, so the next batch also waits for that thread to wake and take the
-      GIL: a device no real GPU or server is, kept to compare with the figures measured with it."""
+      kept under a thread lock, and with `shared` (Ray's workers) in the lock file, under an flock, so every thread
+      and process queues on one device.
+    - `lock`: the device is held (a thread lock, with `shared` an flock among processes too) from the host compute
+      until its caller has woken up after the sleep and let go, so the next batch also waits for that thread to wake
+      and take the GIL: a device no real GPU or server is, kept to compare with the figures measured with it.
+
+    Without `shared` (one process), the device keeps its next-free time in memory and its log lines in a buffer: the
+    file's system calls (flock, pread, pwrite, a line's write) each let go of the GIL, and the thread that did waits
+    to take it back while it holds the device's lock. A device a driver runs does no such thing for its caller; those
+    waits were the simulator's own, and cost a few points of busy share (twenty-second pass)."""
 
     def __init__(self, folder: Path, per_text: float, mode: str = "queue", launches: int = 0,
-                 host_turn: bool = False, sync: bool = False) -> None:
+                 host_turn: bool = False, sync: bool = False, shared: bool = True) -> None:
         self.per_text, self.mode, self.lock = per_text, mode, threading.Lock()
-        self.launches, self.sync = launches, sync
+        self.launches, self.sync, self.shared = launches, sync, shared
+        self.next_free = 0.0  # without `shared`: when the device is done with the work queued on it
         self.host_side = HOST_TURN if host_turn else contextlib.nullcontext()
         if host_turn:
             take_turns()
@@ -136,17 +144,23 @@ class Device:
 
             self._tensor = torch.zeros(8)
         self.fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT)
-        self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115 - the process's
+        # the process's log, a line a batch: written at once where another process reads it meanwhile, else kept
+        # (`lines`: a list's append is atomic, where a text file's buffer is not thread-safe) until `flush`
+        self.log = open(folder / f"stats-{os.getpid()}.txt", "a", buffering=1)  # noqa: SIM115
+        self.lines: list[str] = []
+        DEVICES.append(self)
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        """The device to this thread alone: the process's thread lock, then the machine's flock."""
+        """The device to this thread alone: the process's thread lock, then (`shared`) the machine's flock."""
         with self.lock:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            if self.shared:
+                fcntl.flock(self.fd, fcntl.LOCK_EX)
             try:
                 yield
             finally:
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
+                if self.shared:
+                    fcntl.flock(self.fd, fcntl.LOCK_UN)
 
     def launch(self) -> None:
         """The host side of a GPU forward pass: `launches` tiny torch ops, each of which lets go of the GIL while
@@ -157,6 +171,8 @@ class Device:
 
     def _free(self) -> float:
         """When the device is done with the work queued on it (time.monotonic; read under `held`)."""
+        if not self.shared:
+            return self.next_free
         return struct.unpack("d", os.pread(self.fd, 8, 0).ljust(8, b"\0"))[0]
 
     def drained(self) -> None:
@@ -180,7 +196,10 @@ class Device:
                 arrived = time.monotonic()
                 began = max(arrived, self._free())
                 ended = began + busy
-                os.pwrite(self.fd, struct.pack("d", ended), 0)
+                if self.shared:
+                    os.pwrite(self.fd, struct.pack("d", ended), 0)
+                else:
+                    self.next_free = ended
             time.sleep(max(0.0, ended - time.monotonic()))  # the caller waits for its results
         else:
             with self.held():
@@ -193,9 +212,18 @@ class Device:
             # have finished on time); held: what the lock really was held
             busy = compute + self.per_text * len(texts)
         use = resource.getrusage(resource.RUSAGE_SELF)
-        self.log.write(f"{began} {ended} {busy} {compute} {len(texts)} "
-                       f"{use.ru_utime + use.ru_stime} {use.ru_maxrss} {arrived}\n")
+        cpu_s = use.ru_utime + use.ru_stime
+        line = f"{began} {ended} {busy} {compute} {len(texts)} {cpu_s} {use.ru_maxrss} {arrived}\n"
+        if self.shared:
+            self.log.write(line)
+        else:
+            self.lines.append(line)
         return out
+
+    def flush(self) -> None:
+        """The lines kept so far, written to the log."""
+        lines, self.lines = self.lines, []
+        self.log.write("".join(lines))
 
 
 class SimulatedGPU(robust.ModelAdapter):
@@ -211,7 +239,9 @@ class SimulatedGPU(robust.ModelAdapter):
                                                           "of the GIL as a CUDA kernel launch does"),
                 "host_turn": robust.Setting(False, help="the host side of a batch runs while robust's other threads "
                                                         "wait at their next model call (`take_turns`)"),
-                "sync": robust.Setting(False, help="a batch's host side first waits for the device's queued work")}
+                "sync": robust.Setting(False, help="a batch's host side first waits for the device's queued work"),
+                "shared": robust.Setting(True, help="the device is shared with other processes through its lock "
+                                                    "file (Ray's workers); off: with this process's threads only")}
 
     def __init__(self, arg: str = "", **config) -> None:
         super().__init__(arg, **config)
@@ -221,7 +251,8 @@ class SimulatedGPU(robust.ModelAdapter):
         self.index = {w: i for i, w in enumerate(weights["logp"])}
         self.logp = np.array([*weights["logp"].values(), [0.0] * len(self.labels)])  # last row: unknown words
         self.device = Device(folder, float(self.config["per_text"]), self.config["device"],
-                             int(self.config["launches"]), bool(self.config["host_turn"]), bool(self.config["sync"]))
+                             int(self.config["launches"]), bool(self.config["host_turn"]), bool(self.config["sync"]),
+                             bool(self.config["shared"]))
 
     def naive_bayes(self, texts: list[str]) -> np.ndarray:
         """Class probabilities: a softmax over the summed log-probabilities of each text's words (one numpy pass
@@ -347,7 +378,8 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
         with tempfile.TemporaryDirectory() as home:
             return evaluate("robtest", model="sim-gpu", attack=attack, limit=limit,
                             settings={"model.per_text": per_text, "model.device": device, "model.load": load,
-                                      "model.launches": launches, "model.host_turn": host_turn, "model.sync": sync},
+                                      "model.launches": launches, "model.host_turn": host_turn, "model.sync": sync,
+                                      "model.shared": executor == "ray"},
                             store=Path(home) / "robust.db", executor=executor,
                             workers=workers if executor == "ray" else None)
 
@@ -378,6 +410,9 @@ def one(executor: str, workers: int, overlap: int, per_text: float, limit: int, 
     began, start = time.perf_counter(), time.monotonic()
     measured = run()
     wall, cpu = time.perf_counter() - began, meter.stop()
+    plugin = sys.modules.get(Path(__file__).stem)  # the module as the plugin registry imported it (not __main__)
+    for device_ in (plugin.DEVICES if plugin else DEVICES):
+        device_.flush()
     log = DeviceLog.read(Path(os.environ[DEVICE]), since=start)
     by_pid = {pid: t - meter.base.get(pid, 0.0) for pid, t in meter.last.items()}
     for pid, lines in log.batches.items():  # a worker's CPU at its last batch, if it ended before a sample

@@ -126,7 +126,7 @@ class Device:
       until its caller has woken up after the sleep and let go, so the next batch also waits for that thread to wake
       and take the GIL: a device no real GPU or server is, kept to compare with the figures measured with it.
 
-    Without `shared` (one process), the device keeps its next-free time in memory and its log lines in a buffer: the
+    Without `shared` (one process), the device keeps its next-free time in memory and its log lines in a list: the
     file's system calls (flock, pread, pwrite, a line's write) each let go of the GIL, and the thread that did waits
     to take it back while it holds the device's lock. A device a driver runs does no such thing for its caller; those
     waits were the simulator's own, and cost a few points of busy share (twenty-second pass)."""

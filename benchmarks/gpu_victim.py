@@ -86,7 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workload", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
     parser.add_argument("--dtype", nargs="+", default=["auto", "float32"])
-    parser.add_argument("--overlap", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--overlap", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--limit", type=int, default=30)
     parser.add_argument("--model-dir", type=Path, default=Path(tempfile.gettempdir()) / "robust-bert-base-random")
     parser.add_argument("--device", default="cuda", help="cpu: a smoke test of this script without a GPU")

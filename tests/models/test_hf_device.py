@@ -142,18 +142,22 @@ def test_dtype_auto_is_bfloat16_on_a_gpu_that_supports_it(classifier):
 
 @needs_cuda
 def test_a_real_out_of_memory_batch_on_the_gpu_is_split(classifier):
-    """A batch of inputs padded to 512 tokens with a cap set to a sliver of the GPU's free memory."""
+    """64 distinct inputs of 512 tokens under a cap of what the process holds plus 8 MB: the whole batch needs more
+    (each of its hidden-state tensors is 4 MB, served from the allocator's 20 MB segments), one input far less. The
+    batch must have been split (`fits`), or the cap did not bite and the test would prove nothing."""
     import torch
 
-    long = [" ".join(["word"] * 500)] * 64
+    long = [f"{i} " + " ".join(["word"] * 500) for i in range(64)]  # distinct: the output cache computes each
+    reference = HFModel(classifier, device="cuda", dtype="float32", batch_size=4).classify(long)
     model = HFModel(classifier, device="cuda", dtype="float32", batch_size=64)
-    reference = model.classify(long[:1])
-    free, _ = torch.cuda.mem_get_info()
-    torch.cuda.set_per_process_memory_fraction(0.001 + torch.cuda.memory_allocated() / free)
+    model.preload()  # the weights are on the device before the cap
+    total = torch.cuda.get_device_properties(0).total_memory
+    torch.cuda.set_per_process_memory_fraction(min(1.0, (torch.cuda.memory_reserved() + 8 * 2**20) / total))
     try:
-        out = HFModel(classifier, device="cuda", dtype="float32", batch_size=64).classify([t + "" for t in long])
+        out = model.classify(long)
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0)
+    assert model.fits is not None and model.fits < 64
     assert np.allclose(out, reference, atol=1e-4)
 
 

@@ -267,8 +267,9 @@ def test_last_sentence_answers_again_only_for_another_sentence():
 
 def test_word_options_draw_what_substitute_draws():
     """A WordTransform whose `substitute` picks among per-sentence `options` draws and edits the same texts through
-    them, with the same generator state: a replacement equal to the word is a failure (spent only when failures
-    count), and a two-word replacement changes the word count (an edit then reads the text's own words)."""
+    them, with the same generator state (none taken where the draws' words are fixed): a replacement equal to the
+    word is a failure (spent only when failures count), and a two-word replacement changes the word count (an edit
+    then reads the text's own words)."""
     from robust.toolkit.transforms import WordTransform, pick
 
     from .word_draws import assert_options_keep_the_draws
@@ -288,7 +289,7 @@ def test_word_options_draw_what_substitute_draws():
     class Failing(Table):
         counts_failures = True
 
-    texts = ["a very good film , a good cast .", "nothing here to change", "good"]
+    texts = ["a very good film , a good cast .", "nothing here to change", "good", "a very long film"]
     for cls in (Table, Failing):
         assert_options_keep_the_draws(cls(), texts, degrees=(0.1, 0.4, 1.0))
 

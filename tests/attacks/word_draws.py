@@ -8,7 +8,7 @@ import numpy as np
 
 from robust import Example
 from robust.toolkit.draws import Draws
-from robust.toolkit.transforms import WordTransform, words
+from robust.toolkit.transforms import WordTransform, budget, words
 
 
 def without_options(transform: WordTransform) -> WordTransform:
@@ -36,14 +36,22 @@ def drawn(transform: WordTransform, text: str, degree: float, seed: int) -> list
 
 def assert_options_keep_the_draws(transform: WordTransform, texts: list[str], degrees=(0.1, 0.3, 0.7),
                                   seeds=range(4)) -> None:
-    """The `options` path writes what the `substitute` path writes, and leaves the generator where it does."""
+    """The `options` path writes what the `substitute` path writes, and leaves the generator where it does; except
+    where the draws' words are fixed (no word with two replacements, and the budget reaches every word changed): it
+    then takes nothing from the generator. `texts` and `degrees` must hold draws of both kinds."""
     plain = without_options(transform)
     assert transform.options(words(texts[0])) is not None and plain.options(words(texts[0])) is None
-    changed = False
+    changed, kinds = False, set()
     for text in texts:
         for degree in degrees:
+            source = words(text)
+            fixed = transform._fixed(source, transform.options(source), budget(len(source), degree)) is not None
+            kinds.add(fixed)
             for seed in seeds:
-                fast = drawn(transform, text, degree, seed)
-                assert fast == drawn(plain, text, degree, seed)
+                fast, slow = drawn(transform, text, degree, seed), drawn(plain, text, degree, seed)
+                assert fast[:-1] == slow[:-1]
+                start = np.random.default_rng(seed).bit_generator.state
+                assert fast[-1] == (start if fixed else slow[-1])
                 changed = changed or fast[0][0][0] != text
     assert changed  # the draws edited something
+    assert kinds == {True, False}

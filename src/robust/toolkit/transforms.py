@@ -302,7 +302,8 @@ class WordTransform(Transform):
     A subclass whose `substitute` is a uniform pick among replacements that the sentence alone decides (Inflection's
     forms, Synonym's checked candidates, Contextual's one fill) also returns them from `options`: a draw then looks
     each position's up in one list made once per sentence (for all draws of `apply_many`, and for every `edit` of
-    one original) instead of asking `substitute` at every position, with the same texts and generator state.
+    one original) instead of asking `substitute` at every position, with the same texts and generator state, except
+    that a draw whose words no generator could change draws nothing (`_fixed`).
     """
 
     unit: ClassVar[str] = "word"
@@ -349,7 +350,11 @@ class WordTransform(Transform):
         if k == 0:
             return [example]
         options = self.options(source)
-        tokens = self._picked(source, options, k, rng) if options is not None else self._substituted(source, k, rng)
+        if options is None:
+            tokens = self._substituted(source, k, rng)
+        else:
+            fixed = self._fixed(source, options, k)
+            tokens = fixed if fixed is not None else self._picked(source, options, k, rng)
         return [self.drawn(example, source, tokens, degree)]
 
     def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
@@ -360,6 +365,10 @@ class WordTransform(Transform):
         options = self.options(source) if k else None
         if options is None:
             return super().apply_many(example, degree, rng, draws)
+        fixed = self._fixed(source, options, k)
+        if fixed is not None:
+            variant = self.drawn(example, source, fixed, degree)
+            return [[variant] for _ in range(draws)]
         made: dict[tuple[str, ...], Example] = {}
         out = []
         for _ in range(draws):
@@ -389,6 +398,22 @@ class WordTransform(Transform):
                 elif counts_failures:
                     spent += 1
         return tokens
+
+    def _fixed(self, source: list[str], options: Sequence[Sequence[str]], k: int) -> list[str] | None:
+        """A draw's words when no generator could change them, else None: every word with a replacement has one,
+        and the budget reaches every word it changes (where a failure spends a unit: every word), so `_picked` would
+        write them whatever its permutation. Such a draw takes nothing from the generator (most of Inflection's:
+        its forms are one per word, and a sentence has few)."""
+        tokens = list(source)
+        spent = 0
+        for index, choices in enumerate(options):
+            if len(choices) > 1:
+                return None
+            if choices and choices[0] != source[index]:
+                tokens[index] = choices[0]
+                spent += 1
+        reach = len(source) if self.counts_failures else spent
+        return tokens if reach <= k else None
 
     def _picked(self, source: list[str], options: Sequence[Sequence[str]], k: int,
                 rng: np.random.Generator) -> list[str]:

@@ -122,6 +122,19 @@ def test_timm_missing_is_one_clean_line(monkeypatch):
     assert str(err.value) == "timm is not installed: `pip install timm` to use timm: models"
 
 
+def test_timm_device_is_checked_before_anything_loads(monkeypatch):
+    """A device name that is none of torch's is refused when the model is made; a device this torch cannot reach,
+    when it loads, before timm is imported."""
+    import torch
+
+    with pytest.raises(RobustError, match=r"^bad value 'gpu' for setting 'device': expected auto, cpu"):
+        TimmModel("vit_tiny", device="gpu")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setitem(sys.modules, "timm", None)  # had timm been imported first, it would be the error
+    with pytest.raises(RobustError, match=r"^setting device='cuda' of model 'timm' asks for a CUDA GPU, and this "):
+        TimmModel("vit_tiny", device="cuda").embed_arrays(np.zeros((1, 3, 8, 8), np.float32))
+
+
 def test_timm_adapter_logic_on_a_stand_in_module(monkeypatch):
     """Not timm itself (it needs a torchvision matching the CPU torch): a module with timm's create_model
     signature, to check the adapter's arguments, input spec, forward and error mapping."""

@@ -4,6 +4,8 @@ probabilities equal the CPU's within the dtype's noise (those tests run only whe
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -50,6 +52,28 @@ def test_dtype_auto_is_float32_on_a_cpu_and_an_explicit_dtype_is_used(classifier
     assert p16.dtype == np.float32 and np.allclose(p16.sum(1), 1, atol=1e-5)
     gap = np.abs(p16 - p32).max()
     assert 0 < gap <= TOLERANCE["bfloat16"]  # bfloat16's noise: visible, within the stated tolerance
+
+
+@pytest.mark.parametrize(("device", "gpus", "said"), [
+    ("cuda", 0, "asks for a CUDA GPU, and this torch sees none"),
+    ("cuda:1", 1, "asks for CUDA GPU 1, and this torch sees 1 (cuda:0)"),
+    ("cuda:2", 2, "asks for CUDA GPU 2, and this torch sees 2 (cuda:0 to cuda:1)"),
+    ("mps", 0, "asks for an Apple MPS GPU, and this torch sees none"),
+])
+def test_a_device_this_torch_cannot_reach_is_refused_in_one_line(classifier, monkeypatch, device, gpus, said):
+    """The setting is named before anything loads onto the device; a device torch does reach is used."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    model = HFModel(classifier, device=device)
+    with pytest.raises(RobustError, match=rf"^setting device='{device}' of model 'hf' {re.escape(said)}.*device=cpu"):
+        model.classify(TEXTS[:2])
+    assert "model" not in model.__dict__  # refused before the weights loaded
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert HFModel(classifier, device="cuda:2").device == "cuda:2"
 
 
 def test_attention_is_sdpa_where_offered_and_eager_on_request(classifier):

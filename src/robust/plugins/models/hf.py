@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from array import array
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robust import ModelAdapter, RobustError, Setting, derive_seed
+from robust.toolkit.devices import check_device_name, torch_device
 
 if TYPE_CHECKING:
     import numpy as np
@@ -104,9 +104,7 @@ class HFModel(ModelAdapter):
         local = Path(self.arg).expanduser()
         if self.arg.startswith(("/", ".", "~")) and not local.is_dir():
             raise RobustError(f"no such model directory: {local}")
-        if not re.fullmatch(r"auto|cpu|mps|cuda(:\d+)?", self.config["device"]):
-            raise RobustError(f"bad value {self.config['device']!r} for setting 'device': expected auto, cpu, cuda, "
-                              "cuda:N or mps")
+        check_device_name(self.config["device"])
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
         self._load_lock = threading.RLock()  # the runner may preload in a background thread
         self._token_lock = threading.Lock()  # a fast tokenizer must not be called from two threads at once
@@ -180,11 +178,8 @@ class HFModel(ModelAdapter):
     # loading ----------------------------------------------------------------------------------
     @cached_property
     def device(self) -> str:
-        import torch
-
-        if self.config["device"] != "auto":
-            return self.config["device"]
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        """The torch device of the `device` setting, refused in one line where this torch cannot reach it."""
+        return torch_device(self.config["device"], self.name)
 
     @cached_property
     def dtype(self) -> Any:
@@ -232,6 +227,7 @@ class HFModel(ModelAdapter):
             bound_heap()
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
+            device = self.device  # a device this torch cannot reach is said before the weights load
             kw = self._load_kwargs()
             kw["dtype"] = self.dtype
             attention = self.config["attention"]
@@ -245,7 +241,7 @@ class HFModel(ModelAdapter):
                     model = self._model_class().from_pretrained(self.source, **kw)  # no sdpa: the model's own
             except (OSError, ValueError, ImportError) as exc:
                 raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
-            return model.to(self.device).eval()
+            return model.to(device).eval()
 
     def preload(self) -> None:
         """Tokenizer, weights and the checked logits split, before the first query (see `Runner`)."""

@@ -7,11 +7,13 @@ Inputs are model-ready pixel arrays (n, C, H, W), already normalised with the co
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from robust import RobustError, Setting
 from robust.plugins.models.arrays import ArrayInput, ArrayModel
+from robust.toolkit.devices import check_device_name, torch_device
 from robust.toolkit.lazy import np
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -145,11 +147,18 @@ class TimmModel(ArrayModel):
         super().__init__(arg, **config)
         if not self.arg:
             raise RobustError("model 'timm' needs a model name, e.g. timm:vit_base_patch16_224")
+        check_device_name(self.config["device"])
         self._model: Any = None
+
+    @cached_property
+    def device(self) -> str:
+        """The torch device of the `device` setting, refused in one line where this torch cannot reach it."""
+        return torch_device(self.config["device"], self.name)
 
     @property
     def model(self) -> Any:
         if self._model is None:
+            device = self.device  # a device this torch cannot reach is said before anything loads
             try:
                 import timm
             except ImportError:
@@ -159,7 +168,7 @@ class TimmModel(ArrayModel):
             if c["checkpoint"]:
                 kw["checkpoint_path"] = c["checkpoint"]
             try:
-                self._model = timm.create_model(self.arg, **kw).to(c["device"]).eval()
+                self._model = timm.create_model(self.arg, **kw).to(device).eval()
             except Exception as exc:  # unknown name, missing weights offline, bad checkpoint
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                 raise RobustError(f"cannot load timm model {self.arg!r}: {first} (offline? pass "
@@ -172,4 +181,4 @@ class TimmModel(ArrayModel):
         return ArrayInput(shape, tuple(cfg.get("mean", IMAGENET_MEAN)), tuple(cfg.get("std", IMAGENET_STD)))
 
     def _embed_arrays(self, batch: np.ndarray) -> np.ndarray:
-        return torch_features(self.model, batch, self.config["device"], lambda m, x: m(x))
+        return torch_features(self.model, batch, self.device, lambda m, x: m(x))

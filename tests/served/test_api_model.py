@@ -97,6 +97,13 @@ def test_wrong_url_is_one_line_and_no_run(tmp_path):
              settings={"model.base_url": url, "model.max_tries": 1})
 
 
+def test_a_url_given_as_the_model_name_is_one_line_and_no_run(tmp_path):
+    said = _refused(tmp_path, "what follows 'api:' is the served model's name, not its URL", bench="accuracy",
+                    model="api:http://127.0.0.1:8000/v1", limit=2)
+    assert said.endswith("--model api:NAME --set model.base_url=http://127.0.0.1:8000/v1 or "
+                         "settings={'model.base_url': 'http://127.0.0.1:8000/v1'}")
+
+
 def test_refused_key_names_its_variable_never_the_key(tmp_path, llama_server_with_key, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "wrong-secret-987")
     message = _refused(tmp_path, "refused the API key from \\$OPENAI_API_KEY", bench="accuracy",

@@ -112,6 +112,10 @@ class APIModel(ModelAdapter):
         super().__init__(arg, **config)
         if not self.arg:
             raise RobustError("model 'api' needs the served model's name, e.g. api:gpt-4o-mini or api:my-model")
+        if self.arg.startswith(("http://", "https://")):
+            raise RobustError(f"model api:{self.arg}: what follows 'api:' is the served model's name, not its URL; "
+                              f"name the model and give the URL as a setting: --model api:NAME --set "
+                              f"model.base_url={self.arg} or settings={{'model.base_url': {self.arg!r}}}")
         self.base_url = (self.config["base_url"] or os.environ.get("OPENAI_BASE_URL", "")).rstrip("/")
         if not self.base_url:
             raise RobustError(f"model {self.identity_name} needs the endpoint's URL: --set model.base_url=URL (or "

@@ -211,6 +211,19 @@ def test_a_run_option_given_as_a_setting_says_it_is_a_keyword(tmp_path):
     assert Store(store).runs() == []
 
 
+def test_a_benchmark_setting_under_the_benchmarks_name_says_it_takes_no_prefix(tmp_path):
+    """`accuracy.text_column` names the benchmark's own setting through a prefix that only plugins take (a scorer
+    is also called `accuracy`, and it has no such setting): said in one line, with the bare form; no run is stored."""
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, data=ROWS, settings={"accuracy.text_column": "text"}, store=store)
+    assert str(caught.value) == ("--set accuracy.text_column=text: the benchmark's own settings take no prefix: "
+                                 "--set text_column=text (settings={'text_column': 'text'} from Python)")
+    with pytest.raises(robust.RobustError, match="unknown setting 'nonsense'"):  # not a benchmark setting either
+        robust.run("accuracy", model=keyword_probs, data=ROWS, settings={"accuracy.nonsense": 1}, store=store)
+    assert Store(store).runs() == []
+
+
 # 2. in-memory transformers models: the task from the object ---------------------------------------------
 @pytest.fixture(scope="module")
 def minilm():

@@ -93,6 +93,15 @@ def _installed() -> tuple[tuple[str, str], ...]:
 RUN_OPTIONS = ("attack", "batch_size", "data", "limit", "model", "out", "scorer", "seed")
 
 
+def _bare_setting(name: str, values: dict[str, Any], bench: str, settings: dict[str, Any]) -> None:
+    """`--set robtest.degrees=...` that no plugin named `robtest` takes: a benchmark's own settings take no prefix."""
+    key = next((k for k in values if k in settings), None)
+    if name == bench and key is not None:
+        value = values[key]
+        raise RobustError(f"--set {name}.{key}={value}: the benchmark's own settings take no prefix: "
+                          f"--set {key}={value} (settings={{{key!r}: {value!r}}} from Python)")
+
+
 def _run_option(key: str, bench: str, settings: Any) -> None:
     """A benchmark setting the benchmark lacks that is (or resembles) an argument of the run: say so."""
     meant = difflib.get_close_matches(key, RUN_OPTIONS, n=1, cutoff=0.75)
@@ -196,7 +205,11 @@ class Runner:
         if config.attacks and not bench.accepts_attacks:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack")
         for name, values in config.plugin_settings.items():
-            resolve_settings(name, self._plugin(name).target.settings, values)
+            try:
+                resolve_settings(name, self._plugin(name).target.settings, values)
+            except RobustError:
+                _bare_setting(name, values, config.bench, bench_entry.settings)
+                raise
         if model is None:
             if config.model.startswith(IN_MEMORY):
                 raise RobustError(f"run {run_id or '?'} was computed with a model passed from Python "

@@ -191,9 +191,9 @@ class Runner:
         """The benchmark and run context of a config, every setting validated (no model call yet); `model`: the
         ModelAdapter instance of a run whose model was passed as a Python object."""
         if config.limit is not None and config.limit < 1:
-            raise RobustError(f"--limit must be a positive number of examples, not {config.limit}")
+            raise RobustError(f"--limit (limit= from Python) must be a positive number of examples, not {config.limit}")
         if config.batch_size is not None and config.batch_size < 1:
-            raise RobustError(f"--batch-size must be at least 1, not {config.batch_size}")
+            raise RobustError(f"--batch-size (batch_size= from Python) must be at least 1, not {config.batch_size}")
         chunk_seconds(), progress_seconds(), overlap_for(None)  # a bad ROBUST_CHUNK_SECONDS, ..._PROGRESS_SECONDS or
         # ..._OVERLAP: refused before a run exists
         bench_entry = self.registry.get("benchmark", config.bench)
@@ -203,7 +203,7 @@ class Runner:
             _run_option(unknown[0], config.bench, bench_entry.settings)
         bench = bench_entry.create(**config.settings)
         if config.attacks and not bench.accepts_attacks:
-            raise RobustError(f"benchmark {config.bench!r} takes no --attack")
+            raise RobustError(f"benchmark {config.bench!r} takes no --attack (attack= from Python)")
         for name, values in config.plugin_settings.items():
             try:
                 resolve_settings(name, self._plugin(name).target.settings, values)

@@ -170,6 +170,26 @@ def test_degree_zero_and_determinism():
     assert len(first) >= 1 and len(t.scored(example.text)) >= 5
 
 
+def test_draws_in_a_row_are_each_a_random_order_of_the_chosen_paraphrases():
+    """`apply_many` gives what `apply` called in a row gives, the generator's state included, and each draw is the
+    chosen paraphrases in the order of `rng.permutation` (one candidate: nothing drawn)."""
+    t = Syntax(embedder=length_embedder())
+    example = Example("a", "The children will eat the cake after dinner.")
+    sizes = set()
+    for degree in (0.0, 1e-5, 0.0065, 0.02, 0.5):  # none, one, two and three paraphrases in the band
+        for seed in range(3):
+            rng, again, reference = (np.random.default_rng(seed) for _ in range(3))
+            many = t.apply_many(example, degree, rng, 5)
+            assert many == [t.apply(example, degree, again) for _ in range(5)]
+            chosen = t.chosen(example.text, degree) if degree > 0 else []
+            sizes.add(len(chosen))
+            if len(chosen) > 1:
+                assert [[e.text for e in draw] for draw in many] == [
+                    [chosen[i][0] for i in reference.permutation(len(chosen))] for _ in range(5)]
+            assert rng.bit_generator.state == again.bit_generator.state == reference.bit_generator.state
+    assert max(sizes) > 1 and min(sizes) <= 1
+
+
 class FakeParaphraser:
     """A `generate`-capable model: the seed picks one of a few rewrites."""
 

@@ -108,14 +108,22 @@ class Syntax(SentenceTransform):
         in a random order, else the single most distant one within d (flagged `unreached`); the original
         if none is within d (docs/attacks.md, Syntax). Returning every paraphrase within d made the evaluated texts
         almost the same at every degree."""
+        return self.apply_many(example, degree, rng, 1)[0]
+
+    def apply_many(self, example: Example, degree: float, rng: np.random.Generator, draws: int) -> list[list[Example]]:
+        """`draws` calls of `apply`: each candidate's variant made once (an Example is frozen), each draw its own
+        order of them."""
         if degree <= 0:
-            return [example]
+            return [[example] for _ in range(draws)]
         chosen = self.chosen(example.text, degree)
         if not chosen:
-            return [with_degree(example, example.text, degree, 0.0)]
-        order = rng.permutation(len(chosen))
-        return [with_degree(example, chosen[i][0], degree, chosen[i][2], syntax_rule=chosen[i][1],
-                            syntax_source=self.source) for i in order]
+            unchanged = with_degree(example, example.text, degree, 0.0)
+            return [[unchanged] for _ in range(draws)]
+        variants = [with_degree(example, text, degree, reached, syntax_rule=how, syntax_source=self.source)
+                    for text, how, reached in chosen]
+        if len(variants) == 1:  # numpy draws nothing to order one
+            return [list(variants) for _ in range(draws)]
+        return [[variants[i] for i in rng.permutation(len(variants)).tolist()] for _ in range(draws)]
 
     def chosen(self, text: str, degree: float) -> list[tuple[str, str, float]]:
         """The candidates `apply` draws from at `degree` (none: no paraphrase within d), cached per text and degree

@@ -56,6 +56,7 @@ class Clause:
         self.first = tokens[0]
         # tokenised corpora (SST/MR: "film ." ) put a space before punctuation; keep that style
         self.comma = " ," if self.punct and tokens[end - 1].whitespace_ else ","
+        self._kids: dict[int, list[tuple[str, Token]]] = {}  # each head's (dependency, child): the rules ask often
 
     @property
     def start(self) -> int:
@@ -99,7 +100,11 @@ class Clause:
 
     def children(self, dep: str | set[str], token: Token | None = None) -> list[Token]:
         deps = {dep} if isinstance(dep, str) else dep
-        return [c for c in (token or self.root).children if c.dep_ in deps]
+        head = token or self.root
+        kids = self._kids.get(head.i)
+        if kids is None:
+            kids = self._kids[head.i] = [(c.dep_, c) for c in head.children]
+        return [c for d, c in kids if d in deps]
 
     def without(self, drop: Iterable[Token]) -> list[Token]:
         gone = {t.i for t in drop}

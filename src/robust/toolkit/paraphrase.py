@@ -57,6 +57,7 @@ class Clause:
         # tokenised corpora (SST/MR: "film ." ) put a space before punctuation; keep that style
         self.comma = " ," if self.punct and tokens[end - 1].whitespace_ else ","
         self._kids: dict[int, list[tuple[str, Token]]] = {}  # each head's (dependency, child): the rules ask often
+        self._spans: dict[int, list[Token] | None] = {}  # each token's `span` (None: not movable), as often asked
 
     @property
     def start(self) -> int:
@@ -82,11 +83,14 @@ class Clause:
 
     def span(self, token: Token) -> list[Token]:
         """The token's subtree as a contiguous token list (a crossing parse cannot be moved safely)."""
-        span = [t for t in self.body if token.left_edge.i <= t.i <= token.right_edge.i]
-        inside = sum(1 for t in token.subtree if not t.is_space and t.i < self.end)  # final "." may hang here
-        if len(span) != inside or len(span) == len(self.body):
+        if token.i not in self._spans:
+            span = [t for t in self.body if token.left_edge.i <= t.i <= token.right_edge.i]
+            inside = sum(1 for t in token.subtree if not t.is_space and t.i < self.end)  # final "." may hang here
+            self._spans[token.i] = None if len(span) != inside or len(span) == len(self.body) else span
+        span = self._spans[token.i]
+        if span is None:
             raise NotMovable(token.text)
-        return span
+        return list(span)
 
     def finish(self, pieces: Sequence[str]) -> str:
         """Join rebuilt pieces, restore sentence case, final punctuation and trailing whitespace."""

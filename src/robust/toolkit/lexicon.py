@@ -78,13 +78,7 @@ def wordnet_pos(ptb_tag: str) -> str:
 @functools.cache
 def antonyms(word: str) -> frozenset[str]:
     """First antonym of every lemma of every synset of `word`, any POS (RobTest's antonym filter)."""
-    out = set()
-    for synset in wordnet().synsets(word):
-        for lemma in synset.lemmas():
-            found = lemma.antonyms()
-            if found:
-                out.add(found[0].name())
-    return frozenset(out)
+    return wordnet().first_antonyms(word)
 
 
 def inflect(lemma: str, ptb_tag: str) -> str:

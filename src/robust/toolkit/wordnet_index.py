@@ -291,6 +291,23 @@ class CompactWordNet:
         return [self._synset(sid) for p in ((pos,) if pos else POS_LIST)
                 for form in self.morphy_all(lemma, p) for sid in self._entry(form).get(p, ())]
 
+    def first_antonyms(self, lemma: str) -> frozenset[str]:
+        """The name of the first antonym of every lemma of every synset of `lemma` (any POS): what `Lemma.antonyms()`
+        gives, read without decoding the synsets that have none (most: their record's text holds no antonym key,
+        `"N !"`, and is only searched)."""
+        lemma = lemma.lower()
+        out = set()
+        for p in POS_LIST:
+            for form in self.morphy_all(lemma, p):
+                for sid in self._entry(form).get(p, ()):
+                    if ' !"' not in self._records[sid]:
+                        continue
+                    for key, targets in self._record(sid)["lrel"].items():
+                        if targets and key.partition(" ")[2] == "!":
+                            target, index = targets[0]
+                            out.add(self._record(target)["lemmas"][index])
+        return frozenset(out)
+
     def lemmas(self, name: str, pos: str | None = None) -> list[Lemma]:
         name = name.lower()
         return [lemma for s in self.synsets(name, pos) for lemma in s.lemmas() if lemma.name().lower() == name]

@@ -224,6 +224,30 @@ def test_a_benchmark_setting_under_the_benchmarks_name_says_it_takes_no_prefix(t
     assert Store(store).runs() == []
 
 
+@pytest.mark.parametrize(("given", "said"), [
+    ({"limit": "3"}, "limit= must be a whole number or None, not '3' (a str)"),
+    ({"limit": 2.5}, "limit= must be a whole number or None, not 2.5 (a float)"),
+    ({"seed": "x"}, "seed= must be a whole number or None, not 'x' (a str)"),
+    ({"seed": True}, "seed= must be a whole number or None, not True (a bool)"),
+    ({"batch_size": "8"}, "batch_size= must be a whole number or None, not '8' (a str)"),
+    ({"settings": 5}, "settings= takes a dict ({'n': 100}) or 'key=value' strings, not 5 (a int)"),
+])
+def test_run_arguments_of_the_wrong_type_are_one_line_and_no_run(tmp_path, given, said):
+    """Before, `limit="3"` raised a TypeError from inside and `seed="x"` was stored as the run's seed."""
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=keyword_probs, data=ROWS, store=store, **given)
+    assert str(caught.value) == said
+    assert not store.exists() or Store(store).runs() == []
+
+
+def test_numpy_whole_numbers_and_one_setting_string_are_taken(tmp_path):
+    store = tmp_path / "runs.db"
+    run = robust.run("accuracy", model=keyword_probs, data=ROWS, store=store, seed=np.int64(3), limit=np.int32(4),
+                     settings="text_column=text")
+    assert (run.run.config["seed"], run.run.config["limit"], len(run.records)) == (3, 4, 4)
+
+
 # 2. in-memory transformers models: the task from the object ---------------------------------------------
 @pytest.fixture(scope="module")
 def minilm():

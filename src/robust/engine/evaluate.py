@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +62,22 @@ def as_assignments(settings: Mapping[str, Any] | Sequence[str] | None) -> dict[s
         return {}
     if isinstance(settings, Mapping):
         return {str(k): v for k, v in settings.items()}
+    if isinstance(settings, str):  # one `key=value`, as one --set
+        settings = [settings]
+    if not isinstance(settings, Sequence):
+        raise RobustError(f"settings= takes a dict ({{'n': 100}}) or 'key=value' strings, not {settings!r} "
+                          f"(a {type(settings).__name__})")
     return parse_assignments([str(s) for s in settings])
+
+
+def whole_number(name: str, value: Any) -> int | None:
+    """A run argument given from Python (`limit=`, `seed=`, `batch_size=`) as an int (numpy's too), or one line
+    naming it (the CLI's options are typed already)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise RobustError(f"{name}= must be a whole number or None, not {value!r} (a {type(value).__name__})")
+    return int(value)
 
 
 def names(value: str | Sequence[str] | None) -> list[str]:
@@ -142,6 +158,8 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     from robust.engine.executor import make_executor
     from robust.engine.runner import Runner
 
+    limit, batch_size = whole_number("limit", limit), whole_number("batch_size", batch_size)
+    seed = whole_number("seed", seed) or 0  # None: the default seed, 0
     registry = registry or get_registry()
     warn = None if say else _warn_once
     say = say or (lambda line: None)

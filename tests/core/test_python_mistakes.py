@@ -248,6 +248,19 @@ def test_numpy_whole_numbers_and_one_setting_string_are_taken(tmp_path):
     assert (run.run.config["seed"], run.run.config["limit"], len(run.records)) == (3, 4, 4)
 
 
+def test_a_resume_given_other_arguments_refuses_them_instead_of_ignoring_them(tmp_path):
+    """`robust.run(resume=ID, limit=2)` used to continue the run as configured and drop `limit` unsaid (the CLI
+    refused it). Only model= may come with resume=; the stored run is left as it was."""
+    store = tmp_path / "runs.db"
+    first = robust.run("accuracy", model=keyword_probs, data=ROWS, store=store, limit=6)
+    for given, named in (({"limit": 2, "seed": 3}, "limit=, seed="), ({"data": ROWS[:3]}, "data="),
+                         ({"settings": {"text_column": "x"}}, "settings="), ({"bench": "robtest"}, "bench=")):
+        with pytest.raises(robust.RobustError, match=rf"^resume= continues a run as it was configured; drop {named} "):
+            robust.run(store=store, resume=first.id, model=keyword_probs, **given)
+    again = robust.run("accuracy", store=store, resume=first.id, model=keyword_probs, seed=0, settings={})
+    assert again.id == first.id and len(again.records) == 6 and len(Store(store).runs()) == 1
+
+
 # 2. in-memory transformers models: the task from the object ---------------------------------------------
 @pytest.fixture(scope="module")
 def minilm():

@@ -70,6 +70,18 @@ def as_assignments(settings: Mapping[str, Any] | Sequence[str] | None) -> dict[s
     return parse_assignments([str(s) for s in settings])
 
 
+def _given(value: Any) -> bool:
+    """Whether an argument of `robust.run` was given a value other than its default (None, empty, seed 0); a
+    DataFrame is never compared (its `==` is element-wise)."""
+    if value is None:
+        return False
+    if isinstance(value, (str, list, tuple, dict)):
+        return bool(value)
+    if isinstance(value, numbers.Number):
+        return value != 0
+    return True
+
+
 def whole_number(name: str, value: Any) -> int | None:
     """A run argument given from Python (`limit=`, `seed=`, `batch_size=`) as an int (numpy's too), or one line
     naming it (the CLI's options are typed already)."""
@@ -167,6 +179,13 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     if resume:
         stored = RunConfig.from_json((the_store.latest_resumable() if resume == "latest"
                                       else the_store.get(resume)).config)
+        given = [name for name, value in (("bench", bench if bench != stored.bench else None), ("data", data),
+                                          ("attack", attack), ("scorer", scorer), ("settings", settings),
+                                          ("limit", limit), ("seed", seed), ("batch_size", batch_size), ("out", out))
+                 if _given(value)]
+        if given:
+            raise RobustError(f"resume= continues a run as it was configured; drop {', '.join(f'{g}=' for g in given)}"
+                              " (only model= may be given: the same model, for a run computed with a Python object)")
         if isinstance(model, str) and model and model != stored.model:
             raise RobustError(f"run {resume} was computed with the model {stored.model}, not {model}; resume it "
                               "without model= (it is rebuilt from its spec)")

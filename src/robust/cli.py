@@ -238,6 +238,7 @@ def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
                                         "finished (marked partial).")) -> None:
     """Export a run's records."""
     from robust.report import export as render
+    from robust.report import write_file
 
     store = _store()
     r = store.get(ref)
@@ -247,7 +248,7 @@ def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
                           "records it has (marked partial)")
     text = render(r, records, fmt)
     if output:
-        output.write_text(text, encoding="utf-8")
+        write_file(output, text)
         err.print(f"wrote {output}", highlight=False)
     else:
         sys.stdout.write(text)

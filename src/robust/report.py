@@ -375,12 +375,20 @@ def write_report(title: str, meta: Mapping[str, Any], result: Result, parts: Rep
                  config: Mapping[str, Mapping[str, Any]] | None = None,
                  labels: Sequence[Any] | None = None) -> tuple[Path, Path]:
     """`<stem>.html` (self-contained) and `<stem>.md` in `out`."""
-    out.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out / f"{stem}.html", out / f"{stem}.md"
     md_text = markdown(title, meta, result, parts, labels)
-    html_path.write_text(html_page(title, result, parts, config or {"Run": meta}, labels), encoding="utf-8")
-    md_path.write_text(md_text, encoding="utf-8")
+    write_file(html_path, html_page(title, result, parts, config or {"Run": meta}, labels))
+    write_file(md_path, md_text)
     return html_path, md_path
+
+
+def write_file(path: Path, text: str) -> None:
+    """`text` written to a file the user named (its directory made), or one line saying why it cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise RobustError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

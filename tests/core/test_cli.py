@@ -107,6 +107,17 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
     cmp = cli("compare", listing[0]["id"], run["id"], site=site)
     assert cmp.returncode == 1 and "does not support comparison" in cmp.stderr
 
+    # a file the user names is written where asked, its directory made; where it cannot be, one line says why
+    nested = tmp_path / "exports" / "of" / "run.json"
+    assert cli("export", run["id"], "-o", str(nested), site=site).returncode == 0
+    assert json.loads(nested.read_text())["run"]["id"] == run["id"]
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for args in (["export", run["id"], "-o", str(blocker / "x.json")], ["report", run["id"], "--out", str(blocker)]):
+        proc = cli(*args, site=site)
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        assert proc.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"error: cannot write {blocker}/")
+
 
 def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
     pos = ["a wonderful film", "great acting", "i loved it", "brilliant and funny", "a delight", "superb", "moving"]

@@ -133,6 +133,11 @@ def test_missing_local_model_is_one_line_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(RobustError, match="cannot load"):
         HFModel(str(tmp_path / "empty")).classify(["x"])
+    (tmp_path / "weights.gguf").write_bytes(b"")  # a file where the directory goes: the setting that takes it
+    with pytest.raises(RobustError) as caught:
+        HFModel(str(tmp_path / "weights.gguf"))
+    assert str(caught.value) == (f"hf: takes a model directory, not a file: {tmp_path / 'weights.gguf'}; for a GGUF "
+                                 f"file: --model hf:{tmp_path} --set model.gguf_file=weights.gguf")
 
 
 def test_seq2seq_generation_is_seeded_per_prompt(dirs):

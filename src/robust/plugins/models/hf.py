@@ -103,7 +103,11 @@ class HFModel(ModelAdapter):
             raise RobustError(f"model {self.name!r} needs a hub id or a local directory, e.g. hf:gpt2")
         local = Path(self.arg).expanduser()
         if self.arg.startswith(("/", ".", "~")) and not local.is_dir():
-            raise RobustError(f"no such model directory: {local}")
+            if not local.exists():
+                raise RobustError(f"no such model directory: {local}")
+            gguf = (f"; for a GGUF file: --model hf:{local.parent} --set model.gguf_file={local.name}"
+                    if local.suffix == ".gguf" else "")
+            raise RobustError(f"hf: takes a model directory, not a file: {local}{gguf}")
         check_device_name(self.config["device"])
         self.max_padding = None if self.config["max_padding"] >= 1 else float(self.config["max_padding"])
         self._load_lock = threading.RLock()  # the runner may preload in a background thread

@@ -248,6 +248,6 @@ def _config(registry: Registry, store: Store, bench: str | None, instance: Model
             + (" for this data" if defaults else ""))
     if instance is not None:
         spec = IN_MEMORY + instance.identity
-    return RunConfig(bench=bench, model=spec, data=data_ref or target.default_data, limit=limit, seed=seed or 0,
+    return RunConfig(bench=bench, model=spec, data=data_ref or target.default_data, limit=limit, seed=seed,
                      attacks=names(attack), scorers=names(scorer), batch_size=batch_size, settings=bench_settings,
                      model_settings=model_settings, plugin_settings=plugin_settings, out=out)

@@ -287,25 +287,27 @@ class CompactWordNet:
 
     def synsets(self, lemma: str, pos: str | None = None) -> list[Synset]:
         """Synsets of every base form of `lemma` (lower-cased), per POS in n, v, a, r order, in index order."""
+        return [self._synset(sid) for sid in self._synset_ids(lemma, pos)]
+
+    def _synset_ids(self, lemma: str, pos: str | None = None) -> list[int]:
+        """The ids of `synsets(lemma, pos)`, in its order (no record decoded)."""
         lemma = lemma.lower()
-        return [self._synset(sid) for p in ((pos,) if pos else POS_LIST)
+        return [sid for p in ((pos,) if pos else POS_LIST)
                 for form in self.morphy_all(lemma, p) for sid in self._entry(form).get(p, ())]
 
     def first_antonyms(self, lemma: str) -> frozenset[str]:
         """The name of the first antonym of every lemma of every synset of `lemma` (any POS): what `Lemma.antonyms()`
         gives, read without decoding the synsets that have none (most: their record's text holds no antonym key,
         `"N !"`, and is only searched)."""
-        lemma = lemma.lower()
+        antonym = LEMMA_RELATIONS["antonyms"]
         out = set()
-        for p in POS_LIST:
-            for form in self.morphy_all(lemma, p):
-                for sid in self._entry(form).get(p, ()):
-                    if ' !"' not in self._records[sid]:
-                        continue
-                    for key, targets in self._record(sid)["lrel"].items():
-                        if targets and key.partition(" ")[2] == "!":
-                            target, index = targets[0]
-                            out.add(self._record(target)["lemmas"][index])
+        for sid in self._synset_ids(lemma):
+            if f' {antonym}"' not in self._records[sid]:  # the end of a key "N !" in the record's JSON
+                continue
+            for key, targets in self._record(sid)["lrel"].items():
+                if targets and key.partition(" ")[2] == antonym:
+                    target, index = targets[0]
+                    out.add(self._record(target)["lemmas"][index])
         return frozenset(out)
 
     def lemmas(self, name: str, pos: str | None = None) -> list[Lemma]:

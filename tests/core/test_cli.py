@@ -38,6 +38,8 @@ BAD = [
     (["run", "--bench", "syntextbench", "--model", "minilm", "--set", "a_T=2"], "setting 'a_T'"),
     (["run", "--bench", "byod", "--model", "minilm", "--set", "max_examples=-1"], "setting 'max_examples'"),
     (["run", "--bench", "accuracy", "--model", "minilm", "--set", "nosuch.x=1"], "no transform, attacker"),
+    (["run", "--bench", "robtest", "--model", "minilm", "--attack", "typo", "--set", "typo.mode=faithful"],
+     "'typo' is a group of transforms (typo-G, typo-M)"),
     (["--store", "/no/such/dir/r.db", "runs"], "directory /no/such/dir does not exist"),
     (["runs", "delete", "nope"], "no run 'nope'"),
     (["runs", "prune", "--status", "finished"], "--status must be failed or interrupted"),

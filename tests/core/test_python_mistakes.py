@@ -224,6 +224,22 @@ def test_a_benchmark_setting_under_the_benchmarks_name_says_it_takes_no_prefix(t
     assert Store(store).runs() == []
 
 
+def test_a_setting_under_an_attack_groups_name_names_the_groups_transforms(tmp_path):
+    """`--attack typo` runs a group (typo-G, typo-M), so `typo.mode` names no plugin: the line says so and gives a
+    member's form with the user's key and value; a misspelt plugin name gets the closest one. No run is stored."""
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("robtest", model=keyword_probs, data=ROWS, attack="typo", settings={"typo.mode": "faithful"},
+                   store=store)
+    assert str(caught.value) == ("--set typo.mode=faithful: 'typo' is a group of transforms (typo-G, typo-M), not one "
+                                 "plugin; set the setting of each you mean: --set typo-G.mode=faithful "
+                                 "(settings={'typo-G.mode': 'faithful'} from Python)")
+    with pytest.raises(robust.RobustError, match=r"named 'synonm' \(did you mean 'synonym'\?\)"):
+        robust.run("robtest", model=keyword_probs, data=ROWS, attack="synonym", settings={"synonm.check": 2},
+                   store=store)
+    assert Store(store).runs() == []
+
+
 @pytest.mark.parametrize(("given", "said"), [
     ({"limit": "3"}, "limit= must be a whole number or None, not '3' (a str)"),
     ({"limit": 2.5}, "limit= must be a whole number or None, not 2.5 (a float)"),

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from robust.core.context import RunContext
-from robust.core.errors import Interruption, RobustError, one_line
+from robust.core.errors import Interruption, RobustError, did_you_mean, one_line
 from robust.core.interfaces import Benchmark, WorkItem
 from robust.core.registry import Entry, Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
-from robust.engine.attacks import attack_specs
+from robust.engine.attacks import attack_specs, group
 from robust.engine.executor import Executor, InProcessExecutor, Job, chunk_seconds, overlap_for
 from robust.engine.fingerprint import Fingerprint, of_object, of_spec
 from robust.engine.memory import peak_memory_mb
@@ -209,6 +209,7 @@ class Runner:
                 resolve_settings(name, self._plugin(name).target.settings, values)
             except RobustError:
                 _bare_setting(name, values, config.bench, bench_entry.settings)
+                self._group_setting(name, values)
                 raise
         if model is None:
             if config.model.startswith(IN_MEMORY):
@@ -262,7 +263,18 @@ class Runner:
         for kind in ("transform", "attacker", "scorer", "dataset", "resource", "model"):
             if self.registry.has(kind, name):
                 return self.registry.get(kind, name)
-        raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer, dataset or model named {name!r}")
+        names = [n for kind in ("transform", "attacker", "scorer", "dataset") for n in self.registry.names(kind)]
+        raise RobustError(f"--set {name}.KEY=VALUE: no transform, attacker, scorer, dataset or model named {name!r}"
+                          + did_you_mean(name, names))
+
+    def _group_setting(self, name: str, values: dict[str, Any]) -> None:
+        """`--set typo.mode=...` after `--attack typo`: a group's settings belong to each of its transforms."""
+        members = [self.registry.display(e) for e in group(self.registry, name)]
+        if members:
+            key, value = next(iter(values.items()))
+            raise RobustError(f"--set {name}.{key}={value}: {name!r} is a group of transforms ({', '.join(members)}), "
+                              f"not one plugin; set the setting of each you mean: --set {members[0]}.{key}={value} "
+                              f"(settings={{'{members[0]}.{key}': {value!r}}} from Python)")
 
     def plan(self, bench: Benchmark, ctx: RunContext) -> list[WorkItem]:
         """Prepare the benchmark (its data and settings are checked here, before any model weights load or any

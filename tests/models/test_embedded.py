@@ -84,3 +84,26 @@ def test_a_helper_embeds_a_text_as_it_would_alone():
     assert padded.max_padding == 0.1
     padded.max_padding = 1.0  # one batch of all four, padded to the longest
     assert not np.array_equal(padded.embed([*others, text])[-1], alone)
+
+
+def test_a_setting_that_changes_what_a_model_computes_changes_its_identity_and_the_probe_head(tmp_path, monkeypatch):
+    """`minilm.max_length=8` truncates what MiniLM reads: its identity says so, so probe:minilm fits a head of its own
+    rather than reuse the one fitted on whole sentences. Batch size changes no identity (nor any output)."""
+    import robust
+
+    registry = get_registry()
+    plain = registry.model("minilm").identity
+    assert registry.model("minilm", batch_size=3).identity == plain
+    assert registry.model("minilm", max_length=8, dtype="float32").identity == f"{plain}[max_length=8,dtype=float32]"
+    monkeypatch.setenv("ROBUST_CACHE", str(tmp_path / "cache"))
+    train = tmp_path / "train.jsonl"
+    train.write_text("".join(json.dumps({"text": f"a {w} film, {w} in every way, take {i}", "label": w}) + "\n"
+                             for i in range(6) for w in ("good", "bad")))
+    rows = [{"text": "a good film", "label": "good"}, {"text": "a bad film", "label": "bad"}]
+    store = tmp_path / "runs.db"
+    for extra in ({}, {"minilm.max_length": 8}):
+        run = robust.run("accuracy", model="probe:minilm", data=rows, settings={"model.train": str(train), **extra},
+                         store=store)
+        assert run.status == "finished"
+    heads = sorted(json.loads(p.read_text())["domain"]["embedder"] for p in (tmp_path / "cache" / "probes").glob("*"))
+    assert heads == [plain, f"{plain}[max_length=8]"]

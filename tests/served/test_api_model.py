@@ -97,6 +97,18 @@ def test_wrong_url_is_one_line_and_no_run(tmp_path):
              settings={"model.base_url": url, "model.max_tries": 1})
 
 
+def test_the_url_of_an_api_model_inside_prompt_is_the_api_plugins_setting(tmp_path):
+    """Under `prompt:`, `model.` settings are prompt's: `model.base_url` is refused in one line that gives the form
+    reaching the api: model inside, and a wrong URL given that way says both forms."""
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    said = _refused(tmp_path, "'base_url' is a setting of 'api:x', the model inside prompt:", bench="accuracy",
+                    model="prompt:api:x", limit=2, settings={"model.base_url": url})
+    assert said.endswith(f"--set api.base_url={url} (settings={{'api.base_url': {url!r}}} from Python)")
+    said = _refused(tmp_path, "cannot reach an OpenAI-compatible endpoint", bench="accuracy", model="prompt:api:x",
+                    limit=2, settings={"api.base_url": url, "api.max_tries": 1})
+    assert "--set api.base_url=URL for an api: model inside prompt:" in said
+
+
 def test_a_url_given_as_the_model_name_is_one_line_and_no_run(tmp_path):
     said = _refused(tmp_path, "what follows 'api:' is the served model's name, not its URL", bench="accuracy",
                     model="api:http://127.0.0.1:8000/v1", limit=2)

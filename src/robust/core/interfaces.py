@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from robust.core.errors import RobustError
-from robust.core.settings import Setting, resolve_settings
+from robust.core.settings import Setting, resolve_settings, schema
 
 if TYPE_CHECKING:
     import numpy as np
@@ -489,6 +489,10 @@ class ModelAdapter(Plugin):
     #: only for a thread-safe model whose forward pass releases the GIL (a GPU kernel, a server request), so that
     #: robust prepares the next batch while the model computes one
     overlap: int = 1
+    #: the settings that change what the model computes (its weights, inputs or outputs): `identity` names those not
+    #: at their defaults, so that caches, trained heads and resumed runs never take one configuration's outputs for
+    #: another's. Batch size, device and padding change at most the last float bits and are left out.
+    identity_settings: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(**config)
@@ -501,7 +505,15 @@ class ModelAdapter(Plugin):
     @property
     def identity(self) -> str:
         """A string that identifies the model's weights and options (cache key, run record)."""
-        return f"{self.name}:{self.arg}" if self.arg else self.name
+        return self.with_settings(f"{self.name}:{self.arg}" if self.arg else self.name)
+
+    def with_settings(self, identity: str) -> str:
+        """`identity` followed by the `identity_settings` this instance sets away from their defaults:
+        `hf:gpt2[max_length=64,dtype=float16]` (an adapter that defines its own identity builds it with this)."""
+        spec = schema(self.settings)
+        changed = [f"{key}={self.config[key]}" for key in self.identity_settings
+                   if key in spec and self.config.get(key) != spec[key].default]
+        return f"{identity}[{','.join(changed)}]" if changed else identity
 
     def info(self) -> dict[str, Any]:
         """What the run record stores about this model."""

@@ -197,7 +197,25 @@ class Registry:
     def model(self, spec: str, **config: Any) -> Any:
         """A model adapter from a spec `NAME`, `NAME:ARG` or `DIST:NAME[:ARG]` (`hf:roberta-base`)."""
         entry, arg = self.model_entry(spec)
+        self._inner_setting(entry, arg, config)
         return entry.create(arg, **config) if arg else entry.create(**config)
+
+    def _inner_setting(self, entry: Entry, arg: str, config: dict[str, Any]) -> None:
+        """`--set model.base_url=URL` for `prompt:api:M`: a setting of the model a wrapper takes as its argument, not
+        of the wrapper, is said with the form that reaches it (`--set api.base_url=URL`)."""
+        unknown = [key for key in config if key not in entry.settings]
+        if not unknown or not arg:
+            return
+        try:
+            inner = self.model_entry(arg)[0]
+        except RobustError:
+            return
+        key = next((k for k in unknown if k in inner.settings), None)
+        if key is not None:
+            value = config[key]
+            raise RobustError(f"--set model.{key}={value}: {key!r} is a setting of {arg!r}, the model inside "
+                              f"{entry.name}:, not of {entry.name}: itself; --set {inner.name}.{key}={value} "
+                              f"(settings={{'{inner.name}.{key}': {value!r}}} from Python)")
 
     def model_entry(self, spec: str) -> tuple[Entry, str]:
         """The model entry a spec names and the argument it passes (`hf:gpt2` -> (hf, "gpt2"))."""

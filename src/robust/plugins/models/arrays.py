@@ -52,6 +52,7 @@ class RandomProjection(ArrayModel):
     name = "random-projection"
     description = "Reference representation: K seeded random orthonormal projections of the flattened input"
     settings = {"batch_size": Setting(256, min=1), "seed": 0}
+    identity_settings = ("seed",)
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)

@@ -32,7 +32,7 @@ class PackagedModel(HFModel):
 
     @property
     def identity(self) -> str:
-        return f"{self.name}@{self.package}=={_version(self.package)}"
+        return self.with_settings(f"{self.name}@{self.package}=={_version(self.package)}")
 
 
 class MiniLM(PackagedModel):

@@ -94,6 +94,8 @@ class HFModel(ModelAdapter):
                                "would exceed this share of the positions; 1 = fixed batch_size; 0 = no padding "
                                "(an output does not depend on its batch-mates: a helper model's default)"),
     }
+    identity_settings = ("task", "pooling", "max_length", "dtype", "revision", "gguf_file", "trust_remote_code",
+                         "top_k", "temperature", "num_beams")
     HEAD_CHUNK = 1024  # token positions whose logits are materialized at once (x vocabulary size floats)
     TOKEN_MEMO = 100_000  # texts whose token ids are remembered (lengths for batching, then the forward pass)
 

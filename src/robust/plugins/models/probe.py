@@ -27,6 +27,8 @@ class Probe(ModelAdapter):
                 "C": Setting(0.1, min=1e-9, help="inverse L2 strength of the logistic regression"),
                 "pooling": Setting("", choices=("", *POOLINGS), help="the embedder's pooling ('' = its default)")}
 
+    identity_settings = ("pooling",)
+
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg or "minilm", **config)
 
@@ -43,7 +45,8 @@ class Probe(ModelAdapter):
 
     @property
     def identity(self) -> str:
-        return f"probe[{self.embedder.identity}|{content_hash(self.train_examples)}|C={self.config['C']}]"
+        return self.with_settings(f"probe[{self.embedder.identity}|{content_hash(self.train_examples)}|"
+                                  f"C={self.config['C']}]")
 
     def info(self) -> dict[str, Any]:
         head = self.head

@@ -96,6 +96,7 @@ class RandomViT(ArrayModel):
                 "patch_size": Setting(16, min=1), "hidden_size": Setting(64, min=1), "layers": Setting(2, min=1),
                 "heads": Setting(2, min=1), "mlp_size": Setting(128, min=1), "seed": 0,
                 "pooling": Setting("cls", choices=VISION_POOLINGS)}
+    identity_settings = ("heads", "mlp_size", "pooling")  # the others are in its identity already
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)
@@ -107,8 +108,8 @@ class RandomViT(ArrayModel):
     @property
     def identity(self) -> str:
         c = self.config
-        return (f"random-vit(img{c['image_size']},p{c['patch_size']},h{c['hidden_size']},L{c['layers']},"
-                f"seed{c['seed']})")
+        return self.with_settings(f"random-vit(img{c['image_size']},p{c['patch_size']},h{c['hidden_size']},"
+                                  f"L{c['layers']},seed{c['seed']})")
 
     def input_spec(self) -> ArrayInput:
         side = int(self.config["image_size"])
@@ -142,6 +143,7 @@ class TimmModel(ArrayModel):
     name = "timm"
     description = "Any timm image model's pooled pre-logit features (needs the optional `timm` package)"
     settings = {"batch_size": Setting(32, min=1), "pretrained": True, "checkpoint": "", "device": "cpu"}
+    identity_settings = ("pretrained", "checkpoint")
 
     def __init__(self, arg: str = "", **config: Any) -> None:
         super().__init__(arg, **config)

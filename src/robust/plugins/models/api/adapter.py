@@ -104,6 +104,7 @@ class APIModel(ModelAdapter):
                                  "(api-requests.sqlite)"),
     }
 
+    identity_settings = ("top_k", "wide_k", "scoring", "temperature")
     #: two chunks at once: a request releases the GIL, so robust prepares the next chunk's queries while the server
     #: answers this one's; the requests in flight stay within `concurrency`, whichever chunk sends them
     overlap = 2
@@ -118,8 +119,10 @@ class APIModel(ModelAdapter):
                               f"model.base_url={self.arg} or settings={{'model.base_url': {self.arg!r}}}")
         self.base_url = (self.config["base_url"] or os.environ.get("OPENAI_BASE_URL", "")).rstrip("/")
         if not self.base_url:
-            raise RobustError(f"model {self.identity_name} needs the endpoint's URL: --set model.base_url=URL (or "
-                              "the OPENAI_BASE_URL environment variable), e.g. http://127.0.0.1:8000/v1")
+            from robust.plugins.models.api.client import URL_SETTING
+
+            raise RobustError(f"model {self.identity_name} needs the endpoint's URL, e.g. http://127.0.0.1:8000/v1: "
+                              f"{URL_SETTING}")
         if not self.base_url.startswith(("http://", "https://")):
             raise RobustError(f"base URL {self.base_url!r} is not an http(s) URL")
         self._lock = threading.Lock()
@@ -134,7 +137,7 @@ class APIModel(ModelAdapter):
 
     @property
     def identity(self) -> str:
-        return f"api:{self.arg}@{self.base_url}"
+        return self.with_settings(f"api:{self.arg}@{self.base_url}")
 
     # the endpoint ------------------------------------------------------------------------------------------
     @cached_property

@@ -29,6 +29,10 @@ from robust import Interruption, RobustError
 
 RETRIED_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 
+#: how a user gives the endpoint: the model under test's setting, or the `api` plugin's under prompt: or as a helper
+URL_SETTING = ("--set model.base_url=URL (--set api.base_url=URL for an api: model inside prompt: or named as a "
+               "helper; or the OPENAI_BASE_URL environment variable)")
+
 
 class EndpointGone(Interruption):
     """The endpoint stopped answering (after every retry): the run ends interrupted and resumes once it is back.

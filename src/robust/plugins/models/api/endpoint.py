@@ -18,7 +18,13 @@ from typing import Any
 
 from robust import RobustError
 from robust.plugins.models.api.cache import RequestCache, request_key
-from robust.plugins.models.api.client import RETRIED_STATUS, EndpointClient, EndpointGone, EndpointRefused
+from robust.plugins.models.api.client import (
+    RETRIED_STATUS,
+    URL_SETTING,
+    EndpointClient,
+    EndpointGone,
+    EndpointRefused,
+)
 
 #: the prompt whose echo is checked; its last tokens (" lazy", " dog") are predictable after the rest
 ECHO_PROBE = "The quick brown fox jumps over the lazy dog"
@@ -94,7 +100,7 @@ class Endpoint:
             listed = self.client.get("/models")
         except EndpointGone as exc:
             raise RobustError(f"cannot reach an OpenAI-compatible endpoint at {self.where} ({_cause(exc)}); check "
-                              "--set model.base_url=URL (or OPENAI_BASE_URL) and that the server runs") from None
+                              f"that the server runs and the URL: {URL_SETTING}") from None
         except EndpointRefused as exc:
             if exc.status in (401, 403):
                 raise RobustError(str(exc)) from None

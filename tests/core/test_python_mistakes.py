@@ -108,6 +108,9 @@ def test_a_resumed_spec_run_refuses_a_model_that_now_resolves_to_other_weights(t
                               "the run's model was t-versioned==1") in err
         assert Store(store).get(clean.id).status == "interrupted"
         Versioned.version = "1"
+        with pytest.raises(robust.RobustError, match=f"run {clean.id} was computed with the model t-versioned, named "
+                           "by its spec; resume it without model="):  # an object in its place: not taken
+            robust.run(resume=clean.id, model=Versioned(), store=store)
         code, _, err = in_process("run", "--resume", clean.id, "--quiet")
         assert code == 0, err
         assert Store(store).records(clean.id) == clean.records

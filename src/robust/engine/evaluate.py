@@ -189,6 +189,9 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
         if isinstance(model, str) and model and model != stored.model:
             raise RobustError(f"run {resume} was computed with the model {stored.model}, not {model}; resume it "
                               "without model= (it is rebuilt from its spec)")
+        if _given(model) and not isinstance(model, str) and not stored.model.startswith(IN_MEMORY):
+            raise RobustError(f"run {resume} was computed with the model {stored.model}, named by its spec; resume it "
+                              "without model= (it is rebuilt from its spec and settings)")
         # an object is configured as it was when the run started
         model_settings = {**stored.model_settings, **({"batch_size": stored.batch_size} if stored.batch_size else {})}
     else:

@@ -304,6 +304,8 @@ class Benchmark(Plugin):
     default_data: ClassVar[str | None] = None
     #: whether `--attack` names are meaningful for this benchmark
     accepts_attacks: ClassVar[bool] = False
+    #: whether it reads `--data` (False: it generates its own, and a `--data` given is refused, not ignored)
+    accepts_data: ClassVar[bool] = True
     #: the registered Scorers that make its own metrics
     scorers: ClassVar[tuple[str, ...]] = ()
     #: row fields it offers to extra `--scorer`s (empty: it takes none)

@@ -204,6 +204,8 @@ class Runner:
         bench = bench_entry.create(**config.settings)
         if config.attacks and not bench.accepts_attacks:
             raise RobustError(f"benchmark {config.bench!r} takes no --attack (attack= from Python)")
+        if config.data and not bench.accepts_data:
+            raise RobustError(f"benchmark {config.bench!r} takes no --data (data= from Python): it generates its own")
         for name, values in config.plugin_settings.items():
             try:
                 resolve_settings(name, self._plugin(name).target.settings, values)

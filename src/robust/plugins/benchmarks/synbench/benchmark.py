@@ -69,6 +69,7 @@ class SynBench(Benchmark):
                    "against the Bayes-optimal reference (SynBench, Ko ch. 5)")
     needs = frozenset({"embed_arrays"})
     default_model = "identity"  # `robust run --bench synbench` without --model: the reference representation
+    accepts_data = False  # its Gaussian proxy tasks are generated
     scorers = ("synbench-reference", "synbench-score")
     score_fields = frozenset({"train_embeddings", "train_labels", "test_embeddings", "test_labels", "trial", "s"})
     chunk_size = 1

@@ -69,6 +69,7 @@ class SynTextBench(Benchmark):
                    "sentiment sentences (Ko et al. 2023)")
     needs = frozenset({"embed"})
     default_model = "minilm"
+    accepts_data = False  # its sentences are generated from a sentiment lexicon (syntextbench-sentences.lexicon)
     scorers = ("syntextbench",)
     score_fields = frozenset({"train_embeddings", "train_labels", "test_embeddings", "test_labels", "trial", "p",
                               "train_texts", "test_texts"})

@@ -195,11 +195,16 @@ def test_data_errors_name_the_rows_passed_and_the_setting(tmp_path):
         robust.run("accuracy", model=keyword_probs, store=store,
                    data=[{"text": "fine", "label": 1}, {"text": "bad", "label": "neg"}])
     assert str(caught.value) == ("the rows passed as data=, row at index 1: label 'neg' is not a class index, and "
-                                 "model function:keyword_probs names no classes")
+                                 "model function:keyword_probs names no classes; give labels as class indices "
+                                 "0..k-1, or name its classes in order (robust.FunctionModel(fn, labels=[...]), or "
+                                 "settings={'model.labels': [...]} for a callable)")
+    named = robust.run("accuracy", model=keyword_probs, store=store, settings={"model.labels": ["neg", "pos"]},
+                       data=[{"text": "fine", "label": "pos"}, {"text": "bad", "label": "neg"}])
+    assert named.status == "finished" and [r["gold"] for r in named.records.values()] == [1, 0]
     said = []
     renamed = robust.run("accuracy", model=keyword_probs, data=frame, store=store, say=said.append,
                          settings={"text_column": "review", "label_column": "sentiment"})
-    assert renamed.status == "finished" and [r.status for r in Store(store).runs()] == ["finished"]
+    assert renamed.status == "finished" and [r.status for r in Store(store).runs()] == ["finished"] * 2
     assert "preparing accuracy: reading the rows passed as data=" in said
 
 

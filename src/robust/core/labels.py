@@ -40,7 +40,9 @@ def label_index(model: Any, label: Any) -> int:
     if not names:
         if isinstance(label, int) or label.isdigit():
             return int(label)
-        raise RobustError(f"label {label!r} is not a class index, and model {model.identity} names no classes")
+        raise RobustError(f"label {label!r} is not a class index, and model {model.identity} names no classes; give "
+                          "labels as class indices 0..k-1, or name its classes in order (robust.FunctionModel(fn, "
+                          "labels=[...]), or settings={'model.labels': [...]} for a callable)")
     try:
         return _index(label, names)
     except ValueError as exc:

@@ -127,6 +127,18 @@ def test_fill_mask_ranks_substitutes(dirs):
         model.fill_mask(["no mask here"], top_k=3)
 
 
+def test_a_checkpoint_without_a_trained_classification_head_is_refused_as_a_classifier(dirs):
+    """An encoder or a language model asked to classify would get a head transformers initialises at random: its
+    answers would mean nothing, so it is refused in one line that names the missing weights and `finetune:`."""
+    with pytest.raises(RobustError) as caught:
+        HFModel(dirs["encoder"], task="classify").classify(["x"])
+    assert str(caught.value) == (f"model hf:{dirs['encoder']} has no trained classification head: classifier.bias, "
+                                 "classifier.weight are not in its checkpoint (an encoder or a language model, not a "
+                                 "fine-tuned classifier); give a fine-tuned one, or train one on your data: --model "
+                                 f"finetune:hf:{dirs['encoder']}")
+    assert HFModel(dirs["classify"]).classify(["x"]).shape == (1, 3)  # a classifier's own head is all there
+
+
 def test_missing_local_model_is_one_line_error(tmp_path):
     with pytest.raises(RobustError, match=f"no such model directory: {tmp_path / 'nothing-here'}"):
         HFModel(str(tmp_path / "nothing-here"))

@@ -237,16 +237,23 @@ class HFModel(ModelAdapter):
             kw = self._load_kwargs()
             kw["dtype"] = self.dtype
             attention = self.config["attention"]
+            kw["output_loading_info"] = True
             try:
                 try:
-                    model = self._model_class().from_pretrained(
+                    model, loaded = self._model_class().from_pretrained(
                         self.source, attn_implementation="sdpa" if attention == "auto" else attention, **kw)
                 except (ValueError, ImportError):
                     if attention != "auto":
                         raise
-                    model = self._model_class().from_pretrained(self.source, **kw)  # no sdpa: the model's own
+                    model, loaded = self._model_class().from_pretrained(self.source, **kw)  # no sdpa: the model's own
             except (OSError, ValueError, ImportError) as exc:
                 raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
+            missing = sorted(loaded.get("missing_keys") or ())
+            if self.task == "classify" and missing:  # transformers filled them at random: its answers mean nothing
+                raise RobustError(f"model hf:{self.arg} has no trained classification head: {', '.join(missing[:4])}"
+                                  f"{' …' if len(missing) > 4 else ''} are not in its checkpoint (an encoder or a "
+                                  f"language model, not a fine-tuned classifier); give a fine-tuned one, or train one "
+                                  f"on your data: --model finetune:hf:{self.arg}")
             return model.to(device).eval()
 
     def preload(self) -> None:

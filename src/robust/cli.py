@@ -155,12 +155,14 @@ def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
     """List stored runs with their status."""
     if ctx.invoked_subcommand:
         return
+    from robust.report import data_name
+
     all_runs = _store().runs()
     if as_json:
         console.print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
     rows = [[r.id, r.bench, _abbreviate(r.model, 32), ", ".join(r.config.get("attacks") or []) or "-",
-             _abbreviate(_data_name(r.config.get("data")), 28),
+             _abbreviate(data_name(r.config.get("data")), 28),
              r.status + (f": {r.error}" if r.error and r.status != "finished" else ""), r.to_json()["created"]]
             for r in all_runs]
     _print_table(Table("Runs", ["run", "benchmark", "model", "attack", "data", "status", "created"], rows))
@@ -173,20 +175,6 @@ def _abbreviate(text: str, width: int) -> str:
         return text
     head = (width - 1) * 2 // 3
     return text[:head] + "…" + text[len(text) - (width - 1 - head):]
-
-
-def _data_name(data: str | None) -> str:
-    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.rows.jsonl`,
-    or `data/<hash>.jsonl` by runs before 0.3: `rows <hash>`)."""
-    import re
-
-    if not data:
-        return "-"
-    path = Path(data)
-    if len(path.parts) < 2:
-        return data
-    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}(\.rows)?\.jsonl", path.name)
-    return f"rows {path.name[:8]}" if rows else path.name
 
 
 @runs_app.command("delete")
@@ -322,8 +310,14 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
         r = unfinished[0]
         raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; compare it when it has finished"
                           + ("" if r.status == "running" else " (resume it first)"))
+    from robust.report import unlike
+
     bench_name = selected[0].bench
     cls = console.registry().get("benchmark", bench_name).target
+    differences = unlike(selected, cls.default_data)
+    if differences:  # a ranking of models means something only where the rest was held fixed
+        console.warning(f"these runs differ in more than their model ({'; '.join(differences)}): the comparison "
+                        "ranks unlike runs")
     labels = [f"{r.model} ({r.id[-6:]})" for r in selected]
     result = cls.compare([(lab, Result.from_json(r.result)) for lab, r in zip(labels, selected)])
     if result is None:
@@ -336,6 +330,8 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
         from robust.report import run_meta, write_report
 
         meta = {"benchmark": bench_name, "runs": ", ".join(r.id for r in selected)}
+        if differences:
+            meta["differ beside the model"] = "; ".join(differences)
         config = {f"Run {lab}": run_meta(r) for lab, r in zip(labels, selected)}
         parts = _bench_of(selected[0]).report(result, {})
         paths = write_report(f"robust comparison: {bench_name}", meta, result, parts, out_dir,

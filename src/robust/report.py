@@ -327,6 +327,47 @@ def run_meta(run: Run) -> dict[str, Any]:
     return meta
 
 
+def data_name(data: str | None) -> str:
+    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.rows.jsonl`,
+    or `data/<hash>.jsonl` by runs before 0.3: `rows <hash>`)."""
+    import re
+
+    if not data:
+        return "-"
+    path = Path(data)
+    if len(path.parts) < 2:
+        return data
+    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}(\.rows)?\.jsonl", path.name)
+    return f"rows {path.name[:8]}" if rows else path.name
+
+
+def unlike(runs: Sequence[Run], default_data: str | None = None) -> list[str]:
+    """What differs between runs compared beside their model: data (`default_data` where none was given),
+    attacks, scorers, limit, seed and each setting, with each run's value in order (`settings n: 256, 8`); empty
+    when they are alike."""
+
+    def shown(value: Any) -> str:
+        if value is None or value == [] or value == "":  # not given
+            return "default"
+        return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+    configs = [run.config for run in runs]
+    out = []
+    for key in ("data", "attacks", "scorers", "limit", "seed"):
+        values = [data_name(c.get(key) or default_data) if key == "data" else shown(c.get(key)) for c in configs]
+        if len(set(values)) > 1:
+            out.append(f"{key}: {', '.join(values)}")
+    plugins = sorted({name for c in configs for name in c.get("plugin_settings") or {}})
+    groups = [("", [c.get("settings") or {} for c in configs])]  # the benchmark's, then each plugin's (NAME.key)
+    groups += [(f"{n}.", [(c.get("plugin_settings") or {}).get(n, {}) for c in configs]) for n in plugins]
+    for prefix, per_run in groups:
+        for key in sorted({k for settings in per_run for k in settings}):
+            values = [shown(settings.get(key)) for settings in per_run]
+            if len(set(values)) > 1:
+                out.append(f"settings {prefix}{key}: {', '.join(values)}")
+    return out
+
+
 def cost(run: Run) -> str:
     """What computing a run took: its model queries and seconds (every session's, a resumed run's too), queries a
     second, and the largest peak memory of the processes that computed it."""

@@ -1,0 +1,38 @@
+"""`robust compare` ranks models; it says when the runs differ in more than their model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import robust
+from robust.engine.store import Store
+from robust.report import unlike
+from tests.core.conftest import in_process
+
+ROWS = [{"text": f"a {w} film, take {i}", "label": int(w == "good")} for i in range(4) for w in ("good", "bad")]
+
+
+def keywords(texts):
+    return np.array([[0.1, 0.9] if "good" in t else [0.8, 0.2] for t in texts])
+
+
+def hedged(texts):
+    return np.array([[0.4, 0.6] if "good" in t else [0.6, 0.4] for t in texts])
+
+
+def test_runs_that_differ_beside_their_model_are_named_and_warned_of(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUST_HOME", str(tmp_path))
+    store = tmp_path / "robust.db"
+    a = robust.run("accuracy", model=keywords, data=ROWS, store=store)
+    b = robust.run("accuracy", model=hedged, data=ROWS, store=store)
+    c = robust.run("accuracy", model=hedged, data=ROWS, limit=3, seed=2, store=store)
+    runs = Store(store)
+    assert unlike([runs.get(a.id), runs.get(b.id)]) == []  # only the model differs
+    assert unlike([runs.get(a.id), runs.get(b.id), runs.get(c.id)]) == ["limit: default, default, 3",
+                                                                        "seed: 0, 0, 2"]
+    assert unlike([runs.get(a.id), runs.get(b.id)], default_data="mr") == []
+    code, _, err = in_process("compare", a.id, b.id)
+    assert code == 0 and "warning" not in err, err
+    code, _, err = in_process("compare", a.id, c.id)
+    assert code == 0 and ("warning: these runs differ in more than their model (limit: default, 3; seed: 0, 2): "
+                          "the comparison ranks unlike runs") in err, err

@@ -273,3 +273,20 @@ def test_health_check_flags_uniform_and_broken_models_only():
         return summary["health_next_token_entropy"] >= summary["health_log_vocab"] - 1
 
     assert not entropy_only(verdicts["broken"])
+
+
+def test_a_corpus_without_what_a_test_reads_is_named_as_the_user_gave_it_with_what_the_test_needs(gpt2_dir, tmp_path):
+    """Rows from Python are named as such (not the file robust keeps them in), with what the empty test reads;
+    no run is stored."""
+    import robust
+    from robust.engine.store import Store
+
+    rows = [{"review": "The plot was dull. Nothing happens for an hour. The ending is bad."}]
+    store = tmp_path / "runs.db"
+    with pytest.raises(RobustError) as caught:
+        robust.run("byod", model=f"hf:{gpt2_dir}", data=rows, store=store,
+                   settings={"text_column": "review", "test": "negation,word_order"})
+    assert str(caught.value) == ("byod: the rows passed as data= gave no usable sentences for word_order (it needs "
+                                 "a passage of more than 20 words holding a sentence of more than 5); choose other "
+                                 "tests with --test")
+    assert Store(store).runs() == []

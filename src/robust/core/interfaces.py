@@ -327,10 +327,16 @@ class Benchmark(Plugin):
 
     def describe_data(self, ctx: RunContext) -> str:
         """What `prepare` reads, for the line said before it starts (default: the `--data` or default dataset)."""
+        data = self.data_label(ctx)
+        return f"reading {data}" if data else "building its tasks"
+
+    def data_label(self, ctx: RunContext) -> str:
+        """The data the run reads as the user gave it, for messages: a file, a dataset name, or `the rows passed as
+        data=` for rows from Python (never the file robust keeps them in); '' when it reads none."""
         from robust.core.data import where
 
         data = ctx.data or self.default_data
-        return f"reading {where(data)}" if data else "building its tasks"
+        return where(data) if data else ""
 
     def describe_limit(self, limit: int) -> str:
         """What `--limit N` limits in this benchmark, said in one line at run start."""

@@ -179,7 +179,7 @@ class ASRPredict(Benchmark):
             self.examples = load_examples(ctx.data, ctx, text_column=c["text_column"],
                                           label_column=c["label_column"], limit=ctx.limit)
             if len({e.label for e in self.examples}) < 2:
-                raise RobustError(f"{ctx.data}: the dataset features need at least two labels")
+                raise RobustError(f"{self.data_label(ctx)}: the dataset features need at least two labels")
 
     def check_domain(self, ctx: RunContext) -> list[str]:
         """Refuse (one line, naming both) a predictor fitted on features of other extractors, unless `force`;

@@ -161,6 +161,21 @@ class BYOD(Benchmark):
                  for e in data.examples(ctx.seed))
         return passages(texts, splitter, c["detokenize"])
 
+    def _needs(self, test: str) -> str:
+        """What a test takes from the corpus (`candidates`' filters), for the line that says none was found."""
+        c = self.config
+        if test == "negation":
+            return "it needs a sentence with " + ("is, was, are or were" if c["mode"] == "faithful" else
+                                                  "is, was or were")
+        if test == "lrs":
+            return ("it needs a passage of more than 100 words" if c["mode"] == "faithful" else
+                    f"it needs a passage of at least {c['lrs_sentences']} sentences (lrs_sentences)")
+        if test == "word_order":
+            return "it needs a passage of more than 20 words holding a sentence of more than 5"
+        if test in ("tokenization", "entropy"):
+            return "it needs a passage of 50 characters or more holding a sentence of more than 5 words"
+        return "it needs a sentence"
+
     def _n(self, test: str, ctx: RunContext) -> int:
         if test == HEALTH:
             return int(self.config["health_n"])
@@ -269,8 +284,8 @@ class BYOD(Benchmark):
             empty = [test for test in self.tests if all(item.payload.test != test for item in items)]
             if empty:  # a test without examples would silently vanish from the result
                 hint = "; choose other tests with --test" if len(empty) < len(self.tests) else ""
-                raise RobustError(f"byod: corpus {ctx.data or self.default_data} gave no usable sentences for "
-                                  f"{', '.join(empty)}{hint}")
+                raise RobustError(f"byod: {self.data_label(ctx)} gave no usable sentences for "
+                                  f"{'; '.join(f'{test} ({self._needs(test)})' for test in empty)}{hint}")
             self._items = items
         return self._items
 

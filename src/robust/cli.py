@@ -162,7 +162,7 @@ def runs(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help=
         console.print_json([{k: v for k, v in r.to_json().items() if k != "result"} for r in all_runs])
         return
     rows = [[r.id, r.bench, _abbreviate(r.model, 32), ", ".join(r.config.get("attacks") or []) or "-",
-             _abbreviate(data_name(r.config.get("data")), 28),
+             _abbreviate(data_name(r.config.get("data"), short=True), 28),
              r.status + (f": {r.error}" if r.error and r.status != "finished" else ""), r.to_json()["created"]]
             for r in all_runs]
     _print_table(Table("Runs", ["run", "benchmark", "model", "attack", "data", "status", "created"], rows))
@@ -212,8 +212,15 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
     for key, value in meta.items():
         out.print(f"[bold]{escape(str(key))}[/]: {escape(str(value))}", highlight=False, soft_wrap=True)
     if r.result is None:
-        out.print(f"no result yet (status {r.status}); continue with `robust run --resume {r.id}`", markup=False,
-                  soft_wrap=True)
+        from robust.engine.runner import IN_MEMORY
+
+        if r.status == "running":
+            how = "it is being computed"
+        elif r.model.startswith(IN_MEMORY):  # the CLI cannot rebuild a model passed from Python
+            how = f"continue from Python with that model: robust.run(resume={r.id!r}, model=THE_MODEL)"
+        else:
+            how = f"continue with `robust run --resume {r.id}`"
+        out.print(f"no result yet (status {r.status}); {how}", markup=False, soft_wrap=True)
     else:
         _print_result(f"{r.bench} · {r.model}", Result.from_json(r.result))
 

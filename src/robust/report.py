@@ -317,7 +317,7 @@ def run_meta(run: Run) -> dict[str, Any]:
     if cfg.get("attacks"):
         meta["attacks"] = ", ".join(cfg["attacks"])
     if cfg.get("data"):
-        meta["data"] = cfg["data"]
+        meta["data"] = data_name(cfg["data"])
     if cfg.get("limit"):
         meta["limit"] = cfg["limit"]
     if cfg.get("settings"):
@@ -327,9 +327,9 @@ def run_meta(run: Run) -> dict[str, Any]:
     return meta
 
 
-def data_name(data: str | None) -> str:
-    """A dataset name as it is, a file by its name (rows passed from Python, stored as `data/<hash>.rows.jsonl`,
-    or `data/<hash>.jsonl` by runs before 0.3: `rows <hash>`)."""
+def data_name(data: str | None, short: bool = False) -> str:
+    """A run's data as the user gave it: a dataset name or a file as it is (`short`: a file by its name), rows passed
+    from Python (kept as `data/<hash>.rows.jsonl`, `data/<hash>.jsonl` by runs before 0.3) as `rows <hash>`."""
     import re
 
     if not data:
@@ -337,8 +337,9 @@ def data_name(data: str | None) -> str:
     path = Path(data)
     if len(path.parts) < 2:
         return data
-    rows = path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}(\.rows)?\.jsonl", path.name)
-    return f"rows {path.name[:8]}" if rows else path.name
+    if path.parent.name == "data" and re.fullmatch(r"[0-9a-f]{16}(\.rows)?\.jsonl", path.name):
+        return f"rows {path.name[:8]}"
+    return path.name if short else data
 
 
 def unlike(runs: Sequence[Run], default_data: str | None = None) -> list[str]:

@@ -5,6 +5,7 @@ the user passed, before a run exists."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ def interrupt_half(store, run_id):
     db = Store(store)
     db._exec("DELETE FROM records WHERE run_id = ? AND item_id IN (SELECT item_id FROM records WHERE run_id = ? "
              "ORDER BY item_id LIMIT 5)", (run_id, run_id))
-    db._exec("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run_id,))
+    db._exec("UPDATE runs SET status = 'interrupted', result = NULL WHERE id = ?", (run_id,))
     assert len(db.records(run_id)) == 5
 
 
@@ -57,6 +58,12 @@ def test_a_resumed_run_refuses_a_model_that_answers_otherwise_and_accepts_the_sa
         robust.run(resume=clean.id, model="minilm", store=store)
     run = Store(store).get(clean.id)
     assert run.status == "interrupted" and len(Store(store).records(clean.id)) == 5  # refused: nothing touched
+    from tests.core.conftest import in_process
+
+    code, shown, _ = in_process("--store", store, "show", clean.id)  # the CLI cannot rebuild it: says how instead
+    assert code == 0 and f"data: rows {Path(run.config['data']).name[:8]}\n" in shown
+    assert (f"no result yet (status interrupted); continue from Python with that model: "
+            f"robust.run(resume='{clean.id}', model=THE_MODEL)") in shown
     resumed = robust.run(resume=clean.id, model=same, store=store)
     assert resumed.status == "finished" and resumed.records == clean.records
 

@@ -345,3 +345,28 @@ def test_a_bare_encoder_and_a_causal_lm_in_memory_are_what_their_class_is(tmp_pa
     causal = hf.from_objects(lm, tokenizer)
     assert causal.task == "causal" and {"logprobs", "generate"} <= causal.provides()
     assert hf.from_objects(lm, tokenizer, task="encoder").task == "encoder"  # named explicitly
+
+
+def test_an_error_that_ends_a_run_is_the_users_own_and_says_which_run_it_left_and_how_it_resumes(tmp_path):
+    """The model's own exception reaches the caller as it was raised, carrying the failed run's id and (Python 3.11+)
+    a note on how to continue it; continued with a model that works, the run ends as a clean one would."""
+    store = tmp_path / "runs.db"
+    calls = []
+
+    def breaks_on_the_second_batch(texts):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise ValueError("CUDA error: device-side assert triggered")
+        return keyword_probs(texts)
+
+    with pytest.raises(ValueError, match="device-side assert") as caught:
+        robust.run("accuracy", model=breaks_on_the_second_batch, data=ROWS, batch_size=4, store=store)
+    run_id = caught.value.run_id
+    assert Store(store).get(run_id).status == "failed"
+    if hasattr(caught.value, "add_note"):
+        assert caught.value.__notes__ == [f"robust: run {run_id} is stored as failed with the records it finished; "
+                                          f"once the cause is fixed, continue it with robust.run(resume={run_id!r}, "
+                                          "model=THE_MODEL)"]
+    resumed = robust.run(resume=run_id, model=breaks_on_the_second_batch, store=store)  # its second batch is past
+    clean = robust.run("accuracy", model=keyword_probs, data=ROWS, batch_size=4, store=store)
+    assert resumed.status == "finished" and resumed.records == clean.records

@@ -8,6 +8,7 @@ store so the run can be resumed and reproduced like any other.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import numbers
@@ -210,8 +211,23 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
     except (KeyboardInterrupt, Interruption) as exc:
         exc.run_id = runner.run_id  # type: ignore[attr-defined] - the run to resume ("" before one existed)
         raise
+    except Exception as exc:  # raised as it was (the user's own model's error stays theirs), with the run it left
+        _note_failed(exc, the_store, runner.run_id)
+        raise
     ended, records = runner.ended
     return Evaluation(the_store.get(run.id), records if ended == run.id else the_store.records(run.id), the_store.path)
+
+
+def _note_failed(exc: Exception, store: Store, run_id: str) -> None:
+    """Say on an error that ended a run (its traceback's last line) which run it left `failed`, and how it resumes."""
+    run = store.get(run_id) if run_id else None
+    if run is None or run.status != "failed":
+        return
+    model = ", model=THE_MODEL" if run.model.startswith(IN_MEMORY) else ""
+    with contextlib.suppress(AttributeError):  # add_note: Python 3.11+
+        exc.run_id = run_id  # type: ignore[attr-defined]
+        exc.add_note(f"robust: run {run_id} is stored as failed with the records it finished; once the cause is "
+                     f"fixed, continue it with robust.run(resume={run_id!r}{model})")
 
 
 class PluginWarning(UserWarning):

@@ -82,7 +82,8 @@ PLUGIN_API = "1.2"
 def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
         settings: Any = None, limit: int | None = None, seed: int = 0, batch_size: int | None = None,
         store: str | Path | None = None, out: str | None = None, resume: str | None = None,
-        executor: str = "in-process", progress: bool = False, say: Any = None) -> Any:
+        executor: str = "in-process", address: str | None = None, workers: int | None = None,
+        progress: bool = False, say: Any = None) -> Any:
     """Run a benchmark (as `robust run` does) and return its `Evaluation`: `.id`, `.status`, `.result` (a Result),
     `.summary` and `.records` (item id -> record); the run is stored like the CLI's (`store`: the database path,
     default `$ROBUST_HOME/robust.db` or `./robust-runs/robust.db`).
@@ -94,6 +95,8 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
     - `attack`, `scorer`: a name or a list of names (`"typo"`, `["typo-M", "acme:leet"]`).
     - `settings`: `{"n": 100, "model.batch_size": 8, "typo-M.mode": "faithful"}` or `["n=100", ...]`.
     - `resume`: a run id (or `latest`) to continue; pass the same `model` object if it was one.
+    - `executor`: `"in-process"` or `"ray"` (`pip install 'robust[ray]'`), with its `address` (`"auto"`: the running
+      cluster; default: a local Ray started for the run) and `workers` (default: one per GPU, else one per CPU).
     - `say`: a callable receiving the one-line notes the CLI prints (the default model used, a resume, and
       `warning: ...` for each clash among the installed plugins that concerns this run's names); without it, those
       warnings are issued once per process (a `UserWarning`).
@@ -102,7 +105,7 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
 
     return evaluate(bench, model=model, data=data, attack=attack, scorer=scorer, settings=settings, limit=limit,
                     seed=seed, batch_size=batch_size, store=store, out=out, resume=resume, executor=executor,
-                    progress=progress, say=say)
+                    address=address, workers=workers, progress=progress, say=say)
 
 
 __all__ = [

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+import robust
 from robust.core.errors import RobustError
 from robust.engine.executor import InProcessExecutor, executor_names, make_executor
 from tests.conftest import error_lines
@@ -20,8 +21,10 @@ def test_names_and_options_are_checked_in_one_line():
     assert isinstance(make_executor("in-process", address=None, workers=None), InProcessExecutor)
     with pytest.raises(RobustError, match=r"^unknown executor 'rey' \(did you mean 'ray'\?\); known: in-process, ray"):
         make_executor("rey")
-    with pytest.raises(RobustError, match=r"^--address is an option of a distributed executor"):
+    with pytest.raises(RobustError, match=r"^--address \(address= from Python\) is an option of a distributed "):
         make_executor("in-process", address="auto")
+    with pytest.raises(RobustError, match=r"^--workers \(workers= from Python\) is an option of a distributed "):
+        robust.run("accuracy", model=lambda texts: [[0.5, 0.5]] * len(texts), workers=2)  # robust.run takes it
     with pytest.raises(RobustError, match=r"^executor 'ray' takes no --colour$"):
         make_executor("ray", colour="blue")
 
@@ -86,7 +89,7 @@ def test_bad_worker_options_are_one_line(monkeypatch):
     from robust.engine import ray_executor
 
     monkeypatch.setattr(ray_executor, "import_ray", lambda: FakeRay({}))
-    with pytest.raises(RobustError, match=r"^--workers must be at least 1, not 0$"):
+    with pytest.raises(RobustError, match=r"^--workers \(workers= from Python\) must be at least 1, not 0$"):
         ray_executor.RayExecutor(workers=0)
     monkeypatch.setenv("ROBUST_RAY_GPUS_PER_WORKER", "one")
     with pytest.raises(RobustError, match=r"^ROBUST_RAY_GPUS_PER_WORKER must be a number, not 'one'$"):

@@ -201,8 +201,9 @@ def make_executor(name: str = IN_PROCESS, **options: Any) -> Executor:
     options = {key: value for key, value in options.items() if value is not None}
     if name == IN_PROCESS:
         if options:
-            raise RobustError(f"--{next(iter(options))} is an option of a distributed executor (e.g. --executor ray), "
-                              "not of in-process")
+            key = next(iter(options))
+            raise RobustError(f"--{key} ({key}= from Python) is an option of a distributed executor (e.g. --executor "
+                              "ray), not of in-process")
         return InProcessExecutor()
     found = [ep for ep in plugin_points(GROUP) if ep.name == name]
     if not found:

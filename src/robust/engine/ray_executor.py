@@ -123,7 +123,7 @@ class RayExecutor:
                  retries: int = 3, in_flight: int = 2) -> None:
         self.ray = import_ray()
         if workers is not None and workers < 1:
-            raise RobustError(f"--workers must be at least 1, not {workers}")
+            raise RobustError(f"--workers (workers= from Python) must be at least 1, not {workers}")
         env_gpus = os.environ.get("ROBUST_RAY_GPUS_PER_WORKER")
         if gpus_per_worker is None and env_gpus:
             try:

@@ -76,7 +76,7 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *LAZY})
 
 #: the version of this surface: MAJOR changes only by the deprecation rule (docs/plugins.md, "Stability")
-PLUGIN_API = "1.2"
+PLUGIN_API = "1.3"
 
 
 def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack: Any = None, scorer: Any = None,
@@ -108,6 +108,20 @@ def run(bench: str | None = None, *, model: Any = None, data: Any = None, attack
                     address=address, workers=workers, progress=progress, say=say)
 
 
+def write_report(run: Any, out: str | Path = "robust-reports", store: str | Path | None = None) -> list[Path]:
+    """Write a finished run's report into `out`, as `robust report` does: a self-contained HTML page (headline, plots,
+    tables, samples, configuration) and a Markdown summary; returns their paths. `run`: what `robust.run` returned,
+    or a run id (or `latest`) in `store` (default: as `robust.run`'s)."""
+    from robust.engine.store import Store
+    from robust.report import write_run_report
+
+    the_store = Store(getattr(run, "store", None) or store)
+    stored = the_store.get(getattr(run, "id", run))
+    if stored.result is None:
+        raise RobustError(f"run {stored.id} has not finished (it is {stored.status}); resume it first")
+    return write_run_report(stored, the_store.records(stored.id), Path(out))
+
+
 __all__ = [
     "CAPABILITIES", "PLUGIN_API", "AttackResult", "Attacker", "Benchmark", "DataGenerator", "Example",
     "FunctionModel", "Interruption", "MissingResource", "ModelAdapter", "Plugin", "RecipeAttacker", "ReportParts",
@@ -117,5 +131,5 @@ __all__ = [
     "load_examples", "num", "open_data", "package_dir", "pct", "proportion_se", "ranking", "ranking_figure",
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
     "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
-    "check_pairing", "content_hash", "Entry", "Registry", "unknown", "AttackSpec", "attack_specs",
+    "check_pairing", "content_hash", "Entry", "Registry", "unknown", "AttackSpec", "attack_specs", "write_report",
 ]

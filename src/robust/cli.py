@@ -258,45 +258,18 @@ def _unfinished(r: Any, records: int) -> str:
         f", with {records:,} records"
 
 
-def _bench_of(r: Any) -> Any:
-    """The run's benchmark, configured as the run was and bound to a context without a model (for its report)."""
-    from robust.core.context import RunContext
-    from robust.engine.runner import RunConfig
-
-    registry = console.registry()
-    entry = registry.get("benchmark", r.bench)
-    cfg = RunConfig.from_json(r.config)
-    try:
-        bench = entry.create(**cfg.settings)
-    except RobustError:  # a setting this version no longer accepts: the report still renders the stored result
-        bench = entry.create()
-    return bench.bind(RunContext(r.id, cfg.seed, None, registry, cfg.data, cfg.limit, cfg.attacks, cfg.scorers,
-                                 None, cfg.plugin_settings, cfg.model))
-
-
-def _model_class(spec: str) -> Any:
-    registry = console.registry()
-    name = spec.split(":", 1)[0]
-    return registry.get("model", name).target if registry.has("model", name) else None
-
-
 @app.command()
 def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
            out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report.")) -> None:
     """Write a self-contained HTML report (headline, plots, tables, samples, configuration) and a Markdown summary."""
-    from robust.report import run_config, run_labels, run_meta, write_report
+    from robust.report import write_run_report
 
     store = _store()
     r = store.get(ref)
     if r.result is None:
         raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; "
                           + ("report it when it has finished" if r.status == "running" else "resume it first"))
-    result = Result.from_json(r.result)
-    labels = run_labels(r, _model_class(r.model))
-    parts = _bench_of(r).report(result, store.records(r.id), labels)
-    paths = write_report(f"robust report: {r.bench} on {r.model}", run_meta(r), result, parts, out_dir, r.id,
-                         run_config(r), labels)
-    for p in paths:
+    for p in write_run_report(r, store.records(r.id), out_dir):
         out.print(f"wrote {p}", highlight=False)
 
 
@@ -334,13 +307,13 @@ def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the 
     else:
         _print_result(f"{bench_name}: comparison", result)
     if out_dir:
-        from robust.report import run_meta, write_report
+        from robust.report import bench_of, run_meta, write_report
 
         meta = {"benchmark": bench_name, "runs": ", ".join(r.id for r in selected)}
         if differences:
             meta["differ beside the model"] = "; ".join(differences)
         config = {f"Run {lab}": run_meta(r) for lab, r in zip(labels, selected)}
-        parts = _bench_of(selected[0]).report(result, {})
+        parts = bench_of(selected[0]).report(result, {})
         paths = write_report(f"robust comparison: {bench_name}", meta, result, parts, out_dir,
                              f"compare-{bench_name}-" + "-".join(r.id[-6:] for r in selected), config)
         for p in paths:

@@ -413,6 +413,36 @@ def run_labels(run: Run, model_class: Any = None) -> list[Any] | None:
     return list(declared) if isinstance(declared, (list, tuple)) and declared else None
 
 
+def bench_of(run: Run) -> Any:
+    """The run's benchmark, configured as the run was and bound to a context without a model (for its report)."""
+    from robust.core.context import RunContext
+    from robust.core.plugins import get_registry
+    from robust.engine.runner import RunConfig
+
+    registry = get_registry()
+    entry = registry.get("benchmark", run.bench)
+    cfg = RunConfig.from_json(run.config)
+    try:
+        bench = entry.create(**cfg.settings)
+    except RobustError:  # a setting this version no longer accepts: the report still renders the stored result
+        bench = entry.create()
+    return bench.bind(RunContext(run.id, cfg.seed, None, registry, cfg.data, cfg.limit, cfg.attacks, cfg.scorers,
+                                 None, cfg.plugin_settings, cfg.model))
+
+
+def write_run_report(run: Run, records: Mapping[str, Any], out: Path) -> list[Path]:
+    """A finished run's report (`robust report`, `Evaluation.report`): the HTML page and its Markdown summary."""
+    from robust.core.plugins import get_registry
+
+    registry = get_registry()
+    name = run.model.split(":", 1)[0]
+    labels = run_labels(run, registry.get("model", name).target if registry.has("model", name) else None)
+    result = Result.from_json(run.result or {})
+    parts = bench_of(run).report(result, records, labels)
+    return list(write_report(f"robust report: {run.bench} on {run.model}", run_meta(run), result, parts, out, run.id,
+                             run_config(run), labels))
+
+
 def write_report(title: str, meta: Mapping[str, Any], result: Result, parts: ReportParts, out: Path, stem: str,
                  config: Mapping[str, Mapping[str, Any]] | None = None,
                  labels: Sequence[Any] | None = None) -> tuple[Path, Path]:

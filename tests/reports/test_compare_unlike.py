@@ -36,3 +36,17 @@ def test_runs_that_differ_beside_their_model_are_named_and_warned_of(tmp_path, m
     code, _, err = in_process("compare", a.id, c.id)
     assert code == 0 and ("warning: these runs differ in more than their model (limit: default, 3; seed: 0, 2): "
                           "the comparison ranks unlike runs") in err, err
+
+
+def test_a_report_from_python_is_the_one_the_command_line_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROBUST_HOME", str(tmp_path))
+    ev = robust.run("accuracy", model=keywords, data=ROWS, store=tmp_path / "robust.db")
+    written = robust.write_report(ev, tmp_path / "py")
+    assert robust.write_report("latest", tmp_path / "by-id", store=tmp_path / "robust.db") == [
+        tmp_path / "by-id" / p.name for p in written]
+    assert [p.name for p in written] == [f"{ev.id}.html", f"{ev.id}.md"]
+    code, _, err = in_process("report", ev.id, "--out", tmp_path / "cli")
+    assert code == 0, err
+    for path in written:
+        assert path.read_text() == (tmp_path / "cli" / path.name).read_text()
+    assert written[1].read_text().startswith("# robust report: accuracy on python:function:keywords")

@@ -24,11 +24,21 @@ app.add_typer(runs_app, name="runs")
 
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        from robust import __version__
+
+        out.print(f"robust {__version__}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _global(
     store: Path | None = typer.Option(None, "--store", help="Run database (default $ROBUST_HOME/robust.db "
                                          "or ./robust-runs/robust.db)."),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks (also ROBUST_DEBUG=1)."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print robust's version and exit."),
 ) -> None:
     console.state["store"] = store
 

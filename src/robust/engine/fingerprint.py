@@ -45,7 +45,10 @@ class Fingerprint:
     def difference(self, run: Fingerprint, this: str = "the model passed to resume") -> str | None:
         """One line saying how this model differs from the run's (None: the same model)."""
         if not run.capabilities:  # a spec's: what it resolves to
-            if self.identity != run.identity:
+            # a run stored before identities named their settings (`minilm@...` now `minilm@...[max_length=64]`): the
+            # settings come from its stored configuration, so only the way of writing them differs
+            legacy = "[" not in run.identity and self.identity.startswith(run.identity + "[")
+            if self.identity != run.identity and not legacy:
                 return f"{this} resolves to {self.identity} now, the run's model was {run.identity}"
             return None
         if self.capabilities != run.capabilities:

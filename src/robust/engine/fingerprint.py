@@ -31,6 +31,7 @@ class Fingerprint:
     probe: str = ""  # the output probed: classify, embed, or '' (a model without either, or a spec)
     width: int = 0  # number of classes or embedding dimensions
     outputs: tuple[tuple[float, ...], ...] = ()
+    settings_named: bool = True  # False: stored before identities named the settings that change outputs
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -40,14 +41,14 @@ class Fingerprint:
         labels = obj.get("labels")
         return cls(obj.get("identity", ""), tuple(obj.get("capabilities", ())),
                    tuple(labels) if labels is not None else None, obj.get("probe", ""), obj.get("width", 0),
-                   tuple(tuple(row) for row in obj.get("outputs", ())))
+                   tuple(tuple(row) for row in obj.get("outputs", ())), obj.get("settings_named", False))
 
     def difference(self, run: Fingerprint, this: str = "the model passed to resume") -> str | None:
         """One line saying how this model differs from the run's (None: the same model)."""
         if not run.capabilities:  # a spec's: what it resolves to
             # a run stored before identities named their settings (`minilm@...` now `minilm@...[max_length=64]`): the
             # settings come from its stored configuration, so only the way of writing them differs
-            legacy = "[" not in run.identity and self.identity.startswith(run.identity + "[")
+            legacy = not run.settings_named and self.identity.startswith(run.identity + "[")
             if self.identity != run.identity and not legacy:
                 return f"{this} resolves to {self.identity} now, the run's model was {run.identity}"
             return None

@@ -187,6 +187,14 @@ class HFModel(ModelAdapter):
         """The torch device of the `device` setting, refused in one line where this torch cannot reach it."""
         return torch_device(self.config["device"], self.name)
 
+    def identity_values(self) -> dict[str, Any]:
+        """The settings that change the outputs, and the dtype `auto` resolves to where it is not float32 (bfloat16
+        on a CUDA GPU): a run begun there and resumed on a CPU is not taken for the same model's."""
+        values = super().identity_values()
+        if self.config["dtype"] == "auto" and (resolved := str(self.dtype).removeprefix("torch.")) != "float32":
+            values["dtype"] = resolved
+        return values
+
     @cached_property
     def dtype(self) -> Any:
         """The torch dtype the weights compute in; `auto`: bfloat16 on a CUDA device that supports it, else

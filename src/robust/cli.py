@@ -188,7 +188,8 @@ def _abbreviate(text: str, width: int) -> str:
 
 
 @runs_app.command("delete")
-def runs_delete(refs: list[str] = typer.Argument(..., help="Run ids, unique prefixes or `latest`.")) -> None:
+def runs_delete(refs: list[str] = typer.Argument(..., metavar="RUN",
+                                                 help="Run ids, unique prefixes or `latest`.")) -> None:
     """Delete runs and their records."""
     store = _store()
     ids = list(dict.fromkeys(store.get(ref).id for ref in refs))
@@ -209,7 +210,7 @@ def runs_prune(status: str = typer.Option(..., "--status", help="failed or inter
 
 
 @app.command()
-def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+def show(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique prefix or `latest`."),
          as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Print one run: its configuration and result."""
     r = _store().get(ref)
@@ -236,7 +237,7 @@ def show(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`.
 
 
 @app.command()
-def export(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+def export(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique prefix or `latest`."),
            fmt: str = typer.Option("json", "--format", "-f", help="json, jsonl or csv."),
            output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default stdout)."),
            partial: bool = typer.Option(False, "--partial", help="Export the records of a run that has not "
@@ -269,7 +270,7 @@ def _unfinished(r: Any, records: int) -> str:
 
 
 @app.command()
-def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest`."),
+def report(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique prefix or `latest`."),
            out_dir: Path = typer.Option(Path("robust-reports"), "--out", help="Directory for the report.")) -> None:
     """Write a self-contained HTML report (headline, plots, tables, samples, configuration) and a Markdown summary."""
     from robust.report import write_run_report
@@ -284,7 +285,7 @@ def report(ref: str = typer.Argument(..., help="Run id, unique prefix or `latest
 
 
 @app.command()
-def compare(refs: list[str] = typer.Argument(..., help="Two or more runs of the same benchmark."),
+def compare(refs: list[str] = typer.Argument(..., metavar="RUN", help="Two or more runs of the same benchmark."),
             out_dir: Path | None = typer.Option(None, "--out", help="Also write an HTML/Markdown report here."),
             as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Compare several runs of one benchmark (e.g. different models) and rank them."""

@@ -45,6 +45,7 @@ BAD = [
      "'typo' is a group of transforms (typo-G, typo-M)"),
     (["--store", "/no/such/dir/r.db", "runs"], "directory /no/such/dir does not exist"),
     (["runs", "delete", "nope"], "no run 'nope'"),
+    (["show"], "Missing argument 'RUN'"),
     (["runs", "prune", "--status", "finished"], "--status must be failed or interrupted"),
 ]
 

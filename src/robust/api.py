@@ -45,6 +45,7 @@ from robust.toolkit.reporting import default_headline, interval, num, pct, ranki
 from robust.toolkit.transforms import WordTransform
 
 if TYPE_CHECKING:  # imported on first use, below
+    from robust.plugins.models.arrays import ArrayFunction
     from robust.toolkit.figures import Strip, ranking_figure, strips_figure
     from robust.toolkit.function_model import FunctionModel
     from robust.toolkit.stats import bootstrap, proportion_se, wilson
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # imported on first use, below
 LAZY = {
     **dict.fromkeys(("Strip", "ranking_figure", "strips_figure"), "robust.toolkit.figures"),
     "FunctionModel": "robust.toolkit.function_model",
+    "ArrayFunction": "robust.plugins.models.arrays",
     **dict.fromkeys(("bootstrap", "proportion_se", "wilson"), "robust.toolkit.stats"),
     **dict.fromkeys(("changed_words", "char_degree", "word_edits", "word_modification_rate", "words"),
                     "robust.toolkit.text"),
@@ -132,4 +134,5 @@ __all__ = [
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
     "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
     "check_pairing", "content_hash", "Entry", "Registry", "unknown", "AttackSpec", "attack_specs", "write_report",
+    "ArrayFunction",
 ]

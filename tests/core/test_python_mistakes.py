@@ -385,3 +385,22 @@ def test_a_spec_runs_identity_from_before_identities_named_their_settings_still_
     assert Fingerprint("hf:DIR[dtype=bfloat16]").difference(new) == ("the model passed to resume resolves to "
                                                                      "hf:DIR[dtype=bfloat16] now, the run's model "
                                                                      "was hf:DIR")
+
+
+def test_a_bare_function_is_an_encoder_for_a_benchmark_that_embeds_and_arrays_need_their_wrapper(tmp_path):
+    """`robust.run("syntextbench", model=fn)`: fn maps texts to embeddings (the benchmark embeds, it never
+    classifies); SynBench's arrays need `robust.ArrayFunction`, which says their shape, so a bare function is refused
+    in one line naming it. No run is stored for the refusal."""
+    store = tmp_path / "runs.db"
+
+    def counts(texts):
+        return np.array([[len(t), t.count("e"), t.count("a"), 1.0] for t in texts], dtype=float)
+
+    embedded = robust.run("syntextbench", model=counts, settings={"n": 16}, store=store)
+    assert embedded.status == "finished" and embedded.run.environment["model"]["capabilities"] == ["embed"]
+    with pytest.raises(robust.RobustError, match=r"^a function of arrays is wrapped with what it expects: "
+                                                 r"robust\.ArrayFunction\(fn, input_shape="):
+        robust.run("synbench", model=lambda x: x.reshape(len(x), -1), store=store)
+    wrapped = robust.run("synbench", model=robust.ArrayFunction(lambda x: x.reshape(len(x), -1)[:, :8], name="f8"),
+                         store=store)
+    assert wrapped.status == "finished" and len(Store(store).runs()) == 2

@@ -101,9 +101,11 @@ def names(value: str | Sequence[str] | None) -> list[str]:
     return [v.strip() for raw in values for v in str(raw).split(",") if v.strip()]
 
 
-def model_object(model: Any, registry: Registry, settings: Mapping[str, Any] | None = None) -> ModelAdapter | None:
+def model_object(model: Any, registry: Registry, settings: Mapping[str, Any] | None = None,
+                 needs: frozenset[str] = frozenset()) -> ModelAdapter | None:
     """A ModelAdapter for a model given as a Python object (None for a spec string), with the `model.KEY` settings
-    given (a ModelAdapter instance, already configured, takes none)."""
+    given (a ModelAdapter instance, already configured, takes none). A bare callable is a classifier, or an
+    encoder `texts -> embeddings` for a benchmark that `needs` embed and not classify."""
     settings = dict(settings or {})
     if model is None or isinstance(model, str):
         return None
@@ -118,7 +120,11 @@ def model_object(model: Any, registry: Registry, settings: Mapping[str, Any] | N
     if hasattr(model, "config") and hasattr(model, "forward"):  # a transformers model without its tokenizer
         return registry.get("model", "hf").target.from_objects(model, **settings)
     if callable(model):
-        return FunctionModel(model, "classify", name=getattr(model, "__name__", "function"), **settings)
+        if "embed_arrays" in needs:  # its input's shape and normalisation are the user's to say
+            raise RobustError("a function of arrays is wrapped with what it expects: robust.ArrayFunction(fn, "
+                              "input_shape=(3, 32, 32), mean=..., std=...) (docs/synbench.md)")
+        capability = "embed" if "embed" in needs and "classify" not in needs else "classify"
+        return FunctionModel(model, capability, name=getattr(model, "__name__", "function"), **settings)
     raise RobustError(f"cannot use a {type(model).__name__} as a model: pass a spec such as 'minilm', a "
                       "ModelAdapter, a callable texts -> probabilities, or (transformers model, tokenizer)")
 
@@ -199,7 +205,9 @@ def evaluate(bench: str | None = None, *, model: Any = None, data: Any = None, a
         model_settings = split_settings(as_assignments(settings))[1]
         if batch_size:
             model_settings["batch_size"] = batch_size
-    instance = model_object(model, registry, model_settings)
+    name = stored.bench if resume else bench
+    needs = registry.get("benchmark", name).target.needs if name and registry.has("benchmark", name) else frozenset()
+    instance = model_object(model, registry, model_settings, frozenset(needs))
     runner = Runner(registry, the_store, make_executor(executor, address=address, workers=workers), progress, say,
                     warn)
     try:

@@ -119,8 +119,6 @@ def write_report(run: Any, out: str | Path = "robust-reports", store: str | Path
 
     the_store = Store(getattr(run, "store", None) or store)
     stored = the_store.get(getattr(run, "id", run))
-    if stored.result is None:
-        raise RobustError(f"run {stored.id} has not finished (it is {stored.status}); resume it first")
     return write_run_report(stored, the_store.records(stored.id), Path(out))
 
 

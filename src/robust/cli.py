@@ -244,13 +244,13 @@ def export(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique pr
                                         "finished (marked partial).")) -> None:
     """Export a run's records."""
     from robust.report import export as render
-    from robust.report import write_file
+    from robust.report import unfinished, write_file
 
     store = _store()
     r = store.get(ref)
     records = store.records(r.id)
     if r.status != "finished" and not partial:
-        raise RobustError(f"{_unfinished(r, len(records))}; wait for it to finish, or pass --partial to export the "
+        raise RobustError(f"{unfinished(r, len(records))}; wait for it to finish, or pass --partial to export the "
                           "records it has (marked partial)")
     text = render(r, records, fmt)
     if output:
@@ -258,15 +258,6 @@ def export(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique pr
         err.print(f"wrote {output}", highlight=False)
     else:
         sys.stdout.write(text)
-
-
-def _unfinished(r: Any, records: int) -> str:
-    """'run ID is still running (HOST:PID, 310 records so far)' or 'run ID is interrupted (cause, 310 records)'."""
-    if r.status == "running":
-        who = (r.lease_owner or "?").rsplit(":", 1)[0]
-        return f"run {r.id} is still running ({who}, {records:,} records so far)"
-    return f"run {r.id} has not finished: it is {r.status}" + (f" ({r.error})" if r.error else "") + \
-        f", with {records:,} records"
 
 
 @app.command()
@@ -277,9 +268,6 @@ def report(ref: str = typer.Argument(..., metavar="RUN", help="Run id, unique pr
 
     store = _store()
     r = store.get(ref)
-    if r.result is None:
-        raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; "
-                          + ("report it when it has finished" if r.status == "running" else "resume it first"))
     for p in write_run_report(r, store.records(r.id), out_dir):
         out.print(f"wrote {p}", highlight=False)
 
@@ -289,6 +277,8 @@ def compare(refs: list[str] = typer.Argument(..., metavar="RUN", help="Two or mo
             out_dir: Path | None = typer.Option(None, "--out", help="Also write an HTML/Markdown report here."),
             as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Compare several runs of one benchmark (e.g. different models) and rank them."""
+    from robust.report import unfinished, unlike
+
     store = _store()
     selected = [store.get(ref) for ref in refs]
     if len({r.id for r in selected}) < 2:
@@ -296,13 +286,11 @@ def compare(refs: list[str] = typer.Argument(..., metavar="RUN", help="Two or mo
     benches = {r.bench for r in selected}
     if len(benches) > 1:
         raise RobustError(f"cannot compare runs of different benchmarks: {', '.join(sorted(benches))}")
-    unfinished = [r for r in selected if r.result is None]
-    if unfinished:
-        r = unfinished[0]
-        raise RobustError(f"{_unfinished(r, len(store.records(r.id)))}; compare it when it has finished"
+    pending = [r for r in selected if r.result is None]
+    if pending:
+        r = pending[0]
+        raise RobustError(f"{unfinished(r, len(store.records(r.id)))}; compare it when it has finished"
                           + ("" if r.status == "running" else " (resume it first)"))
-    from robust.report import unlike
-
     bench_name = selected[0].bench
     cls = console.registry().get("benchmark", bench_name).target
     differences = unlike(selected, cls.default_data)

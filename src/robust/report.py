@@ -430,10 +430,23 @@ def bench_of(run: Run) -> Any:
                                  None, cfg.plugin_settings, cfg.model))
 
 
+def unfinished(r: Run, records: int) -> str:
+    """'run ID is still running (HOST:PID, 310 records so far)' or 'run ID is interrupted (cause, 310 records)'."""
+    if r.status == "running":
+        who = (r.lease_owner or "?").rsplit(":", 1)[0]
+        return f"run {r.id} is still running ({who}, {records:,} records so far)"
+    return f"run {r.id} has not finished: it is {r.status}" + (f" ({r.error})" if r.error else "") + \
+        f", with {records:,} records"
+
+
 def write_run_report(run: Run, records: Mapping[str, Any], out: Path) -> list[Path]:
-    """A finished run's report (`robust report`, `Evaluation.report`): the HTML page and its Markdown summary."""
+    """A finished run's report (`robust report`, `robust.write_report`): the HTML page and its Markdown summary; an
+    unfinished run is refused in one line."""
     from robust.core.plugins import get_registry
 
+    if run.result is None:
+        raise RobustError(f"{unfinished(run, len(records))}; "
+                          + ("report it when it has finished" if run.status == "running" else "resume it first"))
     registry = get_registry()
     name = run.model.split(":", 1)[0]
     labels = run_labels(run, registry.get("model", name).target if registry.has("model", name) else None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import robust
 from robust.engine.store import Store
@@ -50,3 +51,17 @@ def test_a_report_from_python_is_the_one_the_command_line_writes(tmp_path, monke
     for path in written:
         assert path.read_text() == (tmp_path / "cli" / path.name).read_text()
     assert written[1].read_text().startswith("# robust report: accuracy on python:function:keywords")
+
+
+def test_an_unfinished_run_is_refused_by_the_report_in_the_same_line_from_python_and_the_command_line(tmp_path,
+                                                                                                     monkeypatch):
+    monkeypatch.setenv("ROBUST_HOME", str(tmp_path))
+    ev = robust.run("accuracy", model=keywords, data=ROWS, store=tmp_path / "robust.db")
+    Store(tmp_path / "robust.db")._exec("UPDATE runs SET status = 'interrupted', result = NULL WHERE id = ?", (ev.id,))
+    said = f"run {ev.id} has not finished: it is interrupted, with 8 records; resume it first"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.write_report(ev, tmp_path / "py")
+    assert str(caught.value) == said
+    code, _, err = in_process("report", ev.id, "--out", tmp_path / "cli")
+    assert code == 1 and err.strip() == f"error: {said}", err
+    assert not (tmp_path / "py").exists() and not (tmp_path / "cli").exists()

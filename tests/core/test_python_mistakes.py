@@ -404,3 +404,16 @@ def test_a_bare_function_is_an_encoder_for_a_benchmark_that_embeds_and_arrays_ne
     wrapped = robust.run("synbench", model=robust.ArrayFunction(lambda x: x.reshape(len(x), -1)[:, :8], name="f8"),
                          store=store)
     assert wrapped.status == "finished" and len(Store(store).runs()) == 2
+
+
+@pytest.mark.parametrize(("spec", "said"), [
+    ("smollm2", "a language model classifies when prompted: --model prompt:smollm2 (model='prompt:smollm2')"),
+    ("minilm", "an encoder classifies with a head trained on its embeddings: --model probe:minilm"),
+])
+def test_a_named_model_without_classify_says_which_wrapper_classifies_with_it(tmp_path, spec, said):
+    store = tmp_path / "runs.db"
+    with pytest.raises(robust.RobustError) as caught:
+        robust.run("accuracy", model=spec, data=ROWS, store=store)
+    assert f"needs classify but model '{spec}' offers only" in str(caught.value)
+    assert said in str(caught.value) and "model.task" not in str(caught.value)
+    assert Store(store).runs() == []

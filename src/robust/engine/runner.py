@@ -18,7 +18,7 @@ from typing import Any
 
 from robust.core.context import RunContext
 from robust.core.errors import Interruption, RobustError, did_you_mean, one_line
-from robust.core.interfaces import Benchmark, WorkItem
+from robust.core.interfaces import Benchmark, ModelAdapter, WorkItem
 from robust.core.registry import Entry, Registry
 from robust.core.results import Result
 from robust.core.settings import resolve_settings
@@ -173,6 +173,21 @@ class _Preload:
             raise self.error
 
 
+def _capability_hint(spec: str, model: ModelAdapter, missing: set[str]) -> str:
+    """How to get what a benchmark needs from the model the user named: a language model classifies when
+    prompted (`prompt:`), an encoder with a head trained on its embeddings (`probe:`); else its task setting."""
+    caps = model.provides()
+    if "classify" in missing and not spec.startswith(IN_MEMORY):
+        if caps & {"logprobs", "loglikelihood", "generate"}:
+            return f"; a language model classifies when prompted: --model prompt:{spec} (model='prompt:{spec}')"
+        if "embed" in caps:
+            return (f"; an encoder classifies with a head trained on its embeddings: --model probe:{spec} "
+                    f"(model='probe:{spec}'; trained on mr-train unless --set probe.train=DATA)")
+    if "task" in model.settings:
+        return "; if it can, name its task: --set model.task=TASK or settings={'model.task': TASK}"
+    return ""
+
+
 class Runner:
     def __init__(self, registry: Registry, store: Store, executor: Executor | None = None,
                  progress: bool = True, say: Callable[[str], None] = lambda line: None,
@@ -231,11 +246,9 @@ class Runner:
         missing = set(bench.required_capabilities(ctx)) - set(model.provides())
         if missing:
             why = "; ".join(dict.fromkeys(filter(None, (model.why_not(c) for c in sorted(missing)))))
-            task = ("; if it can, name its task: --set model.task=TASK or settings={'model.task': TASK}"
-                    if "task" in model.settings else "")
             raise RobustError(f"benchmark {config.bench!r} needs {', '.join(sorted(missing))} but model "
                               f"{config.model!r} offers only {', '.join(sorted(model.provides())) or 'nothing'}"
-                              + (f" ({why})" if why else "") + task)
+                              + (f" ({why})" if why else "") + _capability_hint(config.model, model, missing))
         return bench, ctx
 
     def typed(self, config: RunConfig, bench: Benchmark, ctx: RunContext) -> RunConfig:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -15,18 +16,19 @@ from robust.core.errors import RobustError
 from robust.core.interfaces import AttackResult, Example, RecipeAttacker, Scorer
 from robust.core.registry import Entry
 from robust.plugins.benchmarks.attack.benchmark import AttackBenchmark, summarize
+from robust.toolkit.text import changed_words
 from tests.robtest.robtest_toys import ToyWord, keyword_probs, registry_with, write_reviews
 
 GREEDY = "saliency-greedy:toy-G"
 
 
-def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), settings=None, scorers=(),
+def make(tmp_path, attacks=(GREEDY,), fn=keyword_probs, extra_attackers=(), settings=None, scorers=(), data=None,
          **bench_settings):
     model = FunctionModel(fn, "classify", labels=["neg", "pos"], batch_size=10_000)
     registry = registry_with(ToyWord)
     for target in (AttackBenchmark, *extra_attackers):
         registry.add(Entry(target.kind, target.name, target, "tests", "local", "0"))
-    data = write_reviews(tmp_path / "reviews.jsonl", n_pos=6, n_neg=4)
+    data = data or write_reviews(tmp_path / "reviews.jsonl", n_pos=6, n_neg=4)
     plugin = settings if settings is not None else {"saliency-greedy": {"stop_on_flip": True}}
     ctx = RunContext("t", seed=3, model=model, registry=registry, data=str(data), attacks=list(attacks),
                      plugin_settings=plugin, scorers=[s.name for s in scorers])
@@ -156,6 +158,35 @@ def test_attackers_get_the_batch_the_budget_and_no_transform_when_they_bring_the
     assert all(r["queries"] == 7 and r["perturbed"] == r["original"].upper() for r in records.values())
     assert all(r["perturbed_words"] == sum(w != w.upper() for w in r["original"].split()) for r in records.values())
 
+
+
+def test_perturbed_words_are_the_attackers_word_edits_not_its_re_spacing_or_case(tmp_path):
+    """A recipe that re-tokenizes and lower-cases (OpenAttack's faithful mode: "Co-star" -> "co - star") and
+    replaces one token reports one edit: one perturbed word, not every whitespace word its spacing moved."""
+
+    class Respaced(RecipeAttacker):
+        name = "respaced"
+
+        def attack(self, examples, model, transform=None, degree=None, budget=None, rngs=None):
+            out = []
+            for ex in examples:  # NLTK WordPunct tokens of the lower-cased text, one replaced, joined by spaces
+                tokens = re.findall(r"\w+|[^\w\s]+", ex.text.lower())
+                index = tokens.index("good")
+                tokens[index] = "zzz"
+                out.append(AttackResult(ex.text, " ".join(tokens), True, 2, "succeeded",
+                                        [{"index": index, "before": "good", "after": "zzz"}]))
+            return out
+
+    rows = [{"text": f"My Co-star's {i} was good , she said.", "label": "pos"} for i in range(4)]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench, ctx = make(tmp_path, attacks=("respaced",), extra_attackers=(Respaced,), data=data)
+    records = run(bench, ctx, chunk=10)
+    assert [r["perturbed"] for r in records.values()][0] == "my co - star ' s 0 was zzz , she said ."
+    assert all(r["perturbed_words"] == 1 and r["n_words"] == 8 for r in records.values())
+    assert all(r["word_share"] == pytest.approx(1 / 8) for r in records.values())
+    # the whitespace words that differ would have counted the inserted and re-spaced words too
+    assert all(changed_words(r["original"], r["perturbed"]) > 1 for r in records.values())
 
 def test_a_bare_transform_is_run_by_the_default_attacker(tmp_path):
     bench, ctx = make(tmp_path, attacks=("toy-G",))

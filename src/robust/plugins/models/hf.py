@@ -139,13 +139,18 @@ class HFModel(ModelAdapter):
         config_file = Path(self.source) / "config.json"
         if config_file.is_file():
             return _task_from_config(json.loads(config_file.read_text()))
+        if Path(self.source).is_dir() and not self.config["gguf_file"]:
+            raise RobustError(_not_a_model_dir(Path(self.source)))
         from transformers import AutoConfig
 
         try:
             cfg = AutoConfig.from_pretrained(self.source, **self._load_kwargs())
         except (OSError, ValueError) as exc:
             raise RobustError(f"cannot load model {self.source!r}: {_first_line(exc)}") from None
-        return _task_from_config(cfg.to_dict())
+        found = cfg.to_dict()
+        if self.config["gguf_file"] and not found.get("architectures"):  # a GGUF's config names no architecture,
+            return "seq2seq" if found.get("model_type") in ("t5", "umt5") else "causal"  # and llama.cpp's are LMs
+        return _task_from_config(found)
 
     def provides(self) -> frozenset[str]:
         caps = TASK_CAPABILITIES[self.task] | ({"checkpoint"} if self.task != "vision" else set())
@@ -605,6 +610,19 @@ def _empty_device_cache() -> None:
 
 def _until_eos(tokens: list[int], eos: int | None) -> list[int]:
     return tokens[: tokens.index(eos)] if eos is not None and eos in tokens else tokens
+
+
+def _not_a_model_dir(path: Path) -> str:
+    """Why a local directory is not a transformers model, and where one may be: a folder below it holding a
+    config.json, or a GGUF file to name."""
+    below = sorted(p.parent for p in [*path.glob("*/config.json"), *path.glob("*/*/config.json")])
+    ggufs = sorted(p.name for p in path.glob("*.gguf"))
+    why = f"cannot load model {str(path)!r}: the directory has no config.json (not a transformers model directory)"
+    if below:
+        return f"{why}; one is in {below[0]}: --model hf:{below[0]}"
+    if ggufs:
+        return f"{why}; it holds a GGUF file: --set model.gguf_file={ggufs[0]}"
+    return f"{why}; give the directory that holds the model's config.json and weights"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -5,6 +5,8 @@ flight. The limit is the server's own throughput: robust should stay within 90 %
     python benchmarks/served_throughput.py --llama                       # starts llama.cpp's server on the embedded
                                                                          # SmolLM2 GGUF (llama-cpp-python[server])
     python benchmarks/served_throughput.py --base-url URL --model NAME   # any OpenAI-compatible endpoint
+    python benchmarks/served_throughput.py --llama --embed               # `api:NAME` embedding the sentences
+                                                                         # (/embeddings; the server with --embedding)
 
 Both sides send one completions request per distinct prompt context (`max_tokens=1`, `logprobs=k`, temperature 0;
 or the echo request where the server's echo passed robust's check), robust with its request cache off. Each side
@@ -35,7 +37,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_llama(threads: int) -> tuple[subprocess.Popen, str, str]:
+def start_llama(threads: int, embedding: bool = False) -> tuple[subprocess.Popen, str, str]:
     """llama-cpp-python's server on the embedded GGUF, on a free loopback port: (process, base URL, model name)."""
     import importlib.util
 
@@ -44,7 +46,8 @@ def start_llama(threads: int) -> tuple[subprocess.Popen, str, str]:
     log = open(Path(tempfile.gettempdir()) / f"llama-server-{port}.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads),
-                             "--model_alias", "smollm2"], stdout=log, stderr=subprocess.STDOUT)
+                             "--model_alias", "smollm2", *(["--embedding", "true"] if embedding else [])],
+                            stdout=log, stderr=subprocess.STDOUT)
     import httpx
 
     url = f"http://127.0.0.1:{port}/v1"
@@ -72,7 +75,7 @@ def add_endpoint_options(ap: argparse.ArgumentParser) -> None:
 def endpoint(args: argparse.Namespace) -> tuple[subprocess.Popen | None, str, str]:
     """(the server started here or None, base URL, model name) of `add_endpoint_options`' options."""
     if args.llama:
-        return start_llama(args.server_threads)
+        return start_llama(args.server_threads, getattr(args, "embed", False))
     if args.base_url and args.model:
         return None, args.base_url, args.model
     raise SystemExit("give --llama, or --base-url and --model")
@@ -113,6 +116,33 @@ def plain(url: str, route: str, bodies: list[dict], concurrency: int) -> float:
         return time.perf_counter() - start
 
 
+def embedder(url: str, name: str, concurrency: int):
+    """A fresh api:NAME adapter bound to a default context (no request cache), probed."""
+    import robust
+    from robust.core.context import RunContext
+
+    model = robust.registry().model(f"api:{name}", base_url=url, concurrency=concurrency, request_cache=False)
+    model.bind(RunContext.default())
+    model.preload()
+    return model
+
+
+def embed_requests(model) -> tuple[str, list[dict]]:
+    """The /embeddings bodies robust sends for the texts: `batch_size` a request where the probe found batches
+    right, else one each."""
+    per = int(model.config["batch_size"]) if model.profile.embed_batch else 1
+    texts = list(dict.fromkeys(TEXTS))
+    return "/embeddings", [{"model": model.arg, "input": texts[i: i + per]} for i in range(0, len(texts), per)]
+
+
+def timed_embed(url: str, name: str, concurrency: int) -> tuple[float, int, int]:
+    model = embedder(url, name, concurrency)
+    before = model.endpoint.client.requests
+    start = time.perf_counter()
+    model.embed(TEXTS)
+    return time.perf_counter() - start, model.endpoint.client.requests - before, 0
+
+
 def timed_robust(url: str, name: str, concurrency: int) -> tuple[float, int, int]:
     model = robust_model(url, name, concurrency)
     before = model.lm.endpoint.client.requests
@@ -128,22 +158,27 @@ def main() -> None:
     add_endpoint_options(ap)
     ap.add_argument("--n", type=int, default=200, help="MR test sentences")
     ap.add_argument("--in-flight", default="1,4,16")
+    ap.add_argument("--embed", action="store_true", help="api:NAME embedding the sentences (/embeddings)")
     args = ap.parse_args()
     from robust.core.context import RunContext
 
     TEXTS = [ex.text for ex in RunContext.default().create("dataset", "mr").examples(0)][: args.n]
     proc, url, name = endpoint(args)
     try:
-        print(f"{len(TEXTS)} MR sentences, prompt:api:{name} at {url} (0-shot, next-token or echo as probed)\n")
+        what = (f"api:{name} embedding them" if args.embed else
+                f"prompt:api:{name} (0-shot, next-token or echo as probed)")
+        print(f"{len(TEXTS)} MR sentences, {what} at {url}\n")
+        requests_of, timed = (lambda c: embed_requests(embedder(url, name, c)), timed_embed) if args.embed else \
+            (lambda c: plain_requests(robust_model(url, name, c)), timed_robust)
         print("| in flight | plain client (prompts/s) | robust (prompts/s) | robust / plain | requests | "
               "peak RSS (MB) |")
         print("|---|---|---|---|---|---|")
         for c in (int(x) for x in args.in_flight.split(",")):
-            route, bodies = plain_requests(robust_model(url, name, c))
+            route, bodies = requests_of(c)
             plain_s, robust_s, requests = [], [], 0
             for _ in range(2):
                 plain_s.append(plain(url, route, bodies, c))
-                seconds, requests, _ = timed_robust(url, name, c)
+                seconds, requests, _ = timed(url, name, c)
                 robust_s.append(seconds)
             p, r = len(TEXTS) / min(plain_s), len(TEXTS) / min(robust_s)
             rss = peak_rss_mb()

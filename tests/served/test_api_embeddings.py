@@ -71,17 +71,26 @@ def test_an_encoder_benchmark_on_an_endpoint_without_embeddings_is_one_line_and_
     assert "started with --embedding" in said
 
 
-def test_an_embedding_the_server_pooled_is_taken_as_it_is():
+def test_an_embedding_the_server_pooled_is_taken_as_it_is_and_token_vectors_are_kept_pooled():
+    import base64
+
     from robust.core.context import RunContext
-    from robust.plugins.models.api.endpoint import Profile, _embeddings, _is_vector, _same_vectors
+    from robust.plugins.models.api.endpoint import Profile, _embeddings, _is_vector, _pooled, _same_vectors
 
     answer = {"data": [{"index": 1, "embedding": [0.0, 1.0]}, {"index": 0, "embedding": [1.0, 0.5]}]}
     assert _embeddings(answer) == [[1.0, 0.5], [0.0, 1.0]]  # in the order of the inputs
     assert _is_vector([1.0, 0.5]) and not _is_vector([[1.0, 0.5]]) and not _is_vector("AAAA")
     assert _same_vectors([1.0, 0.5], [1.0001, 0.5]) and not _same_vectors([1.0, 0.5], [0.0, 1.0])
+
+    def decoded(kept):
+        return {k: np.frombuffer(base64.b64decode(v), dtype=np.float32).tolist() for k, v in kept.items()}
+
+    # what the request cache keeps: the server's vector, or the mean and the last of its token vectors
+    assert decoded(_pooled([0.5, 2.0])) == {"vector": [0.5, 2.0]}
+    assert decoded(_pooled([[1.0, 2.0], [3.0, 6.0]])) == {"mean": [2.0, 4.0], "last": [3.0, 6.0]}
     model = robust.registry().model("api:m", base_url="http://127.0.0.1:9/v1", request_cache=False)
     model.bind(RunContext.default())
     model.__dict__["profile"] = Profile(served=["m"], embeddings=True)
-    model.endpoint.embed = lambda texts: [[1.0, 2.0, float(len(t))] for t in texts]
+    model.endpoint.embed = lambda texts: [{"vector": np.array([1.0, 2.0, len(t)], np.float32)} for t in texts]
     assert "embed" in model.provides() and model.pooling_used("last-token") is None
     assert model.embed(["ab", "abc"], pooling="last-token").tolist() == [[1.0, 2.0, 2.0], [1.0, 2.0, 3.0]]

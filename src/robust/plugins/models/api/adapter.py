@@ -312,15 +312,8 @@ class APIModel(ModelAdapter):
         return "last-token" if pooling == "last-token" else "mean"
 
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[Any]:
-        import numpy as np
-
-        out = []
-        for answer in self.endpoint.embed(list(texts)):
-            vector = np.asarray(answer, dtype=np.float32)
-            if vector.ndim == 2:  # a vector per token
-                vector = vector[-1] if pooling == "last-token" else vector.mean(axis=0)
-            out.append(vector)
-        return out
+        pick = "vector" if not self.profile.token_vectors else "last" if pooling == "last-token" else "mean"
+        return [answer[pick] for answer in self.endpoint.embed(list(texts))]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
         if not self.profile.tokenize:

@@ -10,11 +10,12 @@ wrong values for prompt tokens; llama.cpp's own returns none), so echo is used o
 
 from __future__ import annotations
 
+import base64
 import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from robust import RobustError
 from robust.plugins.models.api.cache import RequestCache, request_key
@@ -25,6 +26,9 @@ from robust.plugins.models.api.client import (
     EndpointGone,
     EndpointRefused,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: the prompt whose echo is checked; its last tokens (" lazy", " dog") are predictable after the rest
 ECHO_PROBE = "The quick brown fox jumps over the lazy dog"
@@ -210,13 +214,16 @@ class Endpoint:
             return self._answers("/completions", prompts, params, 1, lambda group: {"prompt": group[0]})
         return self._answers("/completions", prompts, params, self.batch_size, lambda group: {"prompt": group})
 
-    def embed(self, texts: Sequence[str]) -> list[list[float] | list[list[float]]]:
-        """Each text's embedding as the server returns it (a vector, or a vector per token where it does not pool),
-        `batch_size` texts per request."""
+    def embed(self, texts: Sequence[str]) -> list[dict[str, np.ndarray]]:
+        """Each text's embedding, `batch_size` texts per request: {"vector": …} as the server pooled it, or, where it
+        returns a vector per token, {"mean": …, "last": …} of them (kept as such in the request cache: a float32
+        vector in base64 is ~3 KB, where a sentence's token vectors in JSON are ~100 KB)."""
+        import numpy as np
+
         per = self.batch_size if self.profile.embed_batch else 1
         answers = self._answers("/embeddings", texts, {}, per, lambda group: {"input": group},
-                                lambda answer: [{"embedding": v} for v in _embeddings(answer)])
-        return [a["embedding"] for a in answers]
+                                lambda answer: [_pooled(v) for v in _embeddings(answer)])
+        return [{k: np.frombuffer(base64.b64decode(v), dtype=np.float32) for k, v in a.items()} for a in answers]
 
     def chat(self, prompts: Sequence[str], **params: Any) -> list[dict[str, Any]]:
         """One chat choice per prompt, each sent as one user message."""
@@ -313,6 +320,17 @@ def _embeddings(answer: dict[str, Any]) -> list[Any]:
     if not isinstance(data, list):
         return []
     return [d.get("embedding") for d in sorted(data, key=lambda d: d.get("index", 0)) if isinstance(d, dict)]
+
+
+def _pooled(embedding: Any) -> dict[str, str]:
+    """An embedding as `Endpoint.embed` keeps it: float32 vectors in base64, the server's own or the mean and the last
+    of its token vectors."""
+    import numpy as np
+
+    a = np.asarray(embedding, dtype=np.float32)
+    vectors = {"mean": a.mean(axis=0), "last": a[-1]} if a.ndim == 2 else {"vector": a}
+    return {k: base64.b64encode(np.ascontiguousarray(v, dtype=np.float32).tobytes()).decode()
+            for k, v in vectors.items()}
 
 
 def _is_vector(value: Any) -> bool:

@@ -160,6 +160,27 @@ def test_a_dead_holder_is_found_and_a_live_one_refuses_a_second_resume(tmp_path)
         store.acquire(run_id, f"{socket.gethostname()}:{os.getpid()}:second")
 
 
+
+def test_a_resume_of_a_run_another_process_holds_is_refused_before_any_model_loads(tmp_path, monkeypatch):
+    import socket
+
+    import numpy as np
+
+    import robust
+    from robust.engine.runner import Runner
+
+    def fn(texts):
+        return np.array([[0.3, 0.7] for _ in texts])
+
+    rows = [{"text": f"text {i}", "label": i % 2} for i in range(4)]
+    run = robust.run("accuracy", model=fn, data=rows, store=tmp_path / "r.db")
+    store = Store(tmp_path / "r.db")
+    store._exec("UPDATE runs SET status = 'interrupted' WHERE id = ?", (run.id,))
+    store.acquire(run.id, f"{socket.gethostname()}:{os.getpid()}:live")  # a live process computes it
+    monkeypatch.setattr(Runner, "build", lambda *a, **k: pytest.fail("the model was built for a refused resume"))
+    with pytest.raises(RobustError, match="being computed by another process"):
+        robust.run(resume=run.id, model=fn, store=tmp_path / "r.db")
+
 def test_store_paths_and_corrupt_files_are_one_line_errors(tmp_path):
     with pytest.raises(RobustError, match="directory .* does not exist"):
         Store(tmp_path / "missing" / "r.db")

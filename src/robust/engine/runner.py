@@ -344,6 +344,7 @@ class Runner:
         if model is not None and not config.model.startswith(IN_MEMORY):
             raise RobustError(f"run {run.id} was computed with the model {config.model}; resume it without a model "
                               "(it is rebuilt from that spec)")
+        self.store.refuse_if_held(run.id)  # before any model loads
         bench, ctx = self.build(config, run.id, model)
         stored = run.environment.get("fingerprint")  # runs stored before fingerprints: unchecked
         if stored:  # the same model, before any record is written (or the run touched)

@@ -58,6 +58,12 @@ def owner_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+def _refuse_held(run_id: str, status: str, holder: str | None, until: float | None) -> None:
+    if status == "running" and not _gone(holder, until):
+        who = (holder or "").rsplit(":", 1)[0]
+        raise RobustError(f"run {run_id} is being computed by another process ({who}); wait for it or stop it first")
+
+
 def _gone(owner: str | None, until: float | None) -> bool:
     """Whether a lease holder has stopped: on this host, its pid is dead (whatever the lease says, so a killed
     process is found at once and a busy one is never taken over); elsewhere, its lease has expired."""
@@ -316,17 +322,19 @@ class Store:
         self.reap()
         return [self._load(r[0]) for r in self._exec("SELECT id FROM runs ORDER BY created").fetchall()]
 
+    def refuse_if_held(self, run_id: str) -> None:
+        """Refuse in one line if a live process holds the run's lease (before a resume loads anything; `acquire`
+        checks again as it takes the lease)."""
+        _refuse_held(run_id, *self._exec("SELECT status, lease_owner, lease_until FROM runs WHERE id = ?",
+                                         (run_id,)).fetchone())
+
     def acquire(self, run_id: str, owner: str) -> None:
         """Take the lease on a run for this process, or refuse in one line if a live process holds it."""
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                status, holder, until = self.db.execute(
-                    "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone()
-                if status == "running" and not _gone(holder, until):
-                    who = holder.rsplit(":", 1)[0]
-                    raise RobustError(f"run {run_id} is being computed by another process ({who}); "
-                                      "wait for it or stop it first")
+                _refuse_held(run_id, *self.db.execute(
+                    "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone())
                 self.db.execute("UPDATE runs SET status = 'running', error = NULL, lease_owner = ?, "
                                 "lease_until = ? WHERE id = ?", (owner, time.time() + LEASE_SECONDS, run_id))
                 self.db.execute("COMMIT")

@@ -103,3 +103,23 @@ def test_an_unreachable_cluster_address_is_one_line_at_once():
         _check_reachable("127.0.0.1:9")
     for address in (None, "auto", "ray://head:10001"):  # answered by ray.init itself
         _check_reachable(address)
+
+
+def test_a_local_cluster_starts_without_rays_advice_to_opt_out_of_token_authentication():
+    """robust starts a local Ray with Ray's defaults (token authentication on) and keeps Ray's notice telling users
+    how to turn it off out of its output; the filter drops that notice alone."""
+    import logging
+
+    from robust.engine.ray_executor import _no_opt_out_advice
+
+    def record(message):
+        return logging.LogRecord("ray", logging.WARNING, __file__, 1, message, None, None)
+
+    assert not _no_opt_out_advice(record("Token authentication is enabled for this Ray cluster. Set RAY_AUTH_MODE"))
+    assert _no_opt_out_advice(record("Token authentication is disabled for this Ray cluster. Anyone with access"))
+    code = ("from robust.engine.ray_executor import RayExecutor\n"
+            "e = RayExecutor(workers=1)\ne.connect()\nimport ray\nprint(ray.is_initialized())\ne.disconnect()")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_AUTH_MODE"}  # unset: Ray's default applies
+    started = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert started.stdout.split() == ["True"], started.stderr
+    assert "Token authentication" not in started.stderr and "RAY_AUTH_MODE" not in started.stderr

@@ -51,6 +51,15 @@ def forwarded_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k.startswith("ROBUST_") or k in FORWARDED}
 
 
+RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
+def _no_opt_out_advice(record: logging.LogRecord) -> bool:
+    """Drop Ray's notice that it enabled token authentication for a local cluster (its secure default), which tells
+    the user how to opt out, from what robust prints; every other record of that logger passes."""
+    return not record.getMessage().startswith("Token authentication is enabled for this Ray cluster")
+
+
 def _check_reachable(address: str | None, timeout: float = 10.0) -> None:
     """A HOST:PORT address must accept a connection (ray.init would retry an unreachable one for minutes)."""
     host, _, port = (address or "").rpartition(":")
@@ -153,12 +162,15 @@ class RayExecutor:
         _check_reachable(self.address)
         keep = signal.getsignal(signal.SIGTERM)  # ray.init replaces it; the runner's marks a run `interrupted`
         try:
+            # a local cluster gets Ray's default, token authentication, without Ray's advice to opt out of it
+            logging.getLogger(RAY_AUTH_LOGGER).addFilter(_no_opt_out_advice)
             ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING,
                      **({} if self.address else {"include_dashboard": False}))
         except (ConnectionError, RuntimeError, TimeoutError) as exc:
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise RobustError(f"cannot reach a Ray cluster at {self.address!r}: {first}") from None
         finally:
+            logging.getLogger(RAY_AUTH_LOGGER).removeFilter(_no_opt_out_advice)
             with contextlib.suppress(ValueError):  # not the main thread: nothing was replaced
                 signal.signal(signal.SIGTERM, keep)
         self._owned = True

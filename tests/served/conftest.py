@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,11 +151,16 @@ def _llama(gguf: Path, log: Path, api_key: str | None = None, embedding: bool = 
     return Server("llama-cpp-python server", argv, LLAMA_MODEL, log, api_key=api_key, gguf=gguf)
 
 
-@pytest.fixture(scope="session")
-def _llama_session(smollm2_gguf, tmp_path_factory):
-    server = _llama(smollm2_gguf, tmp_path_factory.mktemp("llama") / "server.log").start()
+def _served(server: Server) -> Iterator[Server]:
+    """A session fixture's body: the server started, then stopped when the session ends."""
+    server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def _llama_session(smollm2_gguf, tmp_path_factory):
+    yield from _served(_llama(smollm2_gguf, tmp_path_factory.mktemp("llama") / "server.log"))
 
 
 @pytest.fixture
@@ -165,19 +171,14 @@ def llama_server(_llama_session) -> Server:
 
 @pytest.fixture(scope="session")
 def llama_server_with_key(smollm2_gguf, tmp_path_factory):
-    server = _llama(smollm2_gguf, tmp_path_factory.mktemp("llama-key") / "server.log", api_key=LLAMA_API_KEY)
-    server.start()
-    yield server
-    server.stop()
+    yield from _served(_llama(smollm2_gguf, tmp_path_factory.mktemp("llama-key") / "server.log",
+                              api_key=LLAMA_API_KEY))
 
 
 @pytest.fixture(scope="session")
 def llama_embedding_server(smollm2_gguf, tmp_path_factory):
     """llama-cpp-python's server with `--embedding`: /embeddings answers a vector per token (it does not pool)."""
-    server = _llama(smollm2_gguf, tmp_path_factory.mktemp("llama-embed") / "server.log", embedding=True)
-    server.start()
-    yield server
-    server.stop()
+    yield from _served(_llama(smollm2_gguf, tmp_path_factory.mktemp("llama-embed") / "server.log", embedding=True))
 
 
 @pytest.fixture(scope="session")
@@ -197,7 +198,4 @@ def transformers_server(request, tmp_path_factory):
     _require("fastapi", "uvicorn", "openai", what="transformers[serving]")
     model_dir = str(request.getfixturevalue("smollm2_dir"))
     argv = [sys.executable, "-m", "transformers.cli.transformers", "serve", model_dir, "--device", "cpu"]
-    server = Server("transformers serve", argv, model_dir, tmp_path_factory.mktemp("tserve") / "server.log")
-    server.start()
-    yield server
-    server.stop()
+    yield from _served(Server("transformers serve", argv, model_dir, tmp_path_factory.mktemp("tserve") / "server.log"))

@@ -39,7 +39,7 @@ from robust.core.results import ReportParts, Result, Sample, SampleGroup, Table
 from robust.core.seeding import derive_seed, rng_for
 from robust.core.settings import Setting
 from robust.engine.attacks import AttackSpec, attack_specs
-from robust.toolkit.data import content_hash, held_out_examples, load_examples, open_data
+from robust.toolkit.data import content_hash, held_out_examples, load_examples, open_data, same_data
 from robust.toolkit.paths import package_dir
 from robust.toolkit.reporting import default_headline, interval, num, pct, ranking, ranking_sentence
 from robust.toolkit.transforms import WordTransform
@@ -132,5 +132,5 @@ __all__ = [
     "ranking_sentence", "register_plugin", "registry", "rng_for", "run", "strips_figure", "summarize_scores",
     "unregister_plugin", "wilson", "word_edits", "word_modification_rate", "words", "WordTransform",
     "check_pairing", "content_hash", "Entry", "Registry", "unknown", "AttackSpec", "attack_specs", "write_report",
-    "ArrayFunction",
+    "ArrayFunction", "same_data",
 ]

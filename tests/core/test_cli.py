@@ -128,19 +128,25 @@ def test_run_show_export_report_compare(cli, plugin_site, tmp_path):
 def test_accuracy_of_probes_end_to_end_and_compare(cli, tmp_path):
     pos = ["a wonderful film", "great acting", "i loved it", "brilliant and funny", "a delight", "superb", "moving"]
     neg = ["a dull mess", "terrible acting", "i hated it", "awful and tedious", "a waste", "poor", "pointless"]
-    data, flipped = tmp_path / "d.jsonl", tmp_path / "flipped.jsonl"
-    for path, (a, b) in ((data, ("good", "bad")), (flipped, ("bad", "good"))):
-        path.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n"
+    data, flipped, held = tmp_path / "d.jsonl", tmp_path / "flipped.jsonl", tmp_path / "held.jsonl"
+    for path, (a, b), prefix in ((data, ("good", "bad"), ""), (flipped, ("bad", "good"), ""),
+                                 (held, ("good", "bad"), "honestly, ")):
+        path.write_text("".join(json.dumps({"text": prefix + t, "label": lab}) + "\n"
                                 for texts, lab in ((pos, a), (neg, b)) for t in texts))
     runs = []
     for train in (flipped, data):
-        proc = cli("run", "--bench", "accuracy", "--data", str(data), "--set", f"model.train={train}",
+        proc = cli("run", "--bench", "accuracy", "--data", str(held), "--set", f"model.train={train}",
                    "--set", "model.C=1.0", "--json", "--quiet")
         assert proc.returncode == 0, proc.stderr
         runs.append(json.loads(proc.stdout))
     assert runs[1]["model"] == "probe:minilm"  # the benchmark's default model
-    assert runs[1]["result"]["summary"]["accuracy"] == 1.0  # a trained probe fits its separable training set
+    assert runs[1]["result"]["summary"]["accuracy"] == 1.0  # a trained probe classifies these sentences reworded
     assert runs[0]["result"]["summary"]["accuracy"] == 0.0  # trained on flipped labels: always wrong
+    # its own training data is not a test of it: refused in one line
+    proc = cli("run", "--bench", "accuracy", "--data", str(data), "--set", f"model.train={data}", "--quiet")
+    assert error_lines(proc.stderr) == [f"error: {data}: the model was trained on every example; nothing is left to "
+                                        "test it on (give other data, or a model that holds out a share of its "
+                                        "training data: finetune:)"]
     cmp = json.loads(cli("compare", runs[0]["id"], runs[1]["id"], "--json").stdout)
     ranking = cmp["tables"][0]["rows"]
     assert [row[1].endswith(runs[1]["id"][-6:] + ")") for row in ranking] == [True]

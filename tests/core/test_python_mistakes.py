@@ -417,3 +417,24 @@ def test_a_named_model_without_classify_says_which_wrapper_classifies_with_it(tm
     assert f"needs classify but model '{spec}' offers only" in str(caught.value)
     assert said in str(caught.value) and "model.task" not in str(caught.value)
     assert Store(store).runs() == []
+
+
+def test_a_plugins_settings_configure_the_model_under_test_and_a_probe_is_not_tested_on_its_training_data(tmp_path):
+    """`probe.train` for `model='probe:minilm'` trains the head on that data (it was ignored: the head came from
+    MR, whose classes are negative/positive, not the user's good/bad); evaluating on that same data is refused."""
+    train, other = tmp_path / "train.jsonl", tmp_path / "other.jsonl"
+    words = {"good": ["great", "wonderful", "lovely", "superb"], "bad": ["awful", "dreadful", "boring", "dull"]}
+    rows = [{"text": f"a {w} film number {i}", "label": label} for i in range(3) for label, ws in words.items()
+            for w in ws]
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    other.write_text("".join(json.dumps({"text": f"what a {w} story", "label": label}) + "\n"
+                             for label, ws in words.items() for w in ws))
+    store = tmp_path / "runs.db"
+    run = robust.run("accuracy", model="probe:minilm", data=str(other), settings={"probe.train": str(train)},
+                     store=store)
+    assert run.status == "finished" and {r["label"] for r in run.records.values()} == {"good", "bad"}
+    assert run.run.environment["model"]["labels"] == ["bad", "good"]
+    with pytest.raises(robust.RobustError, match="the model was trained on every example; nothing is left to test"):
+        robust.run("accuracy", model="probe:minilm", data=str(train), settings={"probe.train": str(train)},
+                   store=store)
+    assert len(Store(store).runs()) == 1

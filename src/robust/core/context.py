@@ -84,8 +84,7 @@ class RunContext:
     def settings_for(self, entry: Entry) -> dict[str, Any]:
         """The user's `--set` values for a plugin: under its bare name (when that name means it), then its
         qualified one."""
-        bare = self.plugin_settings.get(entry.name, {}) if self.registry.display(entry) == entry.name else {}
-        return {**bare, **self.plugin_settings.get(entry.qualified, {})}
+        return self.registry.settings_of(entry, self.plugin_settings)
 
     def load_model(self, spec: str, needs: Iterable[str] = (), user: str = "") -> ModelAdapter:
         """A helper model by spec (`minilm`, `hf:DIR`), one instance per spec per run; the model under test

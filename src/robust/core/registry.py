@@ -7,7 +7,7 @@ qualified name). Lookups of unknown names give did-you-mean errors.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,6 +178,12 @@ class Registry:
 
     def names(self, kind: str) -> list[str]:
         return sorted(self.entries[kind])
+
+    def settings_of(self, entry: Entry, plugin_settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """The user's `--set` values for a plugin: under its bare name (when that name means it), then its qualified
+        one."""
+        bare = plugin_settings.get(entry.name, {}) if self.display(entry) == entry.name else {}
+        return {**bare, **plugin_settings.get(entry.qualified, {})}
 
     def display(self, entry: Entry) -> str:
         """How a run shows an entry (item ids, records, reports): its bare name when that name means it, else its

@@ -233,7 +233,9 @@ class Runner:
                 raise RobustError(f"run {run_id or '?'} was computed with a model passed from Python "
                                   f"({config.model}); resume it from Python: robust.run(resume={run_id!r}, "
                                   "model=THAT_MODEL)")
-            model_settings = dict(config.model_settings)
+            # `--set probe.train=…` for `--model probe:…` configures it as it does a helper probe: under model.*
+            entry, _ = self.registry.model_entry(config.model)
+            model_settings = {**self.registry.settings_of(entry, config.plugin_settings), **config.model_settings}
             if config.batch_size:
                 model_settings["batch_size"] = config.batch_size
             model = self.registry.model(config.model, **model_settings)

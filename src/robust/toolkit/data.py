@@ -14,7 +14,7 @@ from robust.core.interfaces import DataGenerator, Example
 from robust.core.labels import label_index, label_problem
 
 __all__ = ["ROWS_SUFFIX", "content_hash", "held_out_examples", "label_problem", "load_examples", "open_data",
-           "where"]
+           "same_data", "where"]
 
 
 def open_data(spec: str, ctx: Any, **options: Any) -> DataGenerator:
@@ -60,8 +60,15 @@ def held_out_examples(spec: str, ctx: Any, model: Any, limit: int | None = None,
         except RobustError as exc:
             raise RobustError(f"{_example_at(spec, ex.id)}: {exc}") from None
     if not examples:
-        raise RobustError(f"{where(spec)}: the model was trained on every example; nothing is left to test it on")
+        raise RobustError(f"{where(spec)}: the model was trained on every example; nothing is left to test it on (give "
+                          "other data, or a model that holds out a share of its training data: finetune:)")
     return examples
+
+
+def same_data(a: str, b: str) -> bool:
+    """Whether two data specs name the same data: the same registered name, or paths to the same file (a model's
+    `trained_on` asks it of the data a benchmark evaluates and the data the model was trained on)."""
+    return a == b or (Path(a).exists() and Path(b).exists() and Path(a).resolve() == Path(b).resolve())
 
 
 def content_hash(examples: Sequence[Example]) -> str:

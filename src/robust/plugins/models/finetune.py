@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from robust import Example, ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
+from robust import Example, ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples, same_data
 from robust.toolkit.lazy import np
 from robust.toolkit.paths import built_in_place
 
@@ -108,10 +108,7 @@ class FineTuned(ModelAdapter):
 
     def trained_on(self, data: str) -> frozenset[str] | None:
         """The ids of its training share when `data` names its training data (benchmarks evaluate the rest)."""
-        def same(a: str, b: str) -> bool:
-            return a == b or (Path(a).exists() and Path(b).exists() and Path(a).resolve() == Path(b).resolve())
-
-        if not same(data, self.config["train"]):
+        if not same_data(data, self.config["train"]):
             return None
         return frozenset(ex.id for ex in self.split()[0])
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
-from robust import ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples
+from robust import ModelAdapter, RobustError, Setting, cache_dir, content_hash, load_examples, same_data
 from robust.plugins.models.hf import POOLINGS
 from robust.toolkit.lazy import np
 from robust.toolkit.paths import write_whole
@@ -57,6 +57,10 @@ class Probe(ModelAdapter):
     def labels(self) -> list[Any]:
         """The training data's classes, as the head orders them (known without training it)."""
         return sorted({ex.label for ex in self.train_examples}, key=str)
+
+    def trained_on(self, data: str) -> frozenset[str] | None:
+        """Every example of its training data, when `data` names it (the head is fitted on all of it)."""
+        return frozenset(ex.id for ex in self.train_examples) if same_data(data, self.config["train"]) else None
 
     @cached_property
     def train_examples(self) -> list[Any]:

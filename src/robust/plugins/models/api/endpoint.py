@@ -217,7 +217,7 @@ class Endpoint:
     def embed(self, texts: Sequence[str]) -> list[dict[str, np.ndarray]]:
         """Each text's embedding, `batch_size` texts per request: {"vector": …} as the server pooled it, or, where it
         returns a vector per token, {"mean": …, "last": …} of them (kept as such in the request cache: a float32
-        vector in base64 is ~3 KB, where a sentence's token vectors in JSON are ~100 KB)."""
+        vector of 576 dimensions in base64 is ~3 KB, where a sentence's token vectors in JSON are ~100 KB)."""
         import numpy as np
 
         per = self.batch_size if self.profile.embed_batch else 1

@@ -450,7 +450,7 @@ def write_run_report(run: Run, records: Mapping[str, Any], out: Path) -> list[Pa
     registry = get_registry()
     name = run.model.split(":", 1)[0]
     labels = run_labels(run, registry.get("model", name).target if registry.has("model", name) else None)
-    result = Result.from_json(run.result or {})
+    result = Result.from_json(run.result)
     parts = bench_of(run).report(result, records, labels)
     return list(write_report(f"robust report: {run.bench} on {run.model}", run_meta(run), result, parts, out, run.id,
                              run_config(run), labels))

@@ -58,6 +58,9 @@ def owner_token() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
+_LEASE = "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?"  # what `_refuse_held` reads
+
+
 def _refuse_held(run_id: str, status: str, holder: str | None, until: float | None) -> None:
     if status == "running" and not _gone(holder, until):
         who = (holder or "").rsplit(":", 1)[0]
@@ -325,16 +328,14 @@ class Store:
     def refuse_if_held(self, run_id: str) -> None:
         """Refuse in one line if a live process holds the run's lease (before a resume loads anything; `acquire`
         checks again as it takes the lease)."""
-        _refuse_held(run_id, *self._exec("SELECT status, lease_owner, lease_until FROM runs WHERE id = ?",
-                                         (run_id,)).fetchone())
+        _refuse_held(run_id, *self._exec(_LEASE, (run_id,)).fetchone())
 
     def acquire(self, run_id: str, owner: str) -> None:
         """Take the lease on a run for this process, or refuse in one line if a live process holds it."""
         with self._lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                _refuse_held(run_id, *self.db.execute(
-                    "SELECT status, lease_owner, lease_until FROM runs WHERE id = ?", (run_id,)).fetchone())
+                _refuse_held(run_id, *self.db.execute(_LEASE, (run_id,)).fetchone())
                 self.db.execute("UPDATE runs SET status = 'running', error = NULL, lease_owner = ?, "
                                 "lease_until = ? WHERE id = ?", (owner, time.time() + LEASE_SECONDS, run_id))
                 self.db.execute("COMMIT")

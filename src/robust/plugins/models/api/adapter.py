@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # imported when an endpoint is made: listing plugins needs no
     from robust.plugins.models.api.endpoint import Endpoint, Profile
 
 SCORING = ("auto", "echo", "next-token")
+#: which of the vectors `Endpoint.embed` keeps a text's embedding is, by the pooling applied
+KEPT = {None: "vector", "mean": "mean", "last-token": "last"}
 WHY_NOT = {
     "next_token_distribution": "an OpenAI-compatible endpoint returns only the top-k log-probabilities of the next "
                                "token, not the distribution over the whole vocabulary",
@@ -312,7 +314,7 @@ class APIModel(ModelAdapter):
         return "last-token" if pooling == "last-token" else "mean"
 
     def _embed(self, texts: Sequence[str], pooling: str | None) -> list[Any]:
-        pick = "vector" if not self.profile.token_vectors else "last" if pooling == "last-token" else "mean"
+        pick = KEPT[pooling]  # the pooling `pooling_used` resolved: None where the server pooled
         return [answer[pick] for answer in self.endpoint.embed(list(texts))]
 
     def tokenize(self, texts: Sequence[str]) -> list[list[int]]:

@@ -173,8 +173,31 @@ def test_dtype_auto_is_bfloat16_on_a_gpu_that_supports_it(classifier):
 
     model = HFModel(classifier, device="cuda")
     expected = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32
-    assert model.dtype == expected and model.overlap == 2
+    assert model.dtype == expected and model.overlap == 4
     assert next(model.model.parameters()).dtype == expected
+    assert not torch.backends.cuda.cudnn_sdp_enabled()  # no attention plan built per input shape
+
+
+def test_on_cuda_auto_attention_turns_off_cudnns_plans_per_shape(classifier, monkeypatch):
+    """cuDNN's attention kernels build a plan for each new input shape (126 ms a forward pass of BERT-base on new
+    shapes on an H200, 11.6 ms without them): `attention=auto` on CUDA turns them off; `sdpa` and a CPU model
+    leave torch's flag as it is. Simulated here (the weights stay on the CPU); the CUDA test above checks a GPU."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.nn.Module, "to", lambda self, *args, **kw: self)
+    enabled = torch.backends.cuda.cudnn_sdp_enabled()
+    try:
+        torch.backends.cuda.enable_cudnn_sdp(True)
+        assert HFModel(classifier, device="cuda", dtype="float32", attention="sdpa").model is not None
+        assert HFModel(classifier, device="cpu").model is not None
+        assert torch.backends.cuda.cudnn_sdp_enabled()
+        gpu = HFModel(classifier, device="cuda", dtype="float32")
+        assert gpu.model is not None and gpu.overlap == 4
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(enabled)
 
 
 @needs_cuda

@@ -83,7 +83,9 @@ class HFModel(ModelAdapter):
         "dtype": Setting("auto", choices=("auto", "float32", "float16", "bfloat16"),
                          help="auto: bfloat16 on a CUDA GPU that supports it, else float32"),
         "attention": Setting("auto", choices=("auto", "sdpa", "eager"),
-                             help="auto: sdpa where transformers offers it for the model, else its default"),
+                             help="auto: sdpa where transformers offers it for the model (on CUDA without cuDNN's "
+                                  "kernels, which build a plan per input shape), else its default; sdpa: with the "
+                                  "kernels torch picks"),
         "trust_remote_code": False,
         "revision": "",
         "gguf_file": "",
@@ -183,8 +185,12 @@ class HFModel(ModelAdapter):
 
     @property
     def overlap(self) -> int:  # type: ignore[override]
-        """Two chunks at once on a GPU (robust prepares one while the device computes the other), else one."""
-        return 2 if self.device.startswith("cuda") else 1
+        """Chunks at once on a GPU (robust prepares some while the device computes another), else one. Four for a
+        classifier or an encoder: a BERT-base victim on an H200 ran RobTest typo 1.2x faster than with two
+        (docs/performance/gpu.md); two for a language model, whose batches hold more activations (not measured)."""
+        if not self.device.startswith("cuda"):
+            return 1
+        return 2 if self.task in ("causal", "seq2seq") else 4
 
     # loading ----------------------------------------------------------------------------------
     @cached_property
@@ -267,6 +273,8 @@ class HFModel(ModelAdapter):
                                   f"{' …' if len(missing) > 4 else ''} are not in its checkpoint (an encoder or a "
                                   f"language model, not a fine-tuned classifier); give a fine-tuned one, or train one "
                                   f"on your data: --model finetune:hf:{self.arg}")
+            if attention == "auto" and device.startswith("cuda"):
+                _no_attention_plans_per_shape()
             return model.to(device).eval()
 
     def preload(self) -> None:
@@ -591,6 +599,17 @@ class HFModel(ModelAdapter):
             cutoff = logits.topk(k).values[-1]
             logits = logits.masked_fill(logits < cutoff, float("-inf"))
         return torch.multinomial(logits.softmax(-1), 1, generator=generator)[0]
+
+
+def _no_attention_plans_per_shape() -> None:
+    """Turn off cuDNN's attention kernels, PyTorch's first choice for bfloat16 and float16 on Hopper GPUs. They
+    build a plan for each new input shape, and robust pads each batch to its own length, so nearly every batch is
+    a new shape. PyTorch's flash or memory-efficient kernels compute the same attention without a plan. The flag
+    is process-wide (torch keeps one); `attention=sdpa` leaves it as it is."""
+    import torch
+
+    if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):
+        torch.backends.cuda.enable_cudnn_sdp(False)
 
 
 def _out_of_memory(exc: BaseException) -> bool:

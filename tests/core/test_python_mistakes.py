@@ -215,6 +215,24 @@ def test_data_errors_name_the_rows_passed_and_the_setting(tmp_path):
     assert "preparing accuracy: reading the rows passed as data=" in said
 
 
+def test_a_label_beyond_a_nameless_models_classes_is_refused_before_a_run(tmp_path):
+    """keyword_probs returns two classes and names none, so labels are indices 0..1: a label 2 was once counted as
+    an error of the model, silently (it can never be predicted). The model is probed first, then every gold label
+    is checked against its class count, for a benchmark that reads labels as it prepares (RobTest) as for one that
+    reads them per item (accuracy)."""
+    store = tmp_path / "runs.db"
+    rows = [*ROWS[:3], {"text": "a third kind of review", "label": 2}]
+    for bench, extra in [("accuracy", {}), ("robtest", {"attack": "typo"}), ("attack", {"attack": "deepwordbug"})]:
+        with pytest.raises(robust.RobustError) as caught:
+            robust.run(bench, model=keyword_probs, data=rows, store=store, **extra)
+        assert str(caught.value) == (
+            "the rows passed as data=, row at index 3: label 2 is not a class of model function:keyword_probs: it "
+            "returns 2 class probabilities per text (indices 0..1) and names no classes; give labels 0..k-1 in the "
+            "order of its outputs, or a model that returns a probability per label")
+    assert Store(store).runs() == []
+    assert robust.run("accuracy", model=keyword_probs, data=rows[:3], store=store).status == "finished"
+
+
 def test_a_run_option_given_as_a_setting_says_it_is_a_keyword(tmp_path):
     store = tmp_path / "runs.db"
     with pytest.raises(robust.RobustError) as caught:

@@ -490,6 +490,9 @@ class ModelAdapter(Plugin):
     poolings: ClassVar[tuple[str, ...]] = ()
     #: class names in index order, for classifiers (None: unnamed classes, gold labels are indices)
     labels: list[Any] | None = None
+    #: how many classes a classifier without `labels` returns, where known (a model passed as a Python object is
+    #: probed before its run's data is read): a gold label index beyond it is refused, never silently counted wrong
+    class_count: int | None = None
     #: None: batches of `batch_size` inputs in length order; a share (0.1): batches also cut where padding to
     #: the longest input would exceed that share of the positions (adapters that pad, see `plan_batches`)
     max_padding: float | None = None

@@ -39,6 +39,11 @@ def label_index(model: Any, label: Any) -> int:
     names = getattr(model, "labels", None)
     if not names:
         if isinstance(label, int) or label.isdigit():
+            count = getattr(model, "class_count", None)
+            if count and not 0 <= int(label) < count:
+                raise RobustError(f"label {label!r} is not a class of model {model.identity}: it returns {count} class "
+                                  f"probabilities per text (indices 0..{count - 1}) and names no classes; give labels "
+                                  "0..k-1 in the order of its outputs, or a model that returns a probability per label")
             return int(label)
         raise RobustError(f"label {label!r} is not a class index, and model {model.identity} names no classes; give "
                           "labels as class indices 0..k-1, or name its classes in order (robust.FunctionModel(fn, "

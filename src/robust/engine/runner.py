@@ -323,8 +323,12 @@ class Runner:
             bench, ctx = self.build(config, model=model)
             self._warn(config)
             meter.watch(ctx.model)
-            items = self.plan(bench, ctx)  # the data is checked before the model is called
-            model_print = self._fingerprint(config, ctx.model)  # probes a Python object's outputs: before a run
+            # the data is checked before the model is called, except that a Python object classifying into unnamed
+            # classes is probed first: the data's labels are then checked against its class count
+            nameless = config.model.startswith(IN_MEMORY) and ctx.model.labels is None
+            model_print = self._fingerprint(config, ctx.model) if nameless else None
+            items = self.plan(bench, ctx)
+            model_print = model_print or self._fingerprint(config, ctx.model)  # probes a Python object: before a run
             environment = {"versions": _versions(), "plugins": self._origins(config), "model": ctx.model.info(),
                            "settings": bench.config, "fingerprint": model_print.to_json()}
             owner = owner_token()
@@ -367,9 +371,12 @@ class Runner:
     @staticmethod
     def _fingerprint(config: RunConfig, model: Any) -> Fingerprint:
         """The model's fingerprint: a Python object's is probed (its outputs checked), a spec's is its identity."""
-        if config.model.startswith(IN_MEMORY):
-            return of_object(model, f"the model {config.model.removeprefix(IN_MEMORY)}")
-        return of_spec(model)
+        if not config.model.startswith(IN_MEMORY):
+            return of_spec(model)
+        probed = of_object(model, f"the model {config.model.removeprefix(IN_MEMORY)}")
+        if probed.probe == "classify" and probed.labels is None:
+            model.class_count = probed.width
+        return probed
 
     def reduce(self, ref: str) -> Result:
         """Recompute a run's result from its stored records (no model calls)."""

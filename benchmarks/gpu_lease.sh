@@ -45,7 +45,7 @@ transformers.__version__, numpy.__version__, numba.__version__, torch.cuda.get_d
   | tee -a "$OUT/gpu.txt"
 nproc | tee -a "$OUT/gpu.txt"
 
-steps=${STEPS:-tests attention typo dwb kernels}  # STEPS="…": a subset, in the order given
+steps=${STEPS:-tests attention typo dwb pad kernels}  # STEPS="…": a subset, in the order given
 nvidia-smi dmon -s u -d 1 -o T > "$OUT/dmon.txt" 2>&1 &
 dmon=$!
 victim() {  # a time limit per call; a configuration it cuts off is ended too (it runs in a child process)
@@ -63,6 +63,7 @@ for step in $steps; do
     typo32) victim 100 --workload robtest-typo --limit 30 --dtype float32 --overlap 1 2 ;;
     dwb) victim 60 --workload deepwordbug --limit 200 --dtype auto --overlap 2 ;;
     dwb32) victim 60 --workload deepwordbug --limit 200 --dtype float32 --overlap 2 ;;
+    pad) victim 60 --workload robtest-typo --limit 30 --dtype auto --overlap 4 --max-padding 1 ;;
     kernels) victim 70 --workload robtest-typo --limit 30 --dtype auto --overlap 2 --kernels ;;
   esac
 done

@@ -63,7 +63,7 @@ def union_seconds(spans: list[tuple[float, float]]) -> float:
 
 
 def one(workload: str, dtype: str, overlap: int, limit: int, model_dir: Path, device: str,
-        kernels: bool = False) -> dict:
+        kernels: bool = False, max_padding: float = 0.1) -> dict:
     """One `robust.run` in this process. The GPU counts as busy from a forward pass's start to the end of its
     kernels (hooks on the network, so robust's tokenising and padding are not counted; the union over threads).
     `kernels`: also the union of the CUDA kernels' own intervals, from torch's profiler (its tracing costs some
@@ -77,7 +77,8 @@ def one(workload: str, dtype: str, overlap: int, limit: int, model_dir: Path, de
     from robust.core.plugins import get_registry
 
     os.environ["ROBUST_OVERLAP"] = str(overlap)
-    model = get_registry().model(f"hf:{model_dir}", dtype=dtype, device=device, batch_size=64)
+    model = get_registry().model(f"hf:{model_dir}", dtype=dtype, device=device, batch_size=64,
+                                 max_padding=max_padding)
     cuda = device.startswith("cuda")
     model.preload()
     began_at, spans = threading.local(), []
@@ -100,7 +101,7 @@ def one(workload: str, dtype: str, overlap: int, limit: int, model_dir: Path, de
         robust.run(bench, model=model, attack=attack, limit=limit, store=Path(home) / "robust.db")
         wall = time.perf_counter() - began
     row = {"workload": workload, "dtype": str(model.dtype).removeprefix("torch."), "overlap": overlap,
-           "attention": model.model.config._attn_implementation, "wall_s": round(wall, 2),
+           "attention": model.model.config._attn_implementation, "max_padding": max_padding, "wall_s": round(wall, 2),
            "busy_share": round(union_seconds(spans) / wall, 3), "forward_passes": len(spans),
            "queries": model.queries, "queries_per_s": round(model.queries / wall),
            "gpu_peak_mb": round(torch.cuda.max_memory_allocated() / 2**20) if cuda else 0,
@@ -182,6 +183,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda", help="cpu: a smoke test of this script without a GPU")
     parser.add_argument("--kernels", action="store_true",
                         help="also trace the CUDA kernels (torch's profiler) for the share of the wall they ran")
+    parser.add_argument("--max-padding", type=float, default=0.1,
+                        help="the victim's max_padding (1: fixed batches of 64, fewer passes, more padding)")
     parser.add_argument("--jsonl", type=Path, help="append each row's raw figures to this file")
     parser.add_argument("--agreement", action="store_true", help="also compare the GPU's probabilities with the CPU's")
     parser.add_argument("--attention-plans", action="store_true",
@@ -190,7 +193,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one(args.workload[0], args.dtype[0], args.overlap[0], args.limit, args.model_dir,
-                             args.device, args.kernels)))
+                             args.device, args.kernels, args.max_padding)))
         return
     import torch
 
@@ -211,7 +214,8 @@ def main() -> None:
             for overlap in args.overlap:
                 cmd = [sys.executable, __file__, "--one", "--workload", workload, "--dtype", dtype, "--overlap",
                        str(overlap), "--limit", str(args.limit), "--model-dir", str(args.model_dir),
-                       "--device", args.device, *(["--kernels"] if args.kernels else [])]
+                       "--device", args.device, "--max-padding", str(args.max_padding),
+                       *(["--kernels"] if args.kernels else [])]
                 out = subprocess.run(cmd, capture_output=True, text=True)
                 if out.returncode:  # one configuration failing leaves the others' rows
                     print(f"| {workload} | {dtype} | {overlap} | failed: {out.stderr.strip().splitlines()[-1:]} |",

@@ -231,3 +231,20 @@ def test_cached_embeddings_keep_only_their_own_rows_alive(classifier, pooling):
     rows = [v for (key, _), v in model.cache._store.items() if key[0] == "embed"]
     assert len(rows) == len(TEXTS) and vectors.shape == (len(TEXTS), hidden)
     assert all(r.base is not None and r.base.strides[0] == hidden * r.itemsize for r in rows)
+
+
+@pytest.mark.parametrize("left", [False, True])
+def test_padding_puts_each_rows_ids_in_order_on_its_side(classifier, left):
+    """`_pad` (built in numpy in one pass): right padding for classifiers and encoders, left for generation."""
+    import torch
+
+    model = HFModel(classifier, device="cpu")
+    pad = model.tokenizer.pad_token_id
+    ids, mask = model._pad([[5, 6, 7], [8], [9, 10]], left=left)
+    if left:
+        assert ids.tolist() == [[5, 6, 7], [pad, pad, 8], [pad, 9, 10]]
+        assert mask.tolist() == [[1, 1, 1], [0, 0, 1], [0, 1, 1]]
+    else:
+        assert ids.tolist() == [[5, 6, 7], [8, pad, pad], [9, 10, pad]]
+        assert mask.tolist() == [[1, 1, 1], [1, 0, 0], [1, 1, 0]]
+    assert ids.dtype == mask.dtype == torch.long

@@ -14,6 +14,7 @@ import threading
 from array import array
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -383,19 +384,20 @@ class HFModel(ModelAdapter):
         return ids
 
     def _pad(self, ids: list[list[int]], left: bool = False) -> tuple[Any, Any]:
-        """Dynamic padding to the longest row; returns (input_ids, attention_mask) tensors on the device."""
+        """Dynamic padding to the longest row; returns (input_ids, attention_mask) tensors on the device. Built in
+        numpy in one pass (a row's ids fill its mask's positions in order), not a tensor per row."""
+        import numpy as np
         import torch
 
-        width = max(len(r) for r in ids)
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        width = int(lengths.max())
         pad_id = self.tokenizer.pad_token_id
-        pad_id = 0 if pad_id is None else pad_id
-        input_ids = torch.full((len(ids), width), pad_id, dtype=torch.long)
-        mask = torch.zeros((len(ids), width), dtype=torch.long)
-        for i, row in enumerate(ids):
-            sl = slice(width - len(row), width) if left else slice(0, len(row))
-            input_ids[i, sl] = torch.tensor(row)
-            mask[i, sl] = 1
-        return input_ids.to(self.device), mask.to(self.device)
+        columns = np.arange(width)
+        mask = columns >= width - lengths[:, None] if left else columns < lengths[:, None]
+        input_ids = np.full((len(ids), width), 0 if pad_id is None else pad_id, dtype=np.int64)
+        input_ids[mask] = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+        return (torch.from_numpy(input_ids).to(self.device),
+                torch.from_numpy(mask.astype(np.int64)).to(self.device))
 
     def _forward(self, inputs: Sequence[Any], hidden: bool = False, body: bool = False) -> tuple[Any, list[int]]:
         """One right-padded forward pass; `body`: the base model only (hidden states, no task head)."""

@@ -64,7 +64,7 @@ for step in $steps; do
     dwb) victim 60 --workload deepwordbug --limit 200 --dtype auto --overlap 2 ;;
     dwb32) victim 60 --workload deepwordbug --limit 200 --dtype float32 --overlap 2 ;;
     pad) victim 60 --workload robtest-typo --limit 30 --dtype auto --overlap 4 --max-padding 1 ;;
-    kernels) victim 70 --workload robtest-typo --limit 30 --dtype auto --overlap 2 --kernels ;;
+    kernels) victim 90 --workload robtest-typo --limit 10 --dtype auto --overlap 4 --kernels ;;  # tracing is slow to read
   esac
 done
 kill "$dmon" 2>/dev/null

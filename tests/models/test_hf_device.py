@@ -196,6 +196,11 @@ def test_on_cuda_auto_attention_turns_off_cudnns_plans_per_shape(classifier, mon
         gpu = HFModel(classifier, device="cuda", dtype="float32")
         assert gpu.model is not None and gpu.overlap == 4
         assert not torch.backends.cuda.cudnn_sdp_enabled()
+        torch.backends.cuda.enable_cudnn_sdp(True)  # a model object already on the GPU: the same
+        net = HFModel(classifier, device="cpu").model
+        monkeypatch.setattr(type(net), "device", property(lambda self: torch.device("cuda")))
+        HFModel.from_objects(net, HFModel(classifier, device="cpu").tokenizer)
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
     finally:
         torch.backends.cuda.enable_cudnn_sdp(enabled)
 

@@ -178,6 +178,8 @@ class HFModel(ModelAdapter):
         adapter.arg = f"in-memory:{getattr(model, 'name_or_path', '') or type(model).__name__}"
         adapter.__dict__.update(task=task, model=model.eval(), dtype=getattr(model, "dtype", None),
                                 **({"tokenizer": tokenizer} if tokenizer else {}))
+        if adapter.config["attention"] == "auto" and adapter.config["device"].startswith("cuda"):
+            _no_attention_plans_per_shape()  # its batches change shape as a loaded model's do
         return adapter
 
     def info(self) -> dict[str, Any]:

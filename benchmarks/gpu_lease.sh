@@ -46,8 +46,6 @@ transformers.__version__, numpy.__version__, numba.__version__, torch.cuda.get_d
 nproc | tee -a "$OUT/gpu.txt"
 
 steps=${STEPS:-tests attention typo dwb pad kernels}  # STEPS="…": a subset, in the order given
-# numba's first compile of the typo draws, once, before any timed run (else the first run pays it)
-timeout 120 /tmp/site/bin/robust setup compiled-draws 2>&1 | tail -2
 nvidia-smi dmon -s u -d 1 -o T > "$OUT/dmon.txt" 2>&1 &
 dmon=$!
 victim() {  # a time limit per call; a configuration it cuts off is ended too (it runs in a child process)

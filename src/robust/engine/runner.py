@@ -325,7 +325,8 @@ class Runner:
             meter.watch(ctx.model)
             # the data is checked before the model is called, except that a Python object classifying into unnamed
             # classes is probed first: the data's labels are then checked against its class count
-            nameless = config.model.startswith(IN_MEMORY) and ctx.model.labels is None
+            nameless = (config.model.startswith(IN_MEMORY) and ctx.model.labels is None
+                        and "classify" in ctx.model.provides())
             model_print = self._fingerprint(config, ctx.model) if nameless else None
             items = self.plan(bench, ctx)
             model_print = model_print or self._fingerprint(config, ctx.model)  # probes a Python object: before a run

@@ -7,6 +7,9 @@
 #   bash benchmarks/gpu_lease.sh run       # there (carry .gpu): the CUDA tests, then gpu_victim.py's table;
 #                                          # logs and raw rows under $OUT
 #
+# `prepare` runs with the project's environment first on PATH (PATH=.venv/bin:$PATH). Then call the device tool's
+# run with carry [".gpu"] and `bash benchmarks/gpu_lease.sh run` (STEPS="typo dwb" for a subset); the whole
+# run took about 7 minutes on an H200, its rows each start a fresh process (~15 s before the clock starts).
 # .gpu/ is listed in .git/info/exclude by `prepare`: it never enters the repository.
 set -u
 cd "$(dirname "$0")/.."

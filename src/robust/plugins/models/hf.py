@@ -178,8 +178,7 @@ class HFModel(ModelAdapter):
         adapter.arg = f"in-memory:{getattr(model, 'name_or_path', '') or type(model).__name__}"
         adapter.__dict__.update(task=task, model=model.eval(), dtype=getattr(model, "dtype", None),
                                 **({"tokenizer": tokenizer} if tokenizer else {}))
-        if adapter.config["attention"] == "auto" and adapter.config["device"].startswith("cuda"):
-            _no_attention_plans_per_shape()  # its batches change shape as a loaded model's do
+        _no_attention_plans_per_shape(adapter.config["attention"], adapter.config["device"])  # as a loaded model's
         return adapter
 
     def info(self) -> dict[str, Any]:
@@ -276,8 +275,7 @@ class HFModel(ModelAdapter):
                                   f"{' …' if len(missing) > 4 else ''} are not in its checkpoint (an encoder or a "
                                   f"language model, not a fine-tuned classifier); give a fine-tuned one, or train one "
                                   f"on your data: --model finetune:hf:{self.arg}")
-            if attention == "auto" and device.startswith("cuda"):
-                _no_attention_plans_per_shape()
+            _no_attention_plans_per_shape(attention, device)
             return model.to(device).eval()
 
     def preload(self) -> None:
@@ -605,11 +603,13 @@ class HFModel(ModelAdapter):
         return torch.multinomial(logits.softmax(-1), 1, generator=generator)[0]
 
 
-def _no_attention_plans_per_shape() -> None:
-    """Turn off cuDNN's attention kernels, PyTorch's first choice for bfloat16 and float16 on Hopper GPUs. They
-    build a plan for each new input shape, and robust pads each batch to its own length, so nearly every batch is
-    a new shape. PyTorch's flash or memory-efficient kernels compute the same attention without a plan. The flag
-    is process-wide (torch keeps one); `attention=sdpa` leaves it as it is."""
+def _no_attention_plans_per_shape(attention: str, device: str) -> None:
+    """For `attention=auto` on CUDA, turn off cuDNN's attention kernels, PyTorch's first choice for bfloat16 and
+    float16 on Hopper GPUs. They build a plan for each new input shape, and robust pads each batch to its own
+    length, so nearly every batch is a new shape. PyTorch's flash or memory-efficient kernels compute the same
+    attention without a plan. The flag is process-wide (torch keeps one); `attention=sdpa` leaves it as it is."""
+    if attention != "auto" or not device.startswith("cuda"):
+        return
     import torch
 
     if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):

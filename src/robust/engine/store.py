@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -23,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from robust.core.environ import env_seconds
 from robust.core.errors import RobustError
@@ -40,8 +43,34 @@ EXTRA_COLUMNS = {"error": "TEXT", "lease_owner": "TEXT", "lease_until": "REAL",
                  "queries": "INTEGER NOT NULL DEFAULT 0", "seconds": "REAL NOT NULL DEFAULT 0"}
 COLUMNS = ("id", "created", "finished", "status", "bench", "model", "config", "environment", "result",
            "error", "lease_owner", "lease_until", "queries", "seconds", "peak_mb")
-#: a record's JSON, keys sorted (one encoder for all: `json.dumps` with options builds one per call, 3 µs of 8)
-_RECORD_JSON = json.JSONEncoder(sort_keys=True).encode
+#: json's encoder of a record, keys sorted (one for all: `json.dumps` with options builds one per call, 3 µs of 8)
+_JSON = json.JSONEncoder(sort_keys=True).encode
+#: orjson (Rust) encodes a RobTest record in ~0.6 µs against json's ~6.4 and decodes it in ~1.3 µs against ~4.7.
+#: It writes NaN and ±inf as null; it refuses int keys, ints past 64 bits, lone surrogates, numpy's scalars and
+#: (so told) subclasses, dataclasses and datetimes; it reads an int of 19 digits or more as a float. Such records
+#: go through json, so every record reads back as json reads what json writes.
+_SORTED = (orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+           | orjson.OPT_PASSTHROUGH_DATETIME)
+_LONG_INT = re.compile(r"\d{19}")
+
+
+def record_json(payload: dict[str, Any]) -> str:
+    """A record's JSON text, keys sorted."""
+    try:
+        text = orjson.dumps(payload, option=_SORTED)
+    except TypeError:
+        return _JSON(payload)
+    return _JSON(payload) if b"null" in text else text.decode()
+
+
+def record_of(text: str) -> dict[str, Any]:
+    """A record from its JSON text (`record_json`'s, or any json wrote)."""
+    if _LONG_INT.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:  # NaN, Infinity, lone surrogates
+            pass
+    return json.loads(text)
 LEASE_SECONDS = float(os.environ.get("ROBUST_LEASE_SECONDS", 30))
 STALE = "the process running it stopped without a word (stale lease)"
 RESUMABLE = ("interrupted", "failed")
@@ -390,13 +419,13 @@ class Store:
             (seq,) = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM records WHERE run_id = ?",
                                      (run_id,)).fetchone()
             self.db.executemany("INSERT OR IGNORE INTO records VALUES (?,?,?,?)",
-                                [(run_id, item_id, seq + k, _RECORD_JSON(payload))
+                                [(run_id, item_id, seq + k, record_json(payload))
                                  for k, (item_id, payload) in enumerate(records, 1)])
             self.db.execute(f"UPDATE runs SET {_COUNT} WHERE id = ?", (*_counts(counted), run_id))
 
     def records(self, run_id: str) -> dict[str, dict[str, Any]]:
         rows = self._exec("SELECT item_id, payload FROM records WHERE run_id = ? ORDER BY seq", (run_id,))
-        return {item_id: json.loads(payload) for item_id, payload in rows.fetchall()}
+        return {item_id: record_of(payload) for item_id, payload in rows.fetchall()}
 
 
 class Lease:

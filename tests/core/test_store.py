@@ -299,7 +299,7 @@ def test_files_that_are_not_run_stores_are_unusable_at_once(tmp_path, patience, 
             holder.close()
 
 
-# --- records' JSON: orjson where it reads back as json would, json elsewhere ---------------------------------------
+# --- records' JSON: written by orjson where it reads back as json's own would, by json elsewhere -------------
 _JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.text() | st.floats() | st.integers()
     | st.integers(min_value=-(2**80), max_value=2**80),
@@ -324,13 +324,9 @@ def _same(a: object, b: object) -> bool:
 @settings(max_examples=400, deadline=None)
 @given(st.dictionaries(st.text(max_size=8), _JSON_VALUES, max_size=6))
 def test_a_record_reads_back_as_json_reads_what_json_writes(record):
-    """`record_json` then `record_of` gives what json's own round trip gives: NaN, ±inf, ints past 64 bits, int
-    keys, lone surrogates and numpy's scalars included (those go through json)."""
-    expected = json.loads(json.dumps(record, sort_keys=True))
-    text = store_module.record_json(record)
-    assert _same(store_module.record_of(text), expected)
-    assert _same(json.loads(text), expected)  # what the store holds is JSON that json reads, as before
-    assert _same(store_module.record_of(json.dumps(record, sort_keys=True)), expected)  # stores json wrote
+    """What `record_json` writes reads back as json's own text does: NaN, ±inf, ints past 64 bits, int keys, lone
+    surrogates and numpy's scalars included (those go through json)."""
+    assert _same(json.loads(store_module.record_json(record)), json.loads(json.dumps(record, sort_keys=True)))
 
 
 def test_records_orjson_cannot_write_faithfully_take_json_s_path():
@@ -340,7 +336,6 @@ def test_records_orjson_cannot_write_faithfully_take_json_s_path():
                    {"by": {1: "a"}}, {"s": "\ud800"}, {"p": np.float64(0.25)}):
         text = store_module.record_json(record)
         assert text == json.dumps(record, sort_keys=True)
-        assert _same(store_module.record_of(text), json.loads(text))
     with pytest.raises(TypeError):  # what json cannot write fails as before
         store_module.record_json({"n": np.float32(0.5)})
     assert store_module.record_json({"b": [1, 2.5], "a": "é"}) == '{"a":"é","b":[1,2.5]}'  # orjson's, sorted

@@ -269,8 +269,9 @@ class RobTest(Benchmark):
         reached = self._reached(groups.values(), variants)
         records = [self._record(it, variants[it.id], worst.get(it.id), predicted, attacks.get(it.id),
                                 reached.get(it.id)) for it in items]
-        rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)]
-        return add_scores(records, rows, self.extra_scorers(ctx), ctx.model)
+        scorers = self.extra_scorers(ctx)  # what they see of each item, built only for them
+        rows = [self._row(it, variants[it.id], predicted, rec) for it, rec in zip(items, records)] if scorers else []
+        return add_scores(records, rows, scorers, ctx.model)
 
     def _reached(self, groups: Iterable[Sequence[WorkItem]],
                  variants: Mapping[str, list[str]]) -> dict[str, list[float]]:

@@ -225,6 +225,34 @@ class Inflect(WordTransform):
         return [self.FORMS.get(t, ()) for t in tokens]
 
 
+class AskEverywhere(Inflect):
+    """Inflect without `editable`: the search asks `edit` at every word (None where a word has no forms)."""
+
+    def editable(self, original):
+        return None
+
+
+def test_a_search_with_no_word_left_to_try_ends_its_degrees_at_once():
+    """Once a round finds no word it may edit (the words with forms are all edited), every later round would ask
+    the same texts and try nothing: the search ends its remaining degrees there, with the variants and distinct
+    queries they get when the rounds run on to their caps (int(3k / per round), Chen et al.'s code)."""
+    from robust.plugins.benchmarks.robtest.search import greedy_degrees
+
+    text = FILLER.format("good")  # 13 words, 3 with forms (plot, film, good); 2 edits a round
+    degrees = [0.1, 0.3, 0.6, 0.9]  # caps 3, 6, 12 and 18 rounds
+    found, calls = {}, {}
+    for cls in (Inflect, AskEverywhere):
+        counting = CountingFn()
+        ends = drive([greedy_degrees(cls(), text, degrees, np.random.default_rng(5), GreedyConfig(), 1)],
+                     counting)[0].value
+        found[cls], calls[cls] = [(e.texts, e.queries) for e in ends], counting.calls
+    assert found[Inflect] == found[AskEverywhere]
+    last = found[Inflect][-1][0][0].split()
+    assert [i for i, (a, b) in enumerate(zip(text.split(), last)) if a != b] == [1, 5, 7]  # all three edited
+    assert calls[Inflect] == 3  # two rounds of edits, then one that finds nothing to try
+    assert calls[AskEverywhere] == 18  # it tries the words without forms, round after round, to the last cap
+
+
 def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_results():
     """`editable`: a word transform with `options` marks the words that have a replacement; the greedy search never
     asks `edit` at the others (where it would return None without drawing), and writes what it writes when it asks
@@ -240,10 +268,6 @@ def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_res
             return super().edit(text, index, rng, original)
 
     assert OwnEdit().editable(text) is None
-
-    class AskEverywhere(Inflect):
-        def editable(self, original):
-            return None
 
     def searched(cls, config, seed):
         transform, asked = cls(), []

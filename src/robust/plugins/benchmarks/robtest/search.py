@@ -166,6 +166,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                 editable, asked = transform.editable(s), True
             track = skip_edited or editable is not None  # the current words are needed
             current = words(t) if track else []
+            tried = False
             with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
@@ -173,6 +174,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                     if len(current) == len(source) and (skip_edited and current[j] != source[j]
                                                         or editable is not None and not editable[j]):
                         continue  # word j already differs from the original, or has no edit
+                    tried = True
                     c = transform.edit(t, j, draws, s)
                     if c is None or c == t:
                         continue
@@ -180,6 +182,8 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                     current = words(t) if track else current
                     if end(t):
                         break
+            if not tried:  # no word left to try: every later round would ask the same texts (already seen) and
+                rounds = max(caps)  # try nothing again, until the caps end the degrees where they are now
         if len(degrees) > 1:  # clean: the loop above ended every degree, or the flip ended the rest
             end(t, rounds=max(caps))
             return [ends[i] for i in range(len(degrees))]

@@ -212,3 +212,15 @@ def test_draws_arrays_come_from_the_generator_where_numpy_draws_them_otherwise(m
 def test_a_negative_array_size_is_refused_as_numpy_refuses_it():
     with Draws(np.random.default_rng(0)) as draws, pytest.raises(ValueError, match="negative dimensions"):
         draws.integers(5, size=-1)
+
+
+@pytest.mark.parametrize("kind", ["PCG64", "SFC64", "Philox", "MT19937"])
+def test_same_state_tells_whether_a_generator_drew_arrays_included(kind):
+    from robust.toolkit.draws import same_state
+
+    rng = np.random.Generator(getattr(np.random, kind)(7))
+    before = rng.bit_generator.state
+    assert same_state(before, rng.bit_generator.state)
+    rng.integers(5)
+    assert not same_state(before, rng.bit_generator.state)
+    assert not same_state(before, np.random.Generator(getattr(np.random, kind)(8)).bit_generator.state)

@@ -232,25 +232,47 @@ class AskEverywhere(Inflect):
         return None
 
 
-def test_a_search_with_no_word_left_to_try_ends_its_degrees_at_once():
-    """Once a round finds no word it may edit (the words with forms are all edited), every later round would ask
-    the same texts and try nothing: the search ends its remaining degrees there, with the variants and distinct
-    queries they get when the rounds run on to their caps (int(3k / per round), Chen et al.'s code)."""
+class OneForm(Inflect):
+    """One form a word (picks draw nothing): 'good' -> 'fine', 'film' -> 'movie', 'plot' -> 'plots'."""
+
+    FORMS = {"good": ("fine",), "film": ("movie",), "plot": ("plots",)}
+
+
+class DrawingFailures(OneForm):
+    """OneForm without `editable`, whose failed edits draw (a word without forms costs a draw): its rounds differ
+    in the generator's state, so the search cannot tell that a later round would fail as this one did."""
+
+    def editable(self, original):
+        return None
+
+    def edit(self, text, index, rng, original):
+        new = super().edit(text, index, rng, original)
+        if new is None:
+            rng.integers(2)
+        return new
+
+
+def test_a_search_whose_round_edits_and_draws_nothing_ends_its_degrees_at_once():
+    """A round that edits nothing and draws nothing (no word left to try, or edits that fail without drawing) would
+    repeat to the round caps (int(3k / per round), Chen et al.'s code): the same texts asked (seen already) and the
+    same failures. The search ends its remaining degrees there, with the variants and distinct queries that the
+    rounds run on to the caps give (as a transform whose failures draw still does)."""
     from robust.plugins.benchmarks.robtest.search import greedy_degrees
 
     text = FILLER.format("good")  # 13 words, 3 with forms (plot, film, good); 2 edits a round
     degrees = [0.1, 0.3, 0.6, 0.9]  # caps 3, 6, 12 and 18 rounds
     found, calls = {}, {}
-    for cls in (Inflect, AskEverywhere):
+    for cls in (OneForm, AskEverywhere, DrawingFailures):
         counting = CountingFn()
         ends = drive([greedy_degrees(cls(), text, degrees, np.random.default_rng(5), GreedyConfig(), 1)],
                      counting)[0].value
         found[cls], calls[cls] = [(e.texts, e.queries) for e in ends], counting.calls
-    assert found[Inflect] == found[AskEverywhere]
-    last = found[Inflect][-1][0][0].split()
+    assert found[OneForm] == found[DrawingFailures]
+    last = found[OneForm][-1][0][0].split()
     assert [i for i, (a, b) in enumerate(zip(text.split(), last)) if a != b] == [1, 5, 7]  # all three edited
-    assert calls[Inflect] == 3  # two rounds of edits, then one that finds nothing to try
-    assert calls[AskEverywhere] == 18  # it tries the words without forms, round after round, to the last cap
+    assert calls[OneForm] == 3  # two rounds of edits, then one that finds no word left to try
+    assert calls[DrawingFailures] == 18  # every round draws: to the last cap
+    assert calls[AskEverywhere] == 3  # it tries the words without forms, which fail without drawing
 
 
 def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_results():

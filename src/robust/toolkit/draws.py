@@ -238,3 +238,15 @@ def draws_for(rng: np.random.Generator, integers_only: bool) -> Any:
     """A context manager giving what a caller draws from: a `Draws` over `rng` where it draws nothing but
     `integers(n)` and `random()` (a transform's `integer_draws`), else `rng` itself."""
     return Draws(rng) if integers_only else nullcontext(rng)
+
+
+def same_state(a: Any, b: Any) -> bool:
+    """Whether two bit generator states (`rng.bit_generator.state`) are equal, arrays (MT19937's key, Philox's
+    counter) compared by value: a generator that drew nothing in between has the same state."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+
+        return bool(np.array_equal(a, b))
+    return bool(a == b)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from robust.toolkit.draws import draws_for
+from robust.toolkit.draws import draws_for, same_state
 from robust.toolkit.search import Outcome, Search, by_drop, drive, leave_one_out
 from robust.toolkit.text import budget, join, levenshtein, words
 from robust.toolkit.transforms import measured
@@ -166,7 +166,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                 editable, asked = transform.editable(s), True
             track = skip_edited or editable is not None  # the current words are needed
             current = words(t) if track else []
-            tried = False
+            tried, state = False, rng.bit_generator.state
             with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
@@ -182,8 +182,11 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                     current = words(t) if track else current
                     if end(t):
                         break
-            if not tried:  # no word left to try: every later round would ask the same texts (already seen) and
-                rounds = max(caps)  # try nothing again, until the caps end the degrees where they are now
+            if not done and (not tried or same_state(state, rng.bit_generator.state)):
+                # nothing edited and nothing drawn (no word left to try, or edits that fail without drawing): every
+                # later round would ask the same texts (already seen) and fail the same way until the caps end the
+                # degrees, where they are now
+                rounds = max(caps)
         if len(degrees) > 1:  # clean: the loop above ended every degree, or the flip ended the rest
             end(t, rounds=max(caps))
             return [ends[i] for i in range(len(degrees))]

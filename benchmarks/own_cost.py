@@ -22,6 +22,9 @@ reports (the warm-up's compiled draws and word tables loaded first, `walk_loaded
   figure per text; this column shows that work itself,
 - own ÷ victim: robust's own CPU over the victim's, both per text: a loaded machine inflates both alike (the
   victim's work per text is fixed), so this ratio compares two versions run at different loads better than µs,
+- cache hits / text: the texts the victim's output cache answered, per text the victim computed: robust's work
+  on a text asked again (its lookup, and whatever built it) counts, the model's does not; `--hits N` names the
+  call sites that asked them (a search repeating a round shows there),
 - helper queries and own µs / query of any model: the inputs the helper models computed (their caches'
   misses, spaCy's parses), and robust's own CPU per query of the victim and the helpers together: where a
   transform's helpers serve far more queries than the victim sees (Distraction's and Contextual's degrees,
@@ -36,6 +39,7 @@ reports (the warm-up's compiled draws and word tables loaded first, `walk_loaded
     python benchmarks/own_cost.py --only robtest-glyph --sample 40    # + py-spy's shares of the measured run
     python benchmarks/own_cost.py --draws --limit 20           # µs per rule-based draw of each char/word transform
     python benchmarks/own_cost.py --only robtest-inflection --phases robtest    # + CPU per named function (below)
+    python benchmarks/own_cost.py --only robtest-synonym --hits 5    # + where the texts its cache answered were asked
 
 `--sample N` runs each child under py-spy (`pip install py-spy`: a sampling profiler, 250 samples a second) and
 prints the N functions with the largest own share of robust's own samples of the measured run, beside their share
@@ -312,6 +316,7 @@ class Measured:
     peak_mb: float = 0.0
     fixed: float = 0.0  # own CPU seconds every run costs once (fitted, see the module doc)
     marginal_us: float = 0.0  # own µs per text beyond the fixed cost
+    hits: int = 0  # texts the victim's output cache answered (asked again) in the measured run
     profile: list[str] = field(default_factory=list)
 
     @property
@@ -329,7 +334,7 @@ class Measured:
         return 1e6 * self.own / max(self.texts + self.helper_queries, 1)
 
 
-def measure(name: str, limit: int, profile: int, phases: str = "") -> Measured:
+def measure(name: str, limit: int, profile: int, phases: str = "", hits: int = 0) -> Measured:
     import robust
 
     work = WORKLOADS[name]
@@ -386,7 +391,10 @@ def measure(name: str, limit: int, profile: int, phases: str = "") -> Measured:
         import cProfile
 
         profiler = cProfile.Profile()
+    census = HitSites(model.cache) if hits else None
+    hits0 = model.cache.hits
     out = timed(limit, profiler, measured=True)
+    out.hits = model.cache.hits - hits0
     out.peak_mb = peak_rss_mb()
     if half is not None and out.texts > half.texts:  # own = fixed + marginal × texts, from two sizes
         out.marginal_us = 1e6 * (out.own - half.own) / (out.texts - half.texts)
@@ -397,7 +405,44 @@ def measure(name: str, limit: int, profile: int, phases: str = "") -> Measured:
         out.profile = top_functions(profiler, profile)
     if phases:
         out.profile = PHASES.rows(out.texts)
+    if census is not None:
+        out.profile = census.rows(hits)
     return out
+
+
+class HitSites:
+    """Where the victim is asked (`--hits`): its output cache's `map`, wrapped on the instance, charges the texts of
+    each call, and those the cache answered, to the innermost robust functions that asked (above the adapter and
+    the cache). A search that asks the same texts round after round shows as hits here (the twenty-fifth pass
+    found Inflection's greedy rounds so). Exact with one chunk at a time, the near-free victims' setting."""
+
+    SKIP = ("robust/core/batching.py", "robust/core/interfaces.py", "own_cost.py")
+
+    def __init__(self, cache: Any) -> None:
+        from collections import Counter
+
+        self.asked: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()
+        original = cache.map
+
+        def map(key: Any, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            before = cache.hits
+            out = original(key, inputs, *args, **kwargs)
+            site = self.site()
+            self.asked[site] += len(inputs)
+            self.answered[site] += cache.hits - before
+            return out
+
+        cache.map = map
+
+    def site(self) -> str:
+        import traceback
+
+        frames = [f for f in reversed(traceback.extract_stack(limit=12)) if not f.filename.endswith(self.SKIP)]
+        return " < ".join(f"`{f.name}`" for f in frames[:3])
+
+    def rows(self, n: int) -> list[str]:
+        return [f"| {site} | {self.asked[site]:,} | {hit:,} |" for site, hit in self.answered.most_common(n)]
 
 
 def measured_run(run: Any, n: int | None) -> None:
@@ -586,7 +631,7 @@ def draw_costs(n: int, repeats: int = 3) -> None:
 
 
 # --- the table -------------------------------------------------------------------------------------------------
-def child(name: str, limit: int, profile: int, sample: int = 0, phases: str = "") -> Measured:
+def child(name: str, limit: int, profile: int, sample: int = 0, phases: str = "", hits: int = 0) -> Measured:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     env.setdefault("ROBUST_HOME", tempfile.mkdtemp())
     # a helper model's fast tokenizer encodes a batch on worker threads of its own (Rust), outside the calling
@@ -594,7 +639,7 @@ def child(name: str, limit: int, profile: int, sample: int = 0, phases: str = ""
     # as CI runs (.ci/run), keeps the tokenization inside the timed call.
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     command = [sys.executable, __file__, "--one", name, "--limit", str(limit), "--profile", str(profile),
-               "--phases", phases]
+               "--phases", phases, "--hits", str(hits)]
     samples = tempfile.mktemp(suffix=".txt")
     if sample:
         spy = shutil.which("py-spy") or shutil.which("py-spy", path=str(Path(sys.executable).parent))
@@ -621,6 +666,8 @@ def main() -> None:
     parser.add_argument("--phases", default="", help="comma-separated functions (module:Qualified.name, or "
                         "'robtest' for a RobTest run's parts): each one's own CPU in the measured run, net of the "
                         "others it calls")
+    parser.add_argument("--hits", type=int, default=0, help="print the N call sites whose texts the victim's cache "
+                        "answered most (asked again: a search repeating itself shows there)")
     parser.add_argument("--draws", action="store_true", help="only time the rule-based draws of the char/word "
                         "transforms (µs per draw, --limit examples)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -629,7 +676,7 @@ def main() -> None:
         draw_costs(args.limit)
         return
     if args.one:
-        out = measure(args.one, args.limit, args.profile, args.phases)
+        out = measure(args.one, args.limit, args.profile, args.phases, args.hits)
         print(json.dumps(out.__dict__))
         return
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
@@ -638,18 +685,19 @@ def main() -> None:
         raise SystemExit(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     print(f"{args.limit} examples per workload; load average {os.getloadavg()[0]:.1f}\n")
     print("| workload | texts the model saw | own µs / text | marginal µs / text | goal | run's fixed s | "
-          "own ms / example | victim µs / text | own ÷ victim | helper models s | helper queries | "
+          "own ms / example | victim µs / text | own ÷ victim | cache hits / text | helper models s | helper queries | "
           "own µs / query of any model | wall s | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     profiles = []
     for name in names:
-        m = child(name, args.limit, args.profile, args.sample, args.phases)
+        m = child(name, args.limit, args.profile, args.sample, args.phases, args.hits)
         goal = WORKLOADS[name].goal
         per_example = f"{1e3 * m.own / args.limit:.2f}" if WORKLOADS[name].limit else "—"
         print(f"| {name} | {m.texts:,} | {m.own_us:.0f} | {m.marginal_us:.0f} | "
               f"{'—' if goal is None else f'≤ {goal:.0f}'} | {m.fixed:.2f} | {per_example} | "
               f"{1e6 * m.victim_cpu / max(m.texts, 1):.1f} | {m.own / max(m.victim_cpu, 1e-9):.2f} | "
-              f"{m.helper_cpu:.1f} | {m.helper_queries:,} | {m.own_us_per_query:.0f} | {m.wall:.1f} | "
+              f"{m.hits / max(m.texts, 1):.2f} | {m.helper_cpu:.1f} | {m.helper_queries:,} | "
+              f"{m.own_us_per_query:.0f} | {m.wall:.1f} | "
               f"{m.peak_mb:.0f} |",
               flush=True)
         if m.profile:
@@ -658,6 +706,9 @@ def main() -> None:
         if args.phases:
             print(f"\n{name}: CPU inside each function named, net of the others named (the models' included where "
                   "they are called)\n\n| function | calls | s | µs per text the model saw |\n|---|---|---|---|")
+        elif args.hits:
+            print(f"\n{name}: where the victim was asked (the innermost robust functions), and how many of those texts "
+                  "its cache answered\n\n| asked from | texts | cache hits |\n|---|---|---|")
         elif args.sample:
             print(f"\n{name}: share of robust's own py-spy samples of the measured run (models' left out)\n\n"
                   "| function (file) | its own | callees included |\n|---|---|---|")

@@ -252,27 +252,39 @@ class DrawingFailures(OneForm):
         return new
 
 
+def counted(edit, attempts):
+    """`edit`, noting the word position of every call in `attempts`."""
+    return lambda t, j, rng, original: attempts.append(j) or edit(t, j, rng, original)
+
+
 def test_a_search_whose_round_edits_and_draws_nothing_ends_its_degrees_at_once():
     """A round that edits nothing and draws nothing (no word left to try, or edits that fail without drawing) would
-    repeat to the round caps (int(3k / per round), Chen et al.'s code): the same texts asked (seen already) and the
-    same failures. The search ends its remaining degrees there, with the variants and distinct queries that the
-    rounds run on to the caps give (as a transform whose failures draw still does)."""
+    repeat to the round caps (int(3k / per round), Chen et al.'s code), failing the same way. The search ends its
+    remaining degrees there, with the variants and distinct queries that the rounds run on to the caps give (as a
+    transform whose failures draw still does). A round that left the text as it was asks no texts again: it reuses
+    the saliency it has."""
     from robust.plugins.benchmarks.robtest.search import greedy_degrees
 
     text = FILLER.format("good")  # 13 words, 3 with forms (plot, film, good); 2 edits a round
     degrees = [0.1, 0.3, 0.6, 0.9]  # caps 3, 6, 12 and 18 rounds
-    found, calls = {}, {}
-    for cls in (OneForm, AskEverywhere, DrawingFailures):
-        counting = CountingFn()
-        ends = drive([greedy_degrees(cls(), text, degrees, np.random.default_rng(5), GreedyConfig(), 1)],
+    class AskAll(OneForm):  # `edit` asked at every word: those without forms fail without drawing
+        def editable(self, original):
+            return None
+
+    found, calls, tried = {}, {}, {}
+    for cls in (OneForm, AskAll, DrawingFailures):
+        transform, counting, attempts = cls(), CountingFn(), []
+        transform.edit = counted(transform.edit, attempts)  # type: ignore[method-assign]
+        ends = drive([greedy_degrees(transform, text, degrees, np.random.default_rng(5), GreedyConfig(), 1)],
                      counting)[0].value
-        found[cls], calls[cls] = [(e.texts, e.queries) for e in ends], counting.calls
-    assert found[OneForm] == found[DrawingFailures]
+        found[cls], calls[cls], tried[cls] = [(e.texts, e.queries) for e in ends], counting.calls, len(attempts)
+    assert found[OneForm] == found[DrawingFailures] == found[AskAll]
     last = found[OneForm][-1][0][0].split()
     assert [i for i, (a, b) in enumerate(zip(text.split(), last)) if a != b] == [1, 5, 7]  # all three edited
-    assert calls[OneForm] == 3  # two rounds of edits, then one that finds no word left to try
-    assert calls[DrawingFailures] == 18  # every round draws: to the last cap
-    assert calls[AskEverywhere] == 3  # it tries the words without forms, which fail without drawing
+    assert tried[OneForm] == 3  # two rounds of edits, then one that finds no word left to try
+    assert tried[AskAll] <= 3 * 13  # its third round tries the 10 words without forms, and is its last
+    assert tried[DrawingFailures] >= 10 * (18 - 2)  # every round draws: its 10 unedited words tried to the last cap
+    assert calls[OneForm] == calls[AskAll] == calls[DrawingFailures] == 3  # each text scored once
 
 
 def test_a_search_skips_the_words_a_transform_marks_uneditable_with_the_same_results():

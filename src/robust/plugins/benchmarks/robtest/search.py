@@ -143,16 +143,19 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
         return len(ends) == len(degrees)
 
     t, out, first, spent = s, [], None, False
+    scored, probs = None, None  # the text whose saliency `probs` holds
     for _ in range(config.draws if config.faithful else 1):
         start, rounds = t, 0
         ends.clear()  # faithful: each draw continues from the previous text, rounds counted afresh
         while not end(t, rounds):
-            queries = saliency_queries(t, config.mask_token)
-            probs = yield queries
-            if probs is None:  # the query budget is spent
-                spent = True
-                break
-            seen.update(queries)
+            if t != scored:  # a round that left the text as it was is scored again by the same texts, all seen
+                queries = saliency_queries(t, config.mask_token)
+                probs = yield queries
+                if probs is None:  # the query budget is spent
+                    spent = True
+                    break
+                seen.update(queries)
+                scored = t
             rounds += 1
             order, predicted = saliency_order(probs, gold)
             first = predicted if first is None else first

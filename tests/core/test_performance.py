@@ -259,3 +259,23 @@ def test_mr_rows_are_parsed_once_and_again_when_the_file_changes(tmp_path):
     assert first == (("1", "a fine film"), ("-1", "a dull one")) and _rows(tmp_path, "sentences") is first
     path.write_text("1,a fine film\n-1,a dull one\n1,more\n", encoding="utf-8")
     assert _rows(tmp_path, "sentences")[-1] == ("1", "more")
+
+
+def test_mr_sentences_are_made_once_per_split_and_again_when_the_file_changes(tmp_path):
+    """The MR sentences' Examples are made once per split while the file stays the same (a run's fixed cost); the
+    test split is every fifth of one fixed permutation, train the rest, and together they are every sentence."""
+    from robust.plugins.datasets import MR_FILES, _sentences
+
+    path = tmp_path / MR_FILES["sentences"]
+    path.write_text("".join(f"{1 if k % 2 else -1},sentence {k}\n" for k in range(20)), encoding="utf-8")
+
+    def made(split):
+        stat = path.stat()
+        return _sentences(str(path), stat.st_size, stat.st_mtime_ns, split)
+
+    test, train, every = made("test"), made("train"), made("all")
+    assert made("test") is test and len(test) == 4 and len(train) == 16
+    assert sorted(ex.id for ex in test + train) == sorted(ex.id for ex in every) == [f"mr-{k:04d}" for k in range(20)]
+    assert {ex.label for ex in every} == {"positive", "negative"}
+    path.write_text("1,only one\n", encoding="utf-8")
+    assert [(ex.text, ex.label) for ex in made("all")] == [("only one", "positive")]

@@ -232,6 +232,10 @@ def _ctx():
      "i.jsonl:2: line longer than 200 characters"),
     ("j.csv", 'text,label\n"' + "y" * 300 + '",1\n', "j.csv:2: line longer than 200"),
     ("k.jsonl", "", "k.jsonl: no examples"),
+    # each label is checked once: True after a valid 1 (equal, but a bool), a list after valid ones
+    ("l.jsonl", '{"text": "a", "label": 1}\n{"text": "b", "label": 1}\n{"text": "c", "label": true}\n',
+     "l.jsonl:3: label True is a bool"),
+    ("m.jsonl", '{"text": "a", "label": 1}\n{"text": "b", "label": [1]}\n', "m.jsonl:2: label \\[1\\] is a list"),
 ])
 def test_malformed_data_names_file_and_line(tmp_path, monkeypatch, name, content, message):
     monkeypatch.setenv("ROBUST_MAX_CHARS", "200")

@@ -27,16 +27,24 @@ def _example_at(spec: str, example_id: str) -> str:
     return where(spec, int(example_id)) if Path(spec).exists() else f"{spec}: example {example_id}"
 
 
+def _label_key(label: Any) -> Any:
+    """A label as a set key: its type and value (1 and "1" are two labels; so are 1 and True), or the label's
+    identity where it is not a string or an integer (unhashable, and refused anyway)."""
+    return (type(label), label) if isinstance(label, (str, int)) else id(label)
+
+
 def load_examples(spec: str, ctx: Any, labelled: bool = True, labels: Sequence[Any] | None = None,
                   limit: int | None = None, **options: Any) -> list[Example]:
     """Every example of `spec` (at most `limit`), checked: non-empty, labelled when required (by `labels` when
     given), unique ids. `options` configure the `file` dataset when `spec` is a path."""
     out: list[Example] = []
+    valid: set[tuple[type, Any]] = set()  # labels found valid (a dataset has a few, each checked once)
     for ex in open_data(spec, ctx, **options).examples(ctx.seed):
-        if labelled:
+        if labelled and _label_key(ex.label) not in valid:
             problem = "has no label" if ex.label is None else label_problem(ex.label, labels)
             if problem:
                 raise RobustError(f"{_example_at(spec, ex.id)}: {problem}")
+            valid.add(_label_key(ex.label))
         out.append(ex)
         if limit is not None and len(out) >= limit:
             break
@@ -54,7 +62,10 @@ def held_out_examples(spec: str, ctx: Any, model: Any, limit: int | None = None,
     stop = None if limit is None else limit + len(trained)
     examples = [ex for ex in load_examples(spec, ctx, labels=model.labels, limit=stop, **options)
                 if ex.id not in trained][:limit]
-    for ex in examples:  # every gold label is a class of the model, before a run exists
+    firsts: dict[Any, Example] = {}
+    for ex in examples:
+        firsts.setdefault(_label_key(ex.label), ex)
+    for ex in firsts.values():  # every gold label is a class of the model, before a run exists (asked once a label)
         try:
             label_index(model, ex.label)
         except RobustError as exc:

@@ -38,7 +38,7 @@ def load_examples(spec: str, ctx: Any, labelled: bool = True, labels: Sequence[A
     """Every example of `spec` (at most `limit`), checked: non-empty, labelled when required (by `labels` when
     given), unique ids. `options` configure the `file` dataset when `spec` is a path."""
     out: list[Example] = []
-    valid: set[tuple[type, Any]] = set()  # labels found valid (a dataset has a few, each checked once)
+    valid: set[Any] = set()  # labels found valid (a dataset has a few, each checked once)
     for ex in open_data(spec, ctx, **options).examples(ctx.seed):
         if labelled and _label_key(ex.label) not in valid:
             problem = "has no label" if ex.label is None else label_problem(ex.label, labels)

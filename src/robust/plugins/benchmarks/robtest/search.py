@@ -169,7 +169,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                 editable, asked = transform.editable(s), True
             track = skip_edited or editable is not None  # the current words are needed
             current = words(t) if track else []
-            tried, state = False, rng.bit_generator.state
+            state = rng.bit_generator.state  # nothing drawn this round: the same state after it
             with draws_for(rng, transform.integer_draws) as draws:  # this round's edits
                 for j in candidates:
                     if done >= per_round:
@@ -177,7 +177,6 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                     if len(current) == len(source) and (skip_edited and current[j] != source[j]
                                                         or editable is not None and not editable[j]):
                         continue  # word j already differs from the original, or has no edit
-                    tried = True
                     c = transform.edit(t, j, draws, s)
                     if c is None or c == t:
                         continue
@@ -185,7 +184,7 @@ def _greedy(transform: Transform, text: str, degrees: list[float], rng: np.rando
                     current = words(t) if track else current
                     if end(t):
                         break
-            if not done and (not tried or same_state(state, rng.bit_generator.state)):
+            if not done and same_state(state, rng.bit_generator.state):
                 # nothing edited and nothing drawn (no word left to try, or edits that fail without drawing): every
                 # later round would ask the same texts (already seen) and fail the same way until the caps end the
                 # degrees, where they are now

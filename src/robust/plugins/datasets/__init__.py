@@ -17,12 +17,18 @@ MR_LABELS = {"1": "positive", "-1": "negative"}
 MR_FILES = {"sentences": "polarity-en-pang&lee2.csv", "reviews": "polarity-en-pang&lee1.csv"}
 
 
+def _file(directory: Path, kind: str) -> tuple[str, int, int]:
+    """One of the `mr` resource's files as the caches below key it: its path, size and modification time (what is
+    made from it is made again when it changes)."""
+    path = directory / MR_FILES[kind]
+    stat = path.stat()
+    return str(path), stat.st_size, stat.st_mtime_ns
+
+
 def _rows(directory: Path, kind: str) -> tuple[tuple[str, ...], ...]:
     """The rows of one of the `mr` resource's files, parsed once per process while the file stays the same (a
     run's fixed cost: ~5 ms for the sentences, each run in a process asked again)."""
-    path = directory / MR_FILES[kind]
-    stat = path.stat()
-    return _parsed(str(path), stat.st_size, stat.st_mtime_ns)
+    return _parsed(*_file(directory, kind))
 
 
 @functools.lru_cache(maxsize=4)
@@ -56,9 +62,7 @@ class MovieReviewSentences(DataGenerator):
     settings = {"split": Setting("test", choices=("test", "train", "all"))}
 
     def examples(self, seed: int = 0) -> Iterator[Example]:
-        path = self.ctx.resource("mr") / MR_FILES["sentences"]
-        stat = path.stat()
-        yield from _sentences(str(path), stat.st_size, stat.st_mtime_ns, self.config["split"])
+        yield from _sentences(*_file(self.ctx.resource("mr"), "sentences"), self.config["split"])
 
 
 class MovieReviewTrain(MovieReviewSentences):
